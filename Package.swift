@@ -1,0 +1,41 @@
+// swift-tools-version: 6.3
+import PackageDescription
+
+let settings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+  .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+]
+
+let package = Package(
+  name: "ContextWatcher",
+  // Synchronization.Mutex and UInt128 need these releases.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "PredicateDSL", targets: ["PredicateDSL"]),
+    .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+    .library(name: "ContextWatching", targets: ["ContextWatching"]),
+    .executable(name: "context-watch", targets: ["ContextWatchTool"]),
+  ],
+  targets: [
+    .target(name: "PredicateDSL", swiftSettings: settings),
+    .target(name: "ObjectGraph", dependencies: ["PredicateDSL"], swiftSettings: settings),
+    .target(
+      name: "ContextWatching", dependencies: ["ObjectGraph", "PredicateDSL"],
+      swiftSettings: settings),
+    .executableTarget(
+      name: "ContextWatchTool", dependencies: ["PredicateDSL", "ObjectGraph", "ContextWatching"],
+      swiftSettings: settings),
+    .target(
+      name: "TestSupport", dependencies: ["PredicateDSL"], path: "Tests/TestSupport",
+      swiftSettings: settings),
+    .testTarget(
+      name: "PredicateDSLTests", dependencies: ["PredicateDSL", "TestSupport"],
+      swiftSettings: settings),
+    .testTarget(
+      name: "ContextWatchToolTests", dependencies: ["TestSupport"],
+      swiftSettings: settings),
+  ],
+  swiftLanguageModes: [.v6]
+)

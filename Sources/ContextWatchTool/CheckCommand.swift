@@ -1,0 +1,29 @@
+import PredicateDSL
+
+/// `context-watch check FORMAT [ARG...]`: prints the canonical form of the
+/// predicate, arguments substituted, or the rendered error and exit status 1.
+enum CheckCommand {
+  static func run(_ arguments: [String]) -> Int32 {
+    guard let format = arguments.first else {
+      Console.error("usage: context-watch check FORMAT [ARG...]")
+      return 64
+    }
+    var values: [FilterValue] = []
+    for argument in arguments.dropFirst() {
+      do {
+        values.append(try formatArgument(argument))
+      } catch {
+        Console.error("context-watch: argument '\(argument)': \(error)")
+        return 64
+      }
+    }
+    do {
+      let syntax = try PredicateParser.parse(format, arguments: values)
+      print(syntax)
+      return 0
+    } catch {
+      print(error.detailedDescription())
+      return 1
+    }
+  }
+}

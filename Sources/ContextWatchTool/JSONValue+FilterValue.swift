@@ -1,0 +1,127 @@
+import Foundation
+import PredicateDSL
+
+/// The JSON conventions of the command line, shared by `eval` and, later,
+/// `replay`: an object is a key-value record, an array an ordered
+/// collection, `{"$set": [...]}` a set, `{"$date": seconds}` (or an ISO-8601
+/// string) a date counted from 2001-01-01T00:00:00Z, `{"$uuid": "…"}` a
+/// UUID, `{"$data": "base64"}` binary data; `true`/`false` are Booleans,
+/// integers stay 64-bit integers and `null` is nil.
+extension JSONValue {
+  struct ConversionError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  func filterValue() throws(ConversionError) -> FilterValue {
+    switch self {
+    case .null: return .null
+    case .bool(let flag): return .bool(flag)
+    case .int(let number): return .int(number)
+    case .double(let number): return .double(number)
+    case .string(let text): return .string(text)
+    case .array(let elements):
+      var values: [FilterValue] = []
+      values.reserveCapacity(elements.count)
+      for element in elements { values.append(try element.filterValue()) }
+      return .array(values)
+    case .object(let members):
+      if members.count == 1, let tagged = try Self.taggedValue(members[0].key, members[0].value) {
+        return tagged
+      }
+      var record: [String: FilterValue] = [:]
+      for member in members { record[member.key] = try member.value.filterValue() }
+      return .record(record)
+    }
+  }
+
+  private static func taggedValue(_ tag: String, _ payload: JSONValue) throws(ConversionError)
+    -> FilterValue?
+  {
+    switch (tag, payload) {
+    case ("$set", .array(let elements)):
+      var values: Set<FilterValue> = []
+      for element in elements { values.insert(try element.filterValue()) }
+      return .set(values)
+    case ("$set", _):
+      throw ConversionError(description: "\"$set\" needs an array, not \(payload.typeName)")
+    case ("$date", .int(let seconds)):
+      return .date(secondsSinceReferenceDate: Double(seconds))
+    case ("$date", .double(let seconds)):
+      return .date(secondsSinceReferenceDate: seconds)
+    case ("$date", .string(let text)):
+      guard let date = Self.parseISO8601(text) else {
+        throw ConversionError(description: "\"$date\" string \"\(text)\" is not an ISO-8601 date")
+      }
+      return .date(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)
+    case ("$date", _):
+      throw ConversionError(
+        description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.typeName)")
+    case ("$uuid", .string(let text)):
+      guard let uuid = UUID(uuidString: text) else {
+        throw ConversionError(description: "\"$uuid\" string \"\(text)\" is not a UUID")
+      }
+      return .uuid(UInt128(uuid: uuid))
+    case ("$data", .string(let text)):
+      guard let data = Data(base64Encoded: text) else {
+        throw ConversionError(description: "\"$data\" string is not base64")
+      }
+      return .data(Array(data))
+    case ("$uuid", _), ("$data", _):
+      throw ConversionError(description: "\"\(tag)\" needs a string, not \(payload.typeName)")
+    default:
+      return nil
+    }
+  }
+
+  static func parseISO8601(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withFullDate]
+    return formatter.date(from: text)
+  }
+}
+
+extension JSONValue {
+  /// The JSON form of a value, the inverse of ``filterValue()``.
+  init(_ value: FilterValue) {
+    switch value {
+    case .null: self = .null
+    case .bool(let flag): self = .bool(flag)
+    case .int(let number): self = .int(number)
+    case .double(let number): self = .double(number)
+    case .string(let text): self = .string(text)
+    case .date(let seconds): self = .object([("$date", .double(seconds))])
+    case .uuid(let bits): self = .object([("$uuid", .string(UUID(bits: bits).uuidString))])
+    case .data(let bytes): self = .object([("$data", .string(Data(bytes).base64EncodedString()))])
+    case .array(let elements): self = .array(elements.map(JSONValue.init))
+    case .set(let elements):
+      self = .object([("$set", .array(elements.map(JSONValue.init).sorted { $0.serialized < $1.serialized }))])
+    case .record(let entries):
+      self = .object(entries.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })
+    }
+  }
+}
+
+extension UInt128 {
+  init(uuid: UUID) {
+    var value: UInt128 = 0
+    withUnsafeBytes(of: uuid.uuid) { bytes in
+      for byte in bytes { value = value << 8 | UInt128(byte) }
+    }
+    self = value
+  }
+}
+
+extension UUID {
+  init(bits: UInt128) {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    for index in 0..<16 { bytes[index] = UInt8(truncatingIfNeeded: bits >> (8 * (15 - index))) }
+    self.init(
+      uuid: (
+        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+        bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+      ))
+  }
+}

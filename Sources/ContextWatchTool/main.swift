@@ -1,0 +1,32 @@
+// context-watch: the command line of ContextWatcher.
+//
+//   context-watch demo                     show the predicate language at work
+//   context-watch check FORMAT [ARG...]    print the canonical form, or the error
+//   context-watch eval --cases             answer JSON-line test cases
+//
+// Exit status: 0 on success, 1 when the input was rejected, 64 for a usage
+// error.
+
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status: Int32
+switch arguments.first {
+case "demo":
+  status = DemoCommand.run(Array(arguments.dropFirst()))
+case "check":
+  status = CheckCommand.run(Array(arguments.dropFirst()))
+case "eval":
+  status = EvalCommand.run(Array(arguments.dropFirst()))
+case "help", "-h", "--help":
+  print(Usage.text)
+  status = 0
+case let command?:
+  Console.error("context-watch: unknown command '\(command)'\n\n\(Usage.text)")
+  status = 64
+case nil:
+  Console.error(Usage.text)
+  status = 64
+}
+Console.flush()
+exit(status)

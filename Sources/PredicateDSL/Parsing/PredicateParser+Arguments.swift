@@ -1,0 +1,97 @@
+extension Parser {
+  /// The collection operators a key path may use, as key-value coding names
+  /// them.
+  static let collectionOperators: [String] = [
+    "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
+    "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
+  ]
+
+  /// The `@name` of a `.collectionOperator` token, validated.
+  func collectionOperator(_ token: PredicateToken) throws(PredicateParseError) -> String {
+    let name = lexer.text(token.start + 1, token.end)
+    guard Self.collectionOperators.contains(name) else {
+      throw error(
+        .unknownCollectionOperator, "unknown collection operator '@\(name)'", at: token.range,
+        suggestion: Self.closest(to: name, among: Self.collectionOperators).map { "did you mean '@\($0)'?" })
+    }
+    return "@" + name
+  }
+
+  /// Consumes the current `%` specifier and its argument: `%K` gives a key
+  /// path, every other specifier a constant.
+  mutating func substituteArgument() throws(PredicateParseError) -> ExpressionSyntax {
+    let specifier = token
+    let text = lexer.text(token.start, token.end)
+    let conversion = FormatConversion(byte: lexer.bytes[token.end - 1])!
+    guard argumentIndex < arguments.count else {
+      throw error(
+        .missingArgument,
+        "missing argument for '\(text)': the format needs argument \(argumentIndex + 1), but only \(Self.count(arguments.count, "argument")) \(arguments.count == 1 ? "was" : "were") given",
+        at: specifier.range)
+    }
+    let position = argumentIndex + 1
+    let argument = arguments[argumentIndex]
+    argumentIndex += 1
+    advance()
+    func mismatch(_ wanted: String) -> PredicateParseError {
+      error(
+        .invalidArgument,
+        "argument \(position) for '\(text)' must be \(wanted), not \(argument.typeName)",
+        at: specifier.range)
+    }
+    let value: FilterValue
+    switch conversion {
+    case .keyPath:
+      guard case .string(let path) = argument else { throw mismatch("a string naming a key path") }
+      try validateKeyPath(path, at: specifier.range, position: position)
+      return ExpressionSyntax(.keyPath(path), range: specifier.range)
+    case .object:
+      value = argument
+    case .integer:
+      switch argument {
+      case .int: value = argument
+      case .bool(let flag): value = .int(flag ? 1 : 0)
+      default: throw mismatch("an integer")
+      }
+    case .real:
+      switch argument {
+      case .double: value = argument
+      case .int(let number): value = .double(Double(number))
+      default: throw mismatch("a number")
+      }
+    case .string:
+      guard case .string = argument else { throw mismatch("a string") }
+      value = argument
+    }
+    return ExpressionSyntax(.constant(value), range: specifier.range)
+  }
+
+  /// Checks that a `%K` argument is a dotted path of keys and collection
+  /// operators, so that the printout can spell it.
+  func validateKeyPath(_ path: String, at range: SyntaxRange, position: Int)
+    throws(PredicateParseError)
+  {
+    func invalid(_ reason: String) -> PredicateParseError {
+      error(
+        .invalidKeyPath, "argument \(position) for '%K' is not a key path: \(reason)", at: range)
+    }
+    guard !path.isEmpty else { throw invalid("it is empty") }
+    for component in path.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+      guard let first = component.first else { throw invalid("\"\(path)\" has an empty key") }
+      if first == UInt8(ascii: "@") {
+        let name = String(decoding: component.dropFirst(), as: UTF8.self)
+        guard Self.collectionOperators.contains(name) else {
+          throw invalid("unknown collection operator '@\(name)'")
+        }
+        continue
+      }
+      guard PredicateLexer.isIdentifierStart(first),
+        component.allSatisfy(PredicateLexer.isIdentifierContinuation)
+      else {
+        throw invalid(
+          "\"\(String(decoding: component, as: UTF8.self))\" is not a key (letters, digits and '_', not starting with a digit)"
+        )
+      }
+    }
+  }
+}

@@ -1,0 +1,152 @@
+extension Parser {
+  /// The comparison operator a token spells, if any.
+  func comparisonOperator(_ kind: PredicateToken.Kind) -> ComparisonSyntax.Operator? {
+    switch kind {
+    case .equal: .equal
+    case .notEqual: .notEqual
+    case .less: .less
+    case .lessOrEqual: .lessOrEqual
+    case .greater: .greater
+    case .greaterOrEqual: .greaterOrEqual
+    case .keyword(.beginsWith): .beginsWith
+    case .keyword(.endsWith): .endsWith
+    case .keyword(.contains): .contains
+    case .keyword(.like): .like
+    case .keyword(.matches): .matches
+    case .keyword(.in): .in
+    case .keyword(.between): .between
+    case .keyword(.utiConformsTo): .utiConformsTo
+    case .keyword(.utiEquals): .utiEquals
+    default: nil
+    }
+  }
+
+  static let operatorWords = [
+    "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN",
+  ]
+
+  /// The rest of a comparison after its left operand: operator, options,
+  /// right operand.
+  mutating func parseComparison(
+    quantifier: ComparisonSyntax.Quantifier, lhs: ExpressionSyntax, start: Int
+  ) throws(PredicateParseError) -> PredicateSyntax {
+    guard let op = comparisonOperator(token.kind) else {
+      throw missingOperator(after: lhs, quantified: quantifier != .direct)
+    }
+    advance()
+    var options: ComparisonSyntax.Options = []
+    if token.kind == .leftBracket {
+      options = try parseOptions(for: op)
+    }
+    let rhs = try parseExpression(seed: nil)
+    if op == .between { try checkBetweenBounds(rhs) }
+    if comparisonOperator(token.kind) != nil {
+      throw error(
+        .chainedComparison,
+        "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'",
+        at: token.range, expected: ["AND", "OR"], found: describe(token))
+    }
+    let comparison = ComparisonSyntax(
+      quantifier: quantifier, lhs, op, options: options, rhs)
+    return PredicateSyntax(.comparison(comparison), range: SyntaxRange(start, rhs.range.upperBound))
+  }
+
+  /// The error for a left operand with no operator after it, with the most
+  /// useful hint the context allows.
+  func missingOperator(after lhs: ExpressionSyntax, quantified: Bool) -> PredicateParseError {
+    let expected = ["comparison operator"]
+    switch token.kind {
+    case .identifier:
+      let word = lexer.text(token.start, token.end)
+      if let guess = Self.closest(to: word, among: Self.operatorWords) {
+        return error(
+          .unknownOperator, "unknown operator '\(word)'", at: token.range, expected: expected,
+          found: describe(token), suggestion: "did you mean '\(guess)'?")
+      }
+    case .keyword(.not):
+      return error(
+        .unexpectedToken, "expected comparison operator, found 'NOT'", at: token.range,
+        expected: expected, found: describe(token),
+        suggestion: "negate the whole comparison instead: NOT (a IN b)")
+    case .assign:
+      return error(
+        .unsupported, "assignment ':=' is not supported", at: token.range, expected: expected,
+        found: describe(token))
+    default:
+      break
+    }
+    // `ANYY tags == 1`, `TRUEPREDICAT`: the "key path" was a misspelt keyword.
+    if !quantified, case .keyPath(let path) = lhs.kind, !path.contains("."),
+      let guess = Self.closest(
+        to: path, among: ["ANY", "ALL", "NONE", "SOME", "NOT", "TRUEPREDICATE", "FALSEPREDICATE"])
+    {
+      var error = unexpected(expected)
+      error.suggestion = "did you mean '\(guess)' instead of '\(path)'?"
+      return error
+    }
+    return unexpected(expected)
+  }
+
+  /// `[c]`, `[cd]`, `[n]`…: the letters c, d, n and l in any order, each at
+  /// most once, case-insensitively.
+  mutating func parseOptions(for op: ComparisonSyntax.Operator) throws(PredicateParseError)
+    -> ComparisonSyntax.Options
+  {
+    let open = token
+    advance()
+    guard op.acceptsOptions else {
+      throw error(
+        .invalidOptions, "BETWEEN takes no options", at: SyntaxRange(open.start, token.end))
+    }
+    let letters: String
+    switch token.kind {
+    case .identifier, .keyword:
+      letters = lexer.text(token.start, token.end)
+    default:
+      throw unexpected(["option letters c, d, n or l"])
+    }
+    var options: ComparisonSyntax.Options = []
+    for (offset, letter) in letters.utf8.enumerated() {
+      let option: ComparisonSyntax.Options
+      switch letter | 0x20 {
+      case UInt8(ascii: "c"): option = .caseInsensitive
+      case UInt8(ascii: "d"): option = .diacriticInsensitive
+      case UInt8(ascii: "n"): option = .normalized
+      case UInt8(ascii: "l"): option = .localeSensitive
+      default:
+        throw error(
+          .invalidOptions,
+          "unknown comparison option '\(Character(Unicode.Scalar(letter)))'; the options are c, d, n and l",
+          at: SyntaxRange(token.start + offset, token.start + offset + 1))
+      }
+      guard !options.contains(option) else {
+        throw error(
+          .invalidOptions, "comparison option '\(Character(Unicode.Scalar(letter)))' is repeated",
+          at: SyntaxRange(token.start + offset, token.start + offset + 1))
+      }
+      options.insert(option)
+    }
+    advance()
+    guard token.kind == .rightBracket else { throw unexpected(["']'"]) }
+    advance()
+    return options
+  }
+
+  /// `BETWEEN` needs two bounds; say so now when the right side is literal.
+  func checkBetweenBounds(_ rhs: ExpressionSyntax) throws(PredicateParseError) {
+    let found: String
+    switch rhs.kind {
+    case .constant(.array(let bounds)) where bounds.count != 2:
+      found = "\(bounds.count) value\(bounds.count == 1 ? "" : "s")"
+    case .aggregate(let bounds) where bounds.count != 2:
+      found = "\(bounds.count) values"
+    case .constant(let value):
+      if case .array = value { return }
+      found = value.typeName
+    default:
+      return
+    }
+    throw error(
+      .betweenBounds, "BETWEEN needs two bounds {lower, upper}, found \(found)", at: rhs.range)
+  }
+}

@@ -1,0 +1,393 @@
+extension Parser {
+  func arithmeticOperator(_ kind: PredicateToken.Kind) -> ExpressionSyntax.ArithmeticOperator? {
+    switch kind {
+    case .plus: .add
+    case .minus: .subtract
+    case .star: .multiply
+    case .slash: .divide
+    case .power: .power
+    case .ampersand: .bitwiseAnd
+    case .pipe: .bitwiseOr
+    case .caret: .bitwiseXor
+    case .shiftLeft: .shiftLeft
+    case .shiftRight: .shiftRight
+    default: nil
+    }
+  }
+
+  /// An expression. `seed`, when given, is an already parsed primary (a
+  /// parenthesised expression read by the group logic) to continue from.
+  mutating func parseExpression(seed: ExpressionSyntax?) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
+    try parseBinary(minimumPrecedence: 1, seed: seed)
+  }
+
+  /// Precedence climbing over the arithmetic levels; its recursion is
+  /// bounded by the number of levels, not by the input.
+  mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionSyntax?)
+    throws(PredicateParseError) -> ExpressionSyntax
+  {
+    var lhs: ExpressionSyntax
+    if let seed { lhs = try parsePostfix(seed) } else { lhs = try parseUnary() }
+    while let op = arithmeticOperator(token.kind), op.precedence >= minimumPrecedence {
+      advance()
+      let rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
+      lhs = ExpressionSyntax(.arithmetic(op, lhs, rhs), range: lhs.range.union(rhs.range))
+    }
+    return lhs
+  }
+
+  /// `-operand` or a postfix expression. A minus written directly before a
+  /// number literal is part of the number.
+  mutating func parseUnary() throws(PredicateParseError) -> ExpressionSyntax {
+    guard token.kind == .minus else { return try parsePostfix(try parsePrimary()) }
+    let start = token.start
+    advance()
+    if token.kind == .integer, lexer.integerMagnitude(token) == UInt64(Int64.max) + 1 {
+      // The one integer whose magnitude only fits when negative.
+      let literal = ExpressionSyntax(.constant(.int(.min)), range: SyntaxRange(start, token.end))
+      advance()
+      return try parsePostfix(literal)
+    }
+    let numberStart = token.start
+    let isNumber = token.kind == .integer || token.kind == .real
+    try enter()
+    let operand = try parseUnary()
+    depth -= 1
+    let range = SyntaxRange(start, operand.range.upperBound)
+    if isNumber, operand.range.lowerBound == numberStart, case .constant(let value) = operand.kind {
+      switch value {
+      case .int(let number): return ExpressionSyntax(.constant(.int(-number)), range: range)
+      case .double(let number): return ExpressionSyntax(.constant(.double(-number)), range: range)
+      default: break
+      }
+    }
+    return ExpressionSyntax(.negation(operand), range: range)
+  }
+
+  /// Key path steps and subscripts after a primary.
+  mutating func parsePostfix(_ primary: ExpressionSyntax) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
+    var expression = primary
+    while true {
+      switch token.kind {
+      case .dot:
+        advance()
+        let (path, end) = try parseKeyPathComponent()
+        expression = .member(expression, path, range: SyntaxRange(expression.range.lowerBound, end))
+      case .leftBracket:
+        expression = try parseSubscript(of: expression)
+      default:
+        return expression
+      }
+    }
+  }
+
+  /// One key after a `.`: a key, `#key`, `@operator` or `%K`.
+  mutating func parseKeyPathComponent() throws(PredicateParseError) -> (String, Int) {
+    let component = token
+    switch token.kind {
+    case .identifier:
+      advance()
+      return (lexer.text(component.start, component.end), component.end)
+    case .escapedIdentifier:
+      advance()
+      return (lexer.text(component.start + 1, component.end), component.end)
+    case .collectionOperator:
+      let name = try collectionOperator(component)
+      advance()
+      return (name, component.end)
+    case .formatSpecifier:
+      guard case .keyPath(let path) = try substituteArgument().kind else {
+        throw error(
+          .unexpectedToken, "only '%K' can follow '.' in a key path", at: component.range,
+          expected: ["key"], found: describe(component))
+      }
+      return (path, component.end)
+    case .keyword:
+      throw reservedWordAsKey()
+    case .variable:
+      throw error(
+        .unsupported, "a variable cannot follow '.' in a key path", at: token.range,
+        expected: ["key"], found: describe(token))
+    default:
+      throw unexpected(["key"])
+    }
+  }
+
+  /// `[FIRST]`, `[LAST]`, `[SIZE]` or `[expression]` after `base`.
+  mutating func parseSubscript(of base: ExpressionSyntax) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
+    advance()
+    try enter()
+    let subscriptValue: ExpressionSyntax.Subscript
+    switch token.kind {
+    case .keyword(.first) where peek().kind == .rightBracket:
+      advance()
+      subscriptValue = .first
+    case .keyword(.last) where peek().kind == .rightBracket:
+      advance()
+      subscriptValue = .last
+    case .keyword(.size) where peek().kind == .rightBracket:
+      advance()
+      subscriptValue = .size
+    default:
+      subscriptValue = .at(try parseExpression(seed: nil))
+    }
+    guard token.kind == .rightBracket else { throw unexpected(["']'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return ExpressionSyntax(
+      .index(base: base, subscriptValue), range: SyntaxRange(base.range.lowerBound, end))
+  }
+
+  /// A primary: a literal, a key, a variable, a format argument, an
+  /// aggregate, a call, a parenthesised expression.
+  mutating func parsePrimary() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    switch token.kind {
+    case .integer:
+      guard let magnitude = lexer.integerMagnitude(token), magnitude <= UInt64(Int64.max) else {
+        throw error(
+          .numberOutOfRange,
+          "integer \(lexer.text(token.start, token.end)) does not fit in 64 bits", at: token.range)
+      }
+      advance()
+      return ExpressionSyntax(.constant(.int(Int64(magnitude))), range: start.range)
+    case .real:
+      let text = lexer.text(token.start, token.end)
+      guard let value = Double(text), value.isFinite else {
+        throw error(.numberOutOfRange, "number \(text) is out of the range of a double", at: token.range)
+      }
+      advance()
+      return ExpressionSyntax(.constant(.double(value)), range: start.range)
+    case .string:
+      let value: String
+      do {
+        value = try lexer.decodeString(token)
+      } catch {
+        throw self.error(.invalidEscape, error.message, at: error.range)
+      }
+      advance()
+      return ExpressionSyntax(.constant(.string(value)), range: start.range)
+    case .keyword(.null):
+      advance()
+      return ExpressionSyntax(.constant(.null), range: start.range)
+    case .keyword(.true), .keyword(.false):
+      advance()
+      return ExpressionSyntax(.constant(.bool(start.kind == .keyword(.true))), range: start.range)
+    case .keyword(.self):
+      advance()
+      return ExpressionSyntax(.evaluatedObject, range: start.range)
+    case .keyword(.cast):
+      return try parseCast()
+    case .keyword(.subquery):
+      return try parseSubquery()
+    case .variable:
+      advance()
+      return ExpressionSyntax(
+        .variable(lexer.text(start.start + 1, start.end)), range: start.range)
+    case .formatSpecifier:
+      return try substituteArgument()
+    case .escapedIdentifier:
+      advance()
+      return ExpressionSyntax(.keyPath(lexer.text(start.start + 1, start.end)), range: start.range)
+    case .collectionOperator:
+      let name = try collectionOperator(token)
+      advance()
+      return ExpressionSyntax(.keyPath(name), range: start.range)
+    case .identifier:
+      return try parseIdentifierPrimary()
+    case .leftBrace:
+      return try parseAggregate()
+    case .leftParen:
+      advance()
+      try enter()
+      var inner = try parseExpression(seed: nil)
+      guard token.kind == .rightParen else { throw unexpected(["')'"]) }
+      inner.range = SyntaxRange(start.start, token.end)
+      advance()
+      depth -= 1
+      return inner
+    case .keyword(.and), .keyword(.or), .keyword(.not), .keyword(.truePredicate),
+      .keyword(.falsePredicate), .keyword(.any), .keyword(.some), .keyword(.all),
+      .keyword(.none):
+      throw unexpected(["expression"])
+    case .keyword:
+      throw reservedWordAsKey()
+    default:
+      throw unexpected(["expression"])
+    }
+  }
+
+  /// A key, or a function call: `name(…)` or `selector:with:(…)`.
+  mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    let name = lexer.text(token.start, token.end)
+    let next = peek()
+    if next.kind == .leftParen {
+      advance()
+      switch name.uppercased() {
+      case "TERNARY": return try parseTernary(start: start)
+      case "FUNCTION":
+        throw error(
+          .unsupported, "FUNCTION(…) calls Objective-C methods and is not supported",
+          at: start.range)
+      default:
+        guard let function = PredicateFunction(name: name) else {
+          throw error(
+            .unknownFunction, "unknown function '\(name)'", at: start.range,
+            suggestion: Self.closest(to: name, among: PredicateFunction.allCases.map(\.shortName))
+              .map { "did you mean '\($0)'?" })
+        }
+        return try parseCall(function, start: start)
+      }
+    }
+    if next.kind == .colon {
+      var selector = ""
+      while token.kind == .identifier, peek().kind == .colon {
+        selector += lexer.text(token.start, token.end) + ":"
+        advance()
+        advance()
+      }
+      guard token.kind == .leftParen else { throw unexpected(["'('", "selector part"]) }
+      guard let function = PredicateFunction(rawValue: selector) else {
+        throw error(
+          .unknownFunction, "unknown function '\(selector)'",
+          at: SyntaxRange(start.start, token.start),
+          suggestion: Self.closest(to: selector, among: PredicateFunction.allCases.map(\.selector))
+            .map { "did you mean '\($0)'?" })
+      }
+      return try parseCall(function, start: start)
+    }
+    advance()
+    return ExpressionSyntax(.keyPath(name), range: start.range)
+  }
+
+  /// The parenthesised, comma-separated arguments of a call, from the `(`.
+  mutating func parseArguments(of name: String) throws(PredicateParseError)
+    -> (arguments: [ExpressionSyntax], end: Int)
+  {
+    advance()
+    try enter()
+    var arguments: [ExpressionSyntax] = []
+    if token.kind != .rightParen {
+      arguments.append(try parseExpression(seed: nil))
+      while token.kind == .comma {
+        advance()
+        arguments.append(try parseExpression(seed: nil))
+      }
+    }
+    guard token.kind == .rightParen else { throw unexpected(["','", "')'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return (arguments, end)
+  }
+
+  mutating func parseCall(_ function: PredicateFunction, start: PredicateToken)
+    throws(PredicateParseError) -> ExpressionSyntax
+  {
+    let (arguments, end) = try parseArguments(of: function.shortName)
+    guard arguments.count == function.arity else {
+      throw error(
+        .wrongArgumentCount,
+        "function '\(function.shortName)' takes \(Self.count(function.arity, "argument")), but \(arguments.count) \(arguments.count == 1 ? "was" : "were") given",
+        at: SyntaxRange(start.start, end))
+    }
+    return ExpressionSyntax(.function(function, arguments), range: SyntaxRange(start.start, end))
+  }
+
+  /// `CAST(value, "Type")`, folded into a constant where it names one.
+  mutating func parseCast() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    advance()
+    guard token.kind == .leftParen else { throw unexpected(["'('"]) }
+    let (arguments, end) = try parseArguments(of: "CAST")
+    let range = SyntaxRange(start.start, end)
+    guard arguments.count == 2 else {
+      throw error(
+        .wrongArgumentCount,
+        "CAST takes a value and a type name, but \(Self.count(arguments.count, "argument")) \(arguments.count == 1 ? "was" : "were") given",
+        at: range)
+    }
+    guard case .constant(.string(let type)) = arguments[1].kind else {
+      throw error(
+        .unexpectedToken, "CAST needs a type name string as its second argument, such as \"NSDate\"",
+        at: arguments[1].range)
+    }
+    return .cast(arguments[0], to: type, range: range)
+  }
+
+  /// `SUBQUERY(collection, $variable, predicate)`.
+  mutating func parseSubquery() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    advance()
+    guard token.kind == .leftParen else { throw unexpected(["'('"]) }
+    advance()
+    try enter()
+    let collection = try parseExpression(seed: nil)
+    guard token.kind == .comma else { throw unexpected(["','"]) }
+    advance()
+    guard token.kind == .variable else { throw unexpected(["variable such as $x"]) }
+    let variable = lexer.text(token.start + 1, token.end)
+    advance()
+    guard token.kind == .comma else { throw unexpected(["','"]) }
+    advance()
+    let predicate = try parseOr(first: nil)
+    guard token.kind == .rightParen else { throw unexpected(["AND", "OR", "')'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return ExpressionSyntax(
+      .subquery(collection, variable: variable, predicate), range: SyntaxRange(start.start, end))
+  }
+
+  /// `TERNARY(condition, then, else)`, from the `(`.
+  mutating func parseTernary(start: PredicateToken) throws(PredicateParseError) -> ExpressionSyntax {
+    advance()
+    try enter()
+    let condition = try parseOr(first: nil)
+    guard token.kind == .comma else { throw unexpected(["AND", "OR", "','"]) }
+    advance()
+    let whenTrue = try parseExpression(seed: nil)
+    guard token.kind == .comma else { throw unexpected(["','"]) }
+    advance()
+    let whenFalse = try parseExpression(seed: nil)
+    guard token.kind == .rightParen else { throw unexpected(["')'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return ExpressionSyntax(
+      .ternary(condition, whenTrue, whenFalse), range: SyntaxRange(start.start, end))
+  }
+
+  /// `{a, b, …}`; folded into a constant array when every element is constant.
+  mutating func parseAggregate() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token.start
+    advance()
+    try enter()
+    var elements: [ExpressionSyntax] = []
+    if token.kind != .rightBrace {
+      elements.append(try parseExpression(seed: nil))
+      while token.kind == .comma {
+        advance()
+        elements.append(try parseExpression(seed: nil))
+      }
+    }
+    guard token.kind == .rightBrace else { throw unexpected(["','", "'}'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return .aggregate(elements, range: SyntaxRange(start, end))
+  }
+
+  /// `n things`, singular for one.
+  static func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
+  }
+}

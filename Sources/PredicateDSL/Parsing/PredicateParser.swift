@@ -1,0 +1,269 @@
+/// Parses predicate format strings, Apple's `NSPredicate(format:)` syntax,
+/// into ``PredicateSyntax``.
+///
+/// ```swift
+/// let syntax = try PredicateParser.parse(
+///   "name BEGINSWITH[c] %@ AND age > %d", arguments: ["a", 30])
+/// print(syntax)  // name BEGINSWITH[c] "a" AND age > 30
+/// ```
+///
+/// Arguments are substituted while parsing: `%K` becomes a key path, every
+/// other specifier a constant. `$VARIABLES` stay in the tree until
+/// ``PredicateSyntax/substituting(_:)`` replaces them.
+///
+/// Parsing is linear in the length of the text and never recurses deeper
+/// than `maximumDepth` levels of nesting (parentheses, `NOT`, unary minus,
+/// braces, brackets and calls); deeper input is a
+/// ``PredicateParseError/Code/nestingTooDeep`` error, never a stack overflow.
+public enum PredicateParser {
+  /// The default limit on nesting: 256 levels.
+  public static let defaultMaximumDepth = 256
+
+  /// Parses a predicate format string.
+  ///
+  /// - Parameters:
+  ///   - format: The predicate text, such as `"age > %d AND name != nil"`.
+  ///   - arguments: The values for the `%` specifiers, in order.
+  ///   - maximumDepth: The deepest nesting accepted.
+  /// - Returns: The syntax tree, arguments substituted.
+  /// - Throws: ``PredicateParseError`` for text that does not follow the
+  ///   grammar, and for arguments that are missing, extra or of the wrong kind.
+  /// - Complexity: O(*n*) in the length of `format` and the size of the arguments.
+  public static func parse(
+    _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
+  ) throws(PredicateParseError) -> PredicateSyntax {
+    var text = format
+    let result = text.withUTF8 { bytes in
+      Result { () throws(PredicateParseError) -> PredicateSyntax in
+        var parser = Parser(
+          bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth)
+        return try parser.parseWholePredicate()
+      }
+    }
+    return try result.get()
+  }
+}
+
+extension PredicateSyntax {
+  /// Parses a predicate format string; see
+  /// ``PredicateParser/parse(_:arguments:maximumDepth:)``.
+  ///
+  /// ```swift
+  /// let adults = try PredicateSyntax(parsing: "age >= %d", arguments: [18])
+  /// ```
+  ///
+  /// - Throws: ``PredicateParseError``.
+  public init(parsing format: String, arguments: [FilterValue] = []) throws(PredicateParseError) {
+    self = try PredicateParser.parse(format, arguments: arguments)
+  }
+}
+
+/// The recursive-descent parser proper. One instance parses one text.
+struct Parser {
+  var lexer: PredicateLexer
+  var token: PredicateToken
+  let source: String
+  let arguments: [FilterValue]
+  var argumentIndex = 0
+  var depth = 0
+  let maximumDepth: Int
+
+  init(bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int) {
+    lexer = PredicateLexer(bytes)
+    token = lexer.next()
+    self.source = source
+    self.arguments = arguments
+    self.maximumDepth = maximumDepth
+  }
+
+  mutating func advance() {
+    token = lexer.next()
+  }
+
+  /// The token after the current one, without consuming anything.
+  func peek() -> PredicateToken {
+    var copy = lexer
+    return copy.next()
+  }
+
+  /// Counts one level of nesting; balance with `depth -= 1`.
+  mutating func enter() throws(PredicateParseError) {
+    guard depth < maximumDepth else {
+      throw error(
+        .nestingTooDeep,
+        "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
+    }
+    depth += 1
+  }
+
+  // MARK: - Predicates
+
+  mutating func parseWholePredicate() throws(PredicateParseError) -> PredicateSyntax {
+    if token.kind == .end {
+      throw error(
+        .unexpectedToken, "expected predicate, found end of input", at: token.range,
+        expected: ["predicate"], found: "end of input")
+    }
+    let predicate = try parseOr(first: nil)
+    guard token.kind == .end else {
+      throw unexpected(["AND", "OR", "end of input"], suggesting: ["AND", "OR"])
+    }
+    guard argumentIndex == arguments.count else {
+      throw error(
+        .extraArguments,
+        "too many arguments: the format uses \(argumentIndex), but \(arguments.count) were given",
+        at: token.range)
+    }
+    return predicate
+  }
+
+  /// `or_pred`; `first`, when given, is an already parsed `and_pred`.
+  mutating func parseOr(first: PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
+    let head: PredicateSyntax
+    if let first { head = first } else { head = try parseAnd(first: nil) }
+    guard isOr(token.kind) else { return head }
+    var operands = [head]
+    while isOr(token.kind) {
+      advance()
+      operands.append(try parseAnd(first: nil))
+    }
+    return PredicateSyntax(.or(operands), range: head.range.union(operands[operands.count - 1].range))
+  }
+
+  /// `and_pred`; `first`, when given, is an already parsed `not_pred`.
+  mutating func parseAnd(first: PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
+    let head: PredicateSyntax
+    if let first { head = first } else { head = try parseNot() }
+    guard isAnd(token.kind) else { return head }
+    var operands = [head]
+    while isAnd(token.kind) {
+      advance()
+      operands.append(try parseNot())
+    }
+    return PredicateSyntax(.and(operands), range: head.range.union(operands[operands.count - 1].range))
+  }
+
+  func isOr(_ kind: PredicateToken.Kind) -> Bool { kind == .or || kind == .keyword(.or) }
+  func isAnd(_ kind: PredicateToken.Kind) -> Bool { kind == .and || kind == .keyword(.and) }
+
+  /// `not_pred`: NOT, a constant predicate, a parenthesised group or a
+  /// comparison.
+  mutating func parseNot() throws(PredicateParseError) -> PredicateSyntax {
+    let start = token.start
+    switch token.kind {
+    case .not, .keyword(.not):
+      advance()
+      try enter()
+      let operand = try parseNot()
+      depth -= 1
+      return PredicateSyntax(.not(operand), range: SyntaxRange(start, operand.range.upperBound))
+    case .keyword(.truePredicate), .keyword(.falsePredicate):
+      let value = token.kind == .keyword(.truePredicate)
+      let range = token.range
+      advance()
+      return PredicateSyntax(.constant(value), range: range)
+    case .leftParen:
+      switch try parseParenthesizedGroup() {
+      case .predicate(let predicate):
+        return predicate
+      case .expression(let expression):
+        let lhs = try parseExpression(seed: expression)
+        return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+      }
+    case .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
+      let quantifier: ComparisonSyntax.Quantifier =
+        switch token.kind {
+        case .keyword(.all): .all
+        case .keyword(.none): .none
+        default: .any
+        }
+      advance()
+      let lhs = try parseExpression(seed: nil)
+      return try parseComparison(quantifier: quantifier, lhs: lhs, start: start)
+    case .keyword, .invalid:
+      // Reserved words and bad tokens get their own messages from the
+      // expression parser.
+      let lhs = try parseExpression(seed: nil)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    default:
+      guard canStartExpression(token.kind) else { throw unexpected(["predicate"]) }
+      let lhs = try parseExpression(seed: nil)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    }
+  }
+
+  func canStartExpression(_ kind: PredicateToken.Kind) -> Bool {
+    switch kind {
+    case .integer, .real, .string, .variable, .formatSpecifier, .escapedIdentifier,
+      .collectionOperator, .identifier, .leftBrace, .leftParen, .minus, .keyword:
+      true
+    default:
+      false
+    }
+  }
+
+  /// What a parenthesised group turned out to hold. A `(` where a predicate
+  /// may start can open a predicate, `(a == 1 OR b == 2)`, or the first
+  /// operand of a comparison, `(a + 1) * 2 == 4`; the parser reads the
+  /// group first and decides from its content, so it never backtracks.
+  enum GroupContent {
+    case predicate(PredicateSyntax)
+    case expression(ExpressionSyntax)
+  }
+
+  /// Parses `( content )` at the current `(`.
+  mutating func parseParenthesizedGroup() throws(PredicateParseError) -> GroupContent {
+    let start = token.start
+    advance()
+    try enter()
+    let content = try parseGroupContent()
+    let expected = {
+      switch content {
+      case .predicate: ["AND", "OR", "')'"]
+      case .expression: ["comparison operator", "')'"]
+      }
+    }()
+    guard token.kind == .rightParen else {
+      throw unexpected(expected, suggesting: ["AND", "OR"])
+    }
+    let range = SyntaxRange(start, token.end)
+    advance()
+    depth -= 1
+    switch content {
+    case .predicate(var predicate):
+      predicate.range = range
+      return .predicate(predicate)
+    case .expression(var expression):
+      expression.range = range
+      return .expression(expression)
+    }
+  }
+
+  mutating func parseGroupContent() throws(PredicateParseError) -> GroupContent {
+    switch token.kind {
+    case .leftParen:
+      switch try parseParenthesizedGroup() {
+      case .predicate(let predicate):
+        return .predicate(try parseOr(first: try parseAnd(first: predicate)))
+      case .expression(let primary):
+        return try continueGroup(with: try parseExpression(seed: primary))
+      }
+    case .not, .keyword(.not), .keyword(.truePredicate), .keyword(.falsePredicate),
+      .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
+      return .predicate(try parseOr(first: nil))
+    default:
+      return try continueGroup(with: try parseExpression(seed: nil))
+    }
+  }
+
+  /// After a complete expression inside a group: either the group closes
+  /// (it was an expression) or a comparison follows (it was a predicate).
+  mutating func continueGroup(with expression: ExpressionSyntax) throws(PredicateParseError)
+    -> GroupContent
+  {
+    if token.kind == .rightParen { return .expression(expression) }
+    let comparison = try parseComparison(
+      quantifier: .direct, lhs: expression, start: expression.range.lowerBound)
+    return .predicate(try parseOr(first: try parseAnd(first: comparison)))
+  }
+}
