@@ -25,6 +25,13 @@ extension Parser {
     "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "IN", "BETWEEN",
   ]
 
+  /// Operators of other languages, and what to write instead.
+  static let operatorAliases: [String: String] = [
+    "STARTSWITH": "BEGINSWITH", "HASPREFIX": "BEGINSWITH", "HASSUFFIX": "ENDSWITH",
+    "EQUALS": "==", "EQ": "==", "IS": "==", "NE": "!=", "LT": "<", "LE": "<=", "GT": ">",
+    "GE": ">=", "REGEXP": "MATCHES", "ILIKE": "LIKE[c]",
+  ]
+
   /// The rest of a comparison after its left operand: operator, options,
   /// right operand.
   mutating func parseComparison(
@@ -58,7 +65,9 @@ extension Parser {
     switch token.kind {
     case .identifier:
       let word = lexer.text(token.start, token.end)
-      if let guess = Self.closest(to: word, among: Self.operatorWords) {
+      if let guess = Self.operatorAliases[word.uppercased()]
+        ?? Self.closest(to: word, among: Self.operatorWords)
+      {
         return error(
           .unknownOperator, "unknown operator '\(word)'", at: token.range, expected: expected,
           found: describe(token), suggestion: "did you mean '\(guess)'?")

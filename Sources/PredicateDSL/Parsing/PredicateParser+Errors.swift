@@ -39,9 +39,11 @@ extension Parser {
     switch problem {
     case .unexpectedCharacter:
       let scalars = text.unicodeScalars.map { "U+" + String($0.value, radix: 16, uppercase: true) }
+      let isASCII = text.utf8.allSatisfy { $0 < 0x80 }
       return error(
         .invalidCharacter,
-        "unexpected character '\(text)' (\(scalars.joined(separator: " ")))", at: token.range)
+        "unexpected character '\(text)' (\(scalars.joined(separator: " ")))", at: token.range,
+        suggestion: isASCII ? nil : "keys are ASCII letters, digits and '_'; quote text as in 'café'")
     case .questionMark:
       return error(
         .invalidCharacter, "unexpected character '?'", at: token.range,

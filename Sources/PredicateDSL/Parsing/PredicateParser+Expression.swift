@@ -241,7 +241,8 @@ extension Parser {
         guard let function = PredicateFunction(name: name) else {
           throw error(
             .unknownFunction, "unknown function '\(name)'", at: start.range,
-            suggestion: Self.closest(to: name, among: PredicateFunction.allCases.map(\.shortName))
+            suggestion: (Self.functionAliases[name.lowercased()]
+              ?? Self.closest(to: name, among: PredicateFunction.allCases.map(\.shortName)))
               .map { "did you mean '\($0)'?" })
         }
         return try parseCall(function, start: start)
@@ -385,6 +386,13 @@ extension Parser {
     depth -= 1
     return .aggregate(elements, range: SyntaxRange(start, end))
   }
+
+  /// Function names of other languages, and the name to use instead.
+  static let functionAliases: [String: String] = [
+    "avg": "average", "mean": "average", "len": "length", "upper": "uppercase",
+    "lower": "lowercase", "ceil": "ceiling", "power": "raise", "pow": "raise", "mod": "modulus",
+    "stdev": "stddev",
+  ]
 
   /// `n things`, singular for one.
   static func count(_ number: Int, _ noun: String) -> String {

@@ -180,6 +180,8 @@ struct Parser {
       advance()
       let lhs = try parseExpression(seed: nil)
       return try parseComparison(quantifier: quantifier, lhs: lhs, start: start)
+    case .keyword(.and), .keyword(.or):
+      throw unexpected(["predicate"])
     case .keyword, .invalid:
       // Reserved words and bad tokens get their own messages from the
       // expression parser.

@@ -1,0 +1,181 @@
+import PredicateDSL
+import Testing
+
+@Suite("Syntax tree")
+struct SyntaxTreeTests {
+  func comparison(_ text: String, arguments: [FilterValue] = []) throws -> ComparisonSyntax {
+    let syntax = try PredicateParser.parse(text, arguments: arguments)
+    guard case .comparison(let comparison) = syntax.kind else {
+      Issue.record("not a comparison: \(syntax)")
+      throw CancellationError()
+    }
+    return comparison
+  }
+
+  @Test func comparisonParts() throws {
+    let parsed = try comparison("ANY tags BEGINSWITH[cd] 'swift'")
+    #expect(parsed.quantifier == .any)
+    #expect(parsed.lhs.kind == .keyPath("tags"))
+    #expect(parsed.operator == .beginsWith)
+    #expect(parsed.options == [.caseInsensitive, .diacriticInsensitive])
+    #expect(parsed.rhs.kind == .constant(.string("swift")))
+  }
+
+  @Test func integersStayExact() throws {
+    #expect(try comparison("a == 9007199254740993").rhs.kind == .constant(.int(9_007_199_254_740_993)))
+    #expect(try comparison("a == 0x7FFFFFFFFFFFFFFF").rhs.kind == .constant(.int(.max)))
+    #expect(try comparison("a == -9223372036854775808").rhs.kind == .constant(.int(.min)))
+    #expect(try comparison("a == 1.0").rhs.kind == .constant(.double(1)))
+    #expect(try comparison("a == 1e3").rhs.kind == .constant(.double(1000)))
+  }
+
+  @Test func booleansAndNil() throws {
+    #expect(try comparison("a == YES").rhs.kind == .constant(.bool(true)))
+    #expect(try comparison("a == false").rhs.kind == .constant(.bool(false)))
+    #expect(try comparison("a == NULL").rhs.kind == .constant(.null))
+    #expect(try comparison("a == nil").rhs.kind == .constant(.null))
+  }
+
+  @Test func selfKeyPathsFold() throws {
+    #expect(try comparison("SELF.a.b == 1").lhs.kind == .keyPath("a.b"))
+    #expect(try comparison("SELF == 1").lhs.kind == .evaluatedObject)
+    #expect(try comparison("%K == 1", arguments: ["a.b"]).lhs.kind == .keyPath("a.b"))
+    #expect(try comparison("a.%K == 1", arguments: ["b.c"]).lhs.kind == .keyPath("a.b.c"))
+  }
+
+  @Test func membersAndIndexes() throws {
+    let member = try comparison("$x.a.b == 1").lhs
+    #expect(member.kind == .member(base: ExpressionSyntax(.variable("x")), keyPath: "a.b"))
+    let index = try comparison("tags[LAST] == 1").lhs
+    #expect(index.kind == .index(base: ExpressionSyntax(.keyPath("tags")), .last))
+    let keyed = try comparison("d['k'] == 1").lhs
+    #expect(keyed.kind == .index(base: ExpressionSyntax(.keyPath("d")), .at(ExpressionSyntax(.constant("k")))))
+  }
+
+  @Test func constantAggregatesFold() throws {
+    #expect(try comparison("a IN {1, 'b'}").rhs.kind == .constant([1, "b"]))
+    #expect(try comparison("a IN {}").rhs.kind == .constant(.array([])))
+    let mixed = try comparison("a IN {1, b}").rhs
+    #expect(mixed.kind == .aggregate([ExpressionSyntax(.constant(1)), ExpressionSyntax(.keyPath("b"))]))
+  }
+
+  @Test func castsFoldIntoConstants() throws {
+    #expect(try comparison("a == CAST(0, 'NSDate')").rhs.kind == .constant(.date(secondsSinceReferenceDate: 0)))
+    #expect(
+      try comparison("a == CAST('00000000-0000-0000-0000-0000000000FF', 'NSUUID')").rhs.kind
+        == .constant(.uuid(255)))
+    #expect(try comparison("a == CAST('AAEC', 'NSData')").rhs.kind == .constant(.data([0, 1, 2])))
+    #expect(try comparison("a IN CAST({1, 1, 2}, 'NSSet')").rhs.kind == .constant(.set([1, 2])))
+    #expect(
+      try comparison("a IN CAST({{'x', 1}}, 'NSDictionary')").rhs.kind == .constant(.record(["x": 1])))
+    // Not foldable: stays a cast, evaluated later.
+    #expect(
+      try comparison("a == CAST(b, 'NSDate')").rhs.kind
+        == .cast(ExpressionSyntax(.keyPath("b")), type: "NSDate"))
+    #expect(
+      try comparison("a == CAST('AAE', 'NSData')").rhs.kind
+        == .cast(ExpressionSyntax(.constant("AAE")), type: "NSData"))
+  }
+
+  @Test func arithmeticPrecedence() throws {
+    let lhs = try comparison("a + b * c ** d == 1").lhs
+    let power = ExpressionSyntax(.arithmetic(.power, ExpressionSyntax(.keyPath("c")), ExpressionSyntax(.keyPath("d"))))
+    let product = ExpressionSyntax(.arithmetic(.multiply, ExpressionSyntax(.keyPath("b")), power))
+    #expect(lhs.kind == .arithmetic(.add, ExpressionSyntax(.keyPath("a")), product))
+  }
+
+  @Test func negativeLiteralsAndNegation() throws {
+    #expect(try comparison("a == -5").rhs.kind == .constant(-5))
+    #expect(try comparison("a == -(5)").rhs.kind == .negation(ExpressionSyntax(.constant(5))))
+    #expect(try comparison("a == -b").rhs.kind == .negation(ExpressionSyntax(.keyPath("b"))))
+    #expect(try comparison("a == -%d", arguments: [5]).rhs.kind == .negation(ExpressionSyntax(.constant(5))))
+  }
+
+  @Test func andBindsTighterThanOr() throws {
+    let syntax = try PredicateParser.parse("a == 1 OR b == 2 AND c == 3")
+    guard case .or(let operands) = syntax.kind else {
+      Issue.record("expected OR at the top: \(syntax)")
+      return
+    }
+    #expect(operands.count == 2)
+    guard case .and(let conjuncts) = operands[1].kind else {
+      Issue.record("expected AND second: \(syntax)")
+      return
+    }
+    #expect(conjuncts.count == 2)
+  }
+
+  @Test func chainsAreFlatAndParenthesesNest() throws {
+    guard case .and(let flat) = try PredicateParser.parse("a == 1 AND b == 2 AND c == 3").kind else {
+      Issue.record("expected AND")
+      return
+    }
+    #expect(flat.count == 3)
+    guard case .and(let nested) = try PredicateParser.parse("(a == 1 AND b == 2) AND c == 3").kind else {
+      Issue.record("expected AND")
+      return
+    }
+    #expect(nested.count == 2)
+  }
+
+  @Test func rangesPointIntoTheText() throws {
+    let text = "name == 'x' AND (age + 1) * 2 > 30"
+    let syntax = try PredicateParser.parse(text)
+    let utf8 = Array(text.utf8)
+    func slice(_ range: SyntaxRange) -> String {
+      String(decoding: utf8[range.lowerBound..<range.upperBound], as: UTF8.self)
+    }
+    #expect(slice(syntax.range) == text)
+    guard case .and(let operands) = syntax.kind,
+      case .comparison(let first) = operands[0].kind,
+      case .comparison(let second) = operands[1].kind
+    else {
+      Issue.record("unexpected shape \(syntax)")
+      return
+    }
+    #expect(slice(operands[0].range) == "name == 'x'")
+    #expect(slice(first.lhs.range) == "name")
+    #expect(slice(first.rhs.range) == "'x'")
+    #expect(slice(operands[1].range) == "(age + 1) * 2 > 30")
+    #expect(slice(second.lhs.range) == "(age + 1) * 2")
+    #expect(slice(second.rhs.range) == "30")
+  }
+
+  @Test func rangesOfNonASCIIText() throws {
+    let text = "nom == 'café' AND x == 1"
+    let syntax = try PredicateParser.parse(text)
+    guard case .and(let operands) = syntax.kind else { return }
+    #expect(operands[1].range == SyntaxRange(19, 25))
+  }
+
+  @Test func equalityIgnoresRanges() throws {
+    let spaced = try PredicateParser.parse("  a ==   1")
+    let tight = try PredicateParser.parse("a==1")
+    #expect(spaced == tight)
+    #expect(spaced.hashValue == tight.hashValue)
+    #expect(spaced.range != tight.range)
+  }
+
+  @Test func syntaxBuiltInCodePrints() {
+    let syntax = PredicateSyntax(
+      .and([
+        PredicateSyntax(.comparison(ComparisonSyntax(ExpressionSyntax(.keyPath("age")), .greater, ExpressionSyntax(.constant(30))))),
+        PredicateSyntax(.not(PredicateSyntax(.constant(false)))),
+      ]))
+    #expect(syntax.description == "age > 30 AND NOT FALSEPREDICATE")
+    #expect(PredicateSyntax(.and([])).description == "TRUEPREDICATE")
+    #expect(PredicateSyntax(.or([])).description == "FALSEPREDICATE")
+  }
+
+  @Test func valuesPrintAsConstants() {
+    #expect(FilterValue.string("a\"b\\c\n").description == #""a\"b\\c\n""#)
+    #expect(FilterValue.date(secondsSinceReferenceDate: 725_846_400).description == #"CAST(725846400.0, "NSDate")"#)
+    #expect(FilterValue.double(.infinity).description == #"CAST("inf", "NSNumber")"#)
+    #expect(FilterValue.double(-.infinity).description == #"CAST("-inf", "NSNumber")"#)
+    #expect(FilterValue.set(["b", "a"]).description == #"CAST({"a", "b"}, "NSSet")"#)
+    #expect(FilterValue.record(["b": 2, "a": 1]).description == #"CAST({{"a", 1}, {"b", 2}}, "NSDictionary")"#)
+    #expect(FilterValue.data([0xFF]).description == #"CAST("/w==", "NSData")"#)
+    #expect(FilterValue.uuid(1).description == #"CAST("00000000-0000-0000-0000-000000000001", "NSUUID")"#)
+    #expect(FilterValue.array([.null, true, 1.5]).description == "{nil, TRUE, 1.5}")
+  }
+}
