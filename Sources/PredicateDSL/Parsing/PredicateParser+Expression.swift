@@ -74,8 +74,17 @@ extension Parser {
     while true {
       switch token.kind {
       case .dot:
-        advance()
-        let (path, end) = try parseKeyPathComponent()
+        // Collect the whole run of `.key` steps first: joining them one at
+        // a time would copy the path at every step, quadratic in its length.
+        var path = ""
+        var end = token.end
+        repeat {
+          advance()
+          let (component, componentEnd) = try parseKeyPathComponent()
+          if !path.isEmpty { path += "." }
+          path += component
+          end = componentEnd
+        } while token.kind == .dot
         expression = .member(expression, path, range: SyntaxRange(expression.range.lowerBound, end))
       case .leftBracket:
         expression = try parseSubscript(of: expression)
