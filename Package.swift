@@ -34,7 +34,7 @@ let package = Package(
       name: "PredicateDSLTests", dependencies: ["PredicateDSL", "TestSupport"],
       swiftSettings: settings),
     .testTarget(
-      name: "ContextWatchToolTests", dependencies: ["TestSupport"],
+      name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "TestSupport"],
       swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]

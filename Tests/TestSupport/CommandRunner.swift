@@ -1,0 +1,71 @@
+import Foundation
+
+/// Runs the built `context-watch` executable, for end-to-end tests of the
+/// command line.
+public enum CommandRunner {
+  /// What a run of the command printed, and how it exited.
+  public struct Outcome: Sendable {
+    public var status: Int32
+    public var output: String
+    public var errorOutput: String
+  }
+
+  /// The executable, next to the test bundle in the build directory.
+  static var executable: URL {
+    let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = testBinary.deletingLastPathComponent()
+    // On Apple platforms the test runner is inside an .xctest bundle.
+    while directory.pathExtension == "xctest" || directory.lastPathComponent == "Contents"
+      || directory.lastPathComponent == "MacOS"
+    {
+      directory = directory.deletingLastPathComponent()
+    }
+    return directory.appendingPathComponent("context-watch")
+  }
+
+  /// Runs `context-watch arguments...` with `input` on standard input.
+  public static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try process.run()
+    // Write and read concurrently so that large inputs cannot deadlock.
+    let writer = Thread {
+      stdin.fileHandleForWriting.write(Data(input.utf8))
+      try? stdin.fileHandleForWriting.close()
+    }
+    writer.start()
+    let errorData = ErrorCollector(stderr.fileHandleForReading)
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Outcome(
+      status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+      errorOutput: errorData.text())
+  }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class ErrorCollector: @unchecked Sendable {
+  // @unchecked Sendable: `data` is written by the reading thread before
+  // `done` is signalled and read only after waiting on it.
+  private var data = Data()
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ handle: FileHandle) {
+    Thread { [self] in
+      data = handle.readDataToEndOfFile()
+      done.signal()
+    }.start()
+  }
+
+  func text() -> String {
+    done.wait()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
