@@ -80,8 +80,8 @@ struct PredicateLexer {
     case UInt8(ascii: "?"): kind = .invalid(.questionMark)
     case UInt8(ascii: "'"), UInt8(ascii: "\""): kind = lexString(quote: first)
     case UInt8(ascii: "0")...UInt8(ascii: "9"): kind = lexNumber(start: start)
-    case UInt8(ascii: "#"): kind = lexSigil("#", as: .escapedIdentifier)
-    case UInt8(ascii: "@"): kind = lexSigil("@", as: .collectionOperator)
+    case UInt8(ascii: "#"): kind = lexSigil(first, as: .escapedIdentifier)
+    case UInt8(ascii: "@"): kind = lexSigil(first, as: .collectionOperator)
     case UInt8(ascii: "$"):
       if Self.isIdentifierStart(byte(at: position)) {
         skipIdentifier()
@@ -90,7 +90,7 @@ struct PredicateLexer {
         skipIdentifier()
         kind = .invalid(.malformedVariable)
       } else {
-        kind = .invalid(.bareSigil("$"))
+        kind = .invalid(.bareSigil(first))
       }
     case UInt8(ascii: "%"): kind = lexFormatSpecifier()
     default:
@@ -146,7 +146,7 @@ struct PredicateLexer {
     while position < bytes.count, Self.isIdentifierContinuation(bytes[position]) { position += 1 }
   }
 
-  private mutating func lexSigil(_ sigil: Character, as kind: PredicateToken.Kind)
+  private mutating func lexSigil(_ sigil: UInt8, as kind: PredicateToken.Kind)
     -> PredicateToken.Kind
   {
     guard Self.isIdentifierStart(byte(at: position)) else { return .invalid(.bareSigil(sigil)) }
@@ -210,10 +210,10 @@ struct PredicateLexer {
       while position < bytes.count, Self.isIdentifierContinuation(bytes[position]) { position += 1 }
       let radix = marker == UInt8(ascii: "x") ? 16 : marker == UInt8(ascii: "o") ? 8 : 2
       if digitsStart == position {
-        return .invalid(.malformedNumber("has no digits after its base prefix"))
+        return .invalid(.malformedNumber(.noDigitsAfterPrefix))
       }
       for index in digitsStart..<position where Self.digitValue(bytes[index]) >= radix {
-        return .invalid(.malformedNumber("has a digit that is not valid in base \(radix)"))
+        return .invalid(.malformedNumber(.digitOutOfBase(radix: radix)))
       }
       return .integer
     }
@@ -232,13 +232,13 @@ struct PredicateLexer {
       }
       guard Self.isDigit(byte(at: position)) else {
         skipIdentifier()
-        return .invalid(.malformedNumber("has no digits in its exponent"))
+        return .invalid(.malformedNumber(.noExponentDigits))
       }
       skipDigits()
     }
     if Self.isIdentifierContinuation(byte(at: position)) {
       skipIdentifier()
-      return .invalid(.malformedNumber("runs into letters"))
+      return .invalid(.malformedNumber(.runsIntoLetters))
     }
     return isReal ? .real : .integer
   }

@@ -35,16 +35,34 @@ struct PredicateToken: Equatable {
     case ampersand, pipe, caret, shiftLeft, shiftRight
   }
 
-  /// Why the lexer produced an `.invalid` token.
+  /// Why the lexer produced an `.invalid` token. Trivial (no strings), so
+  /// that tokens copy and compare without reference counting.
   enum LexicalProblem: Equatable {
     case unexpectedCharacter
     case questionMark
     case comment
     case unterminatedString
-    case malformedNumber(String)
-    case bareSigil(Character)
+    case malformedNumber(NumberProblem)
+    /// A `$`, `#` or `@` (the byte) with no name after it.
+    case bareSigil(UInt8)
     case malformedVariable
     case malformedFormatSpecifier
+  }
+
+  enum NumberProblem: Equatable {
+    case noDigitsAfterPrefix
+    case digitOutOfBase(radix: Int)
+    case noExponentDigits
+    case runsIntoLetters
+
+    var reason: String {
+      switch self {
+      case .noDigitsAfterPrefix: "has no digits after its base prefix"
+      case .digitOutOfBase(let radix): "has a digit that is not valid in base \(radix)"
+      case .noExponentDigits: "has no digits in its exponent"
+      case .runsIntoLetters: "runs into letters"
+      }
+    }
   }
 }
 
@@ -103,26 +121,75 @@ enum Keyword: CaseIterable, Equatable {
   /// deciding when a printed key needs a `#`.
   static let allSpellings: Set<String> = Set(allCases.flatMap(\.spellings))
 
-  /// Keyword spellings grouped by length, as ASCII bytes, for the lexer.
-  static let byLength: [[(bytes: [UInt8], keyword: Keyword)]] = {
-    var table = [[(bytes: [UInt8], keyword: Keyword)]](repeating: [], count: 16)
-    for keyword in allCases where keyword != .utiConformsTo && keyword != .utiEquals {
-      for spelling in keyword.spellings {
-        table[spelling.utf8.count].append((Array(spelling.utf8), keyword))
-      }
-    }
-    return table
-  }()
-
   /// Looks up the identifier in `bytes[start..<end]`, ignoring ASCII case.
+  /// A switch on length and first letter, then a byte comparison: no
+  /// allocation and no reference counting on the lexer's hottest path.
   static func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
     let length = end - start
-    guard length >= 2, length < byLength.count else { return nil }
-    candidates: for (spelling, keyword) in byLength[length] {
-      for offset in 0..<length where bytes[start + offset] & 0xDF != spelling[offset] {
-        continue candidates
+    guard length >= 2, length <= 15 else { return nil }
+    func matches(_ spelling: StaticString) -> Bool {
+      let expected = spelling.utf8Start
+      for offset in 1..<length where bytes[start + offset] & 0xDF != expected[offset] {
+        return false
       }
-      return keyword
+      return true
+    }
+    switch (length, bytes[start] & 0xDF) {
+    case (2, UInt8(ascii: "C")):
+      if matches("CI") { return Keyword.ci }
+    case (2, UInt8(ascii: "I")):
+      if matches("IN") { return Keyword.`in` }
+    case (2, UInt8(ascii: "N")):
+      if matches("NO") { return Keyword.`false` }
+    case (2, UInt8(ascii: "O")):
+      if matches("OR") { return Keyword.or }
+    case (3, UInt8(ascii: "A")):
+      if matches("AND") { return Keyword.and }
+      if matches("ALL") { return Keyword.all }
+      if matches("ANY") { return Keyword.any }
+    case (3, UInt8(ascii: "N")):
+      if matches("NOT") { return Keyword.not }
+      if matches("NIL") { return Keyword.null }
+    case (3, UInt8(ascii: "Y")):
+      if matches("YES") { return Keyword.`true` }
+    case (4, UInt8(ascii: "C")):
+      if matches("CAST") { return Keyword.cast }
+    case (4, UInt8(ascii: "L")):
+      if matches("LIKE") { return Keyword.like }
+      if matches("LAST") { return Keyword.last }
+    case (4, UInt8(ascii: "N")):
+      if matches("NONE") { return Keyword.none }
+      if matches("NULL") { return Keyword.null }
+    case (4, UInt8(ascii: "S")):
+      if matches("SOME") { return Keyword.some }
+      if matches("SELF") { return Keyword.`self` }
+      if matches("SIZE") { return Keyword.size }
+    case (4, UInt8(ascii: "T")):
+      if matches("TRUE") { return Keyword.`true` }
+    case (5, UInt8(ascii: "F")):
+      if matches("FALSE") { return Keyword.`false` }
+      if matches("FIRST") { return Keyword.first }
+    case (6, UInt8(ascii: "A")):
+      if matches("ANYKEY") { return Keyword.anyKey }
+    case (7, UInt8(ascii: "B")):
+      if matches("BETWEEN") { return Keyword.between }
+    case (7, UInt8(ascii: "M")):
+      if matches("MATCHES") { return Keyword.matches }
+    case (8, UInt8(ascii: "C")):
+      if matches("CONTAINS") { return Keyword.contains }
+    case (8, UInt8(ascii: "E")):
+      if matches("ENDSWITH") { return Keyword.endsWith }
+    case (8, UInt8(ascii: "S")):
+      if matches("SUBQUERY") { return Keyword.subquery }
+    case (10, UInt8(ascii: "B")):
+      if matches("BEGINSWITH") { return Keyword.beginsWith }
+    case (13, UInt8(ascii: "T")):
+      if matches("TRUEPREDICATE") { return Keyword.truePredicate }
+    case (14, UInt8(ascii: "F")):
+      if matches("FALSEPREDICATE") { return Keyword.falsePredicate }
+    case (15, UInt8(ascii: "C")):
+      if matches("CASEINSENSITIVE") { return Keyword.caseInsensitive }
+    default: break
     }
     return nil
   }

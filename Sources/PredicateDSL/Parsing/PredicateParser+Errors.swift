@@ -55,16 +55,18 @@ extension Parser {
         .unterminatedString, "unterminated string literal",
         at: SyntaxRange(token.start, token.start + 1),
         suggestion: "close it with \(text.prefix(1))")
-    case .malformedNumber(let reason):
-      return error(.invalidNumber, "number '\(text)' \(reason)", at: token.range)
+    case .malformedNumber(let problem):
+      return error(.invalidNumber, "number '\(text)' \(problem.reason)", at: token.range)
     case .bareSigil(let sigil):
       let what =
         switch sigil {
-        case "$": "a variable name, as in $name"
-        case "#": "a key, as in #size"
+        case UInt8(ascii: "$"): "a variable name, as in $name"
+        case UInt8(ascii: "#"): "a key, as in #size"
         default: "a collection operator, as in @count"
         }
-      return error(.invalidSigil, "'\(sigil)' must be followed by \(what)", at: token.range)
+      return error(
+        .invalidSigil, "'\(Character(Unicode.Scalar(sigil)))' must be followed by \(what)",
+        at: token.range)
     case .malformedVariable:
       return error(
         .invalidSigil, "variable '\(text)' must start with a letter or '_'", at: token.range)
