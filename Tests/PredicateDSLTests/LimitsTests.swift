@@ -1,4 +1,7 @@
+import Dispatch
+import Foundation
 import PredicateDSL
+import Synchronization
 import Testing
 
 /// Nesting limits and hostile input: errors, never crashes or hangs.
@@ -58,6 +61,67 @@ struct LimitsTests {
     }
     let syntax = try PredicateParser.parse(text)
     #expect(try PredicateParser.parse(syntax.description) == syntax)
+  }
+
+  /// Found by libFuzzer: 191 nested minus signs printed as `-(-(…` and the
+  /// printout exceeded the depth limit. Printouts never nest deeper than
+  /// their input now, for negation and arithmetic chains alike.
+  @Test func printoutsOfDeepInputsParseBack() throws {
+    for text in [
+      String(repeating: "-", count: 191) + "a= '\0\0\0X3a'",
+      "a == " + String(repeating: "-", count: 250) + "5",
+      (0..<250).map { "k\($0)" }.joined(separator: " + ") + " == 1",
+      (0..<250).map { "k\($0)" }.joined(separator: " ** ") + " == 1",
+      "a" + String(repeating: "[0]", count: 250) + " == 1",
+      String(repeating: "NOT ", count: 255) + "a == 1",
+    ] {
+      let syntax = try PredicateParser.parse(text)
+      let again = try PredicateParser.parse(syntax.description)
+      #expect(again == syntax)
+      #expect(again.description == syntax.description)
+    }
+  }
+
+  /// The one place the printout adds nesting: an AND inside an OR gets
+  /// parentheses, so the text never depends on AND binding tighter. Near
+  /// the limit such a printout needs a larger limit to parse back.
+  @Test func andInsideOrPrintoutsMayNeedALargerLimit() throws {
+    var text = "z == 1"
+    for _ in 0..<200 { text = "a == 1 OR b == 1 AND (\(text))" }
+    let syntax = try PredicateParser.parse(text)
+    let error = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse(syntax.description)
+    }
+    #expect(error.code == .nestingTooDeep)
+    // A limit above the default needs a stack to match: test threads are
+    // small, so parse on a thread of our own with 64 MiB.
+    let printed = syntax.description
+    let result = Mutex<PredicateSyntax?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      result.withLock { $0 = try? PredicateParser.parse(printed, maximumDepth: 2 * Self.depth) }
+      done.signal()
+    }
+    thread.stackSize = 64 << 20
+    thread.start()
+    done.wait()
+    #expect(result.withLock { $0 } == syntax)
+  }
+
+  /// Chains parse in a loop, but they build trees as deep as they are long;
+  /// those count toward the limit, so no parsed tree is deeper than it.
+  @Test func longChainsCountTowardTheLimit() throws {
+    for text in [
+      (0..<100_000).map { "k\($0)" }.joined(separator: " + ") + " == 1",
+      "a == " + (0..<100_000).map { "k\($0)" }.joined(separator: " * "),
+      "a" + String(repeating: "[0]", count: 100_000) + " == 1",
+      "a" + String(repeating: "[0].b", count: 100_000) + " == 1",
+    ] {
+      let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text) }
+      #expect(error.code == .nestingTooDeep)
+    }
+    // 256 terms are 255 operations: within the limit.
+    _ = try PredicateParser.parse((0..<256).map { "k\($0)" }.joined(separator: " + ") + " == 1")
   }
 
   @Test func theLimitIsConfigurable() throws {

@@ -24,13 +24,19 @@ extension Parser {
   }
 
   /// Precedence climbing over the arithmetic levels; its recursion is
-  /// bounded by the number of levels, not by the input.
+  /// bounded by the number of levels, not by the input. Each operation of a
+  /// chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`),
+  /// so each counts toward the depth limit: printing, comparing and freeing
+  /// a tree recurse over its depth.
   mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionSyntax?)
     throws(PredicateParseError) -> ExpressionSyntax
   {
     var lhs: ExpressionSyntax
     if let seed { lhs = try parsePostfix(seed) } else { lhs = try parseUnary() }
+    let outerDepth = depth
+    defer { depth = outerDepth }
     while let op = arithmeticOperator(token.kind), op.precedence >= minimumPrecedence {
+      try enter()
       advance()
       let rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
       lhs = ExpressionSyntax(.arithmetic(op, lhs, rhs), range: lhs.range.union(rhs.range))
@@ -66,12 +72,16 @@ extension Parser {
     return ExpressionSyntax(.negation(operand), range: range)
   }
 
-  /// Key path steps and subscripts after a primary.
+  /// Key path steps and subscripts after a primary. Like arithmetic
+  /// chains, each step nests the tree and counts toward the depth limit.
   mutating func parsePostfix(_ primary: ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     var expression = primary
+    let outerDepth = depth
+    defer { depth = outerDepth }
     while true {
+      if token.kind == .dot || token.kind == .leftBracket { try enter() }
       switch token.kind {
       case .dot:
         // Collect the whole run of `.key` steps first: joining them one at
@@ -130,8 +140,8 @@ extension Parser {
   mutating func parseSubscript(of base: ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
+    // The caller, `parsePostfix`, counted this level of nesting.
     advance()
-    try enter()
     let subscriptValue: ExpressionSyntax.Subscript
     switch token.kind {
     case .keyword(.first) where peek().kind == .rightBracket:
@@ -149,7 +159,6 @@ extension Parser {
     guard token.kind == .rightBracket else { throw unexpected(["']'"]) }
     let end = token.end
     advance()
-    depth -= 1
     return ExpressionSyntax(
       .index(base: base, subscriptValue), range: SyntaxRange(base.range.lowerBound, end))
   }

@@ -128,9 +128,10 @@ struct SyntaxPrinter {
     case .aggregate(let elements):
       printList(elements, open: "{", close: "}")
     case .negation(let operand):
+      // `--a`, not `-(-a)`: parentheses would cost a level of nesting each.
       output += "-"
       switch operand.kind {
-      case .constant(.int), .constant(.double), .negation, .arithmetic:
+      case .constant(.int), .constant(.double), .arithmetic:
         output += "("
         print(operand)
         output += ")"
@@ -138,9 +139,9 @@ struct SyntaxPrinter {
         print(operand)
       }
     case .arithmetic(let op, let lhs, let rhs):
-      printArithmeticOperand(lhs)
+      printArithmeticOperand(lhs, of: op, isRight: false)
       output += " " + op.text + " "
-      printArithmeticOperand(rhs)
+      printArithmeticOperand(rhs, of: op, isRight: true)
     case .function(let function, let arguments):
       output += function.selector
       printList(arguments, open: "(", close: ")")
@@ -176,10 +177,17 @@ struct SyntaxPrinter {
     output += close
   }
 
-  /// Nested arithmetic is always parenthesised, as Apple prints it:
-  /// `(a + b) * c`, `a + (b * c)`.
-  private mutating func printArithmeticOperand(_ operand: ExpressionSyntax) {
-    if case .arithmetic = operand.kind {
+  /// Parentheses only where precedence and left-associativity need them:
+  /// `a + b + c`, `(a + b) * c`, `a - (b - c)`. Apple parenthesises every
+  /// nested operation; minimal parentheses keep the printout from nesting
+  /// deeper than the tree, so a long chain prints and parses back within
+  /// the parser's depth limit.
+  private mutating func printArithmeticOperand(
+    _ operand: ExpressionSyntax, of parent: ExpressionSyntax.ArithmeticOperator, isRight: Bool
+  ) {
+    if case .arithmetic(let op, _, _) = operand.kind,
+      isRight ? op.precedence <= parent.precedence : op.precedence < parent.precedence
+    {
       output += "("
       print(operand)
       output += ")"
