@@ -76,7 +76,7 @@ public struct ComparisonSyntax: Hashable, Sendable {
   /// Creates a comparison.
   public init(
     quantifier: Quantifier = .direct, _ lhs: ExpressionSyntax, _ operator: Operator,
-    options: Options = [], _ rhs: ExpressionSyntax
+    options: Options = Options(rawValue: 0), _ rhs: ExpressionSyntax
   ) {
     self.quantifier = quantifier
     self.lhs = lhs
