@@ -106,6 +106,21 @@ struct PredicateLexer {
     return PredicateToken(kind: kind, start: start, end: position)
   }
 
+  /// The next byte that is not white space, without consuming anything; 0
+  /// at the end. Cheaper than lexing a whole token to look ahead.
+  func nextSignificantByte() -> UInt8 {
+    var index = position
+    while index < bytes.count {
+      switch bytes[index] {
+      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+        index += 1
+      default:
+        return bytes[index]
+      }
+    }
+    return 0
+  }
+
   // MARK: - Pieces
 
   private mutating func skipWhitespace() {

@@ -246,8 +246,9 @@ extension Parser {
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
     let name = lexer.text(token.start, token.end)
-    let next = peek()
-    if next.kind == .leftParen {
+    // A byte decides: `(` makes a call, `:` a selector (`:=` is not one).
+    let nextByte = lexer.nextSignificantByte()
+    if nextByte == UInt8(ascii: "(") {
       advance()
       switch name.uppercased() {
       case "TERNARY": return try parseTernary(start: start)
@@ -266,7 +267,7 @@ extension Parser {
         return try parseCall(function, start: start)
       }
     }
-    if next.kind == .colon {
+    if nextByte == UInt8(ascii: ":"), peek().kind == .colon {
       var selector = ""
       while token.kind == .identifier, peek().kind == .colon {
         selector += lexer.text(token.start, token.end) + ":"
@@ -391,6 +392,7 @@ extension Parser {
     advance()
     try enter()
     var elements: [ExpressionSyntax] = []
+    elements.reserveCapacity(4)
     if token.kind != .rightBrace {
       elements.append(try parseExpression(seed: nil))
       while token.kind == .comma {

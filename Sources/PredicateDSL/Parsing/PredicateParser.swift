@@ -122,7 +122,9 @@ struct Parser {
     let head: PredicateSyntax
     if let first { head = first } else { head = try parseAnd(first: nil) }
     guard isOr(token.kind) else { return head }
-    var operands = [head]
+    var operands: [PredicateSyntax] = []
+    operands.reserveCapacity(4)
+    operands.append(head)
     while isOr(token.kind) {
       advance()
       operands.append(try parseAnd(first: nil))
@@ -135,7 +137,9 @@ struct Parser {
     let head: PredicateSyntax
     if let first { head = first } else { head = try parseNot() }
     guard isAnd(token.kind) else { return head }
-    var operands = [head]
+    var operands: [PredicateSyntax] = []
+    operands.reserveCapacity(4)
+    operands.append(head)
     while isAnd(token.kind) {
       advance()
       operands.append(try parseNot())
