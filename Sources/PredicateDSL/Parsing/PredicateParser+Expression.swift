@@ -289,30 +289,39 @@ extension Parser {
   }
 
   /// The parenthesised, comma-separated arguments of a call, from the `(`.
-  mutating func parseArguments(of name: String) throws(PredicateParseError)
+  mutating func parseArguments() throws(PredicateParseError)
     -> (arguments: [ExpressionSyntax], end: Int)
+  {
+    try parseExpressionList(closer: .rightParen, closerText: "')'")
+  }
+
+  /// Comma-separated expressions from the opening token (current) to
+  /// `closer`, one level of nesting deeper.
+  mutating func parseExpressionList(closer: PredicateToken.Kind, closerText: String)
+    throws(PredicateParseError) -> ([ExpressionSyntax], end: Int)
   {
     advance()
     try enter()
-    var arguments: [ExpressionSyntax] = []
-    if token.kind != .rightParen {
-      arguments.append(try parseExpression(seed: nil))
+    var elements: [ExpressionSyntax] = []
+    elements.reserveCapacity(4)
+    if token.kind != closer {
+      elements.append(try parseExpression(seed: nil))
       while token.kind == .comma {
         advance()
-        arguments.append(try parseExpression(seed: nil))
+        elements.append(try parseExpression(seed: nil))
       }
     }
-    guard token.kind == .rightParen else { throw unexpected(["','", "')'"]) }
+    guard token.kind == closer else { throw unexpected(["','", closerText]) }
     let end = token.end
     advance()
     depth -= 1
-    return (arguments, end)
+    return (elements, end)
   }
 
   mutating func parseCall(_ function: PredicateFunction, start: PredicateToken)
     throws(PredicateParseError) -> ExpressionSyntax
   {
-    let (arguments, end) = try parseArguments(of: function.shortName)
+    let (arguments, end) = try parseArguments()
     guard arguments.count == function.arity else {
       throw error(
         .wrongArgumentCount,
@@ -327,7 +336,7 @@ extension Parser {
     let start = token
     advance()
     guard token.kind == .leftParen else { throw unexpected(["'('"]) }
-    let (arguments, end) = try parseArguments(of: "CAST")
+    let (arguments, end) = try parseArguments()
     let range = SyntaxRange(start.start, end)
     guard arguments.count == 2 else {
       throw error(
@@ -389,21 +398,7 @@ extension Parser {
   /// `{a, b, …}`; folded into a constant array when every element is constant.
   mutating func parseAggregate() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token.start
-    advance()
-    try enter()
-    var elements: [ExpressionSyntax] = []
-    elements.reserveCapacity(4)
-    if token.kind != .rightBrace {
-      elements.append(try parseExpression(seed: nil))
-      while token.kind == .comma {
-        advance()
-        elements.append(try parseExpression(seed: nil))
-      }
-    }
-    guard token.kind == .rightBrace else { throw unexpected(["','", "'}'"]) }
-    let end = token.end
-    advance()
-    depth -= 1
+    let (elements, end) = try parseExpressionList(closer: .rightBrace, closerText: "'}'")
     return .aggregate(elements, range: SyntaxRange(start, end))
   }
 
