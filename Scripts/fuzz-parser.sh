@@ -23,7 +23,7 @@ if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" 2>/dev/null | he
   if ! swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
     -module-name ParserFuzzer $sources -o "$binary"; then
-    echo "error: swiftc could not build the fuzzer; it needs a toolchain with the libFuzzer runtime (-sanitize=fuzzer)" >&2
+    echo "error: swiftc could not build the fuzzer (see the errors above; it also needs a toolchain with the libFuzzer runtime, -sanitize=fuzzer)" >&2
     exit 1
   fi
 fi
