@@ -6,29 +6,10 @@ extension PredicateParseError {
     _ code: Code, _ message: String, in source: String, at range: SyntaxRange,
     expected: [String] = [], found: String? = nil, suggestion: String? = nil
   ) {
-    let utf8 = source.utf8
-    let offset = Swift.min(Swift.max(range.lowerBound, 0), utf8.count)
-    let end = Swift.min(Swift.max(range.upperBound, offset), utf8.count)
-    let offsetIndex = utf8.index(utf8.startIndex, offsetBy: offset)
-    let prefix = utf8[..<offsetIndex]
-    var line = 1
-    var lineStart = utf8.startIndex
-    var index = utf8.startIndex
-    for byte in prefix {
-      utf8.formIndex(after: &index)
-      if byte == UInt8(ascii: "\n") {
-        line += 1
-        lineStart = index
-      }
-    }
-    let column = String(decoding: utf8[lineStart..<offsetIndex], as: UTF8.self).count + 1
-    let endIndex = utf8.index(offsetIndex, offsetBy: end - offset)
-    let underlined = String(decoding: utf8[offsetIndex..<endIndex], as: UTF8.self)
-    let length = underlined.prefix(while: { $0 != "\n" && $0 != "\r\n" }).count
+    let (location, length) = DiagnosticText.locate(range, in: source)
     self.init(
       code: code, message: message,
-      location: Location(utf8Offset: offset, line: line, column: column),
-      length: Swift.max(length, 1), expected: expected, found: found, suggestion: suggestion,
+      location: location, length: length, expected: expected, found: found, suggestion: suggestion,
       source: source)
   }
 

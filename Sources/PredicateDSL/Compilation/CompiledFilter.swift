@@ -1,0 +1,185 @@
+/// A predicate compiled for one kind of object: parse once, compile once,
+/// evaluate many times.
+///
+/// Compiling resolves every key path through a ``KeyResolver``, checks types
+/// where the resolver knows them, folds constant expressions, folds `[cd]`
+/// needles, compiles `LIKE` and `MATCHES` patterns and hashes constant `IN`
+/// lists. Evaluation follows Apple's `NSPredicate` semantics (see
+/// docs/evaluation.md) and throws ``PredicateEvaluationError`` where Apple
+/// raises an exception.
+///
+/// ```swift
+/// let filter = try CompiledFilter("age > 30 AND name BEGINSWITH[c] %@", arguments: ["a"],
+///                                 resolver: RecordKeyResolver())
+/// try filter.evaluate(["name": "Alice", "age": 31])  // true
+/// ```
+///
+/// A compiled filter is an immutable value: share it between threads freely.
+public struct CompiledFilter<Object>: Sendable {
+  /// The predicate, with its arguments and variables substituted.
+  public let syntax: PredicateSyntax
+  /// The predicate text it was parsed from, if it was compiled from text.
+  public let source: String?
+  private let condition: Condition<Object>
+
+  /// Compiles a parsed predicate.
+  ///
+  /// - Parameters:
+  ///   - syntax: The predicate.
+  ///   - variables: Values for its `$VARIABLES`, by name without `$`.
+  ///   - source: The text `syntax` was parsed from, so that errors can show
+  ///     their position in it.
+  ///   - resolver: How to read key paths from the objects.
+  /// - Throws: ``PredicateCompileError`` for an unknown key, a type that an
+  ///   operator cannot take, an unbound variable, an invalid pattern, or a
+  ///   constant expression that always fails.
+  public init<Resolver: KeyResolver<Object>>(
+    _ syntax: PredicateSyntax, variables: [String: FilterValue] = [:], source: String? = nil,
+    resolver: Resolver
+  ) throws(PredicateCompileError) {
+    let substituted = syntax.substituting(variables)
+    let compiler = PredicateCompiler(resolver: resolver, source: source, scope: [])
+    do {
+      condition = try compiler.compile(substituted)
+    } catch {
+      var located = error
+      located.source = source
+      throw located
+    }
+    self.syntax = substituted
+    self.source = source
+  }
+
+  /// Parses and compiles predicate text.
+  ///
+  /// - Throws: ``PredicateParseError`` when the text is not a predicate,
+  ///   ``PredicateCompileError`` when it cannot be compiled.
+  public init<Resolver: KeyResolver<Object>>(
+    _ format: String, arguments: [FilterValue] = [], variables: [String: FilterValue] = [:],
+    resolver: Resolver
+  ) throws {
+    let syntax = try PredicateParser.parse(format, arguments: arguments)
+    try self.init(syntax, variables: variables, source: format, resolver: resolver)
+  }
+
+  /// Whether `object` matches.
+  ///
+  /// - Throws: ``PredicateEvaluationError`` where Apple's `NSPredicate` would
+  ///   raise: ordering a number against a string, `ANY` over a value that is
+  ///   not a collection, an index out of range, arithmetic on a string.
+  @inlinable
+  public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
+    try _evaluate(object)
+  }
+
+  /// The result when it does not depend on the object: `true` for
+  /// `TRUEPREDICATE` or `1 < 2`, nil for a predicate that reads the object.
+  public var constantResult: Bool? {
+    if case .constant(let result) = condition { result } else { nil }
+  }
+
+  @usableFromInline
+  func _evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
+    switch condition {
+    case .constant(let result): return result
+    case .test(let test): return try test(object, EvaluationScope.empty)
+    }
+  }
+}
+
+extension CompiledFilter {
+  /// The elements of `objects` that match, in order.
+  ///
+  /// - Throws: The first ``PredicateEvaluationError``.
+  public func filter<Objects: Sequence<Object>>(_ objects: Objects) throws(PredicateEvaluationError) -> [Object] {
+    var matches: [Object] = []
+    for object in objects where try evaluate(object) { matches.append(object) }
+    return matches
+  }
+}
+
+/// The values bound while a `SUBQUERY` runs, by slot.
+struct EvaluationScope: Sendable {
+  var bindings: [FilterValue]
+
+  static let empty = EvaluationScope(bindings: [])
+}
+
+typealias Evaluator<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> FilterValue
+typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> Bool
+
+/// A compiled predicate: a constant, or a test of the object.
+enum Condition<Object>: Sendable {
+  case constant(Bool)
+  case test(Test<Object>)
+}
+
+/// A compiled expression: a constant, a direct read through the resolver
+/// (which comparisons fuse with their test), or a computation.
+struct Operand<Object>: Sendable {
+  enum Form: Sendable {
+    case constant(FilterValue)
+    case read(@Sendable (Object) -> FilterValue)
+    case computed(Evaluator<Object>)
+  }
+
+  var form: Form
+  /// What is known of the value before evaluation.
+  var type: KeyValueType = .unknown
+  /// The key path read, for error messages, when the operand is a key.
+  var key: String?
+  /// The entity the key belongs to.
+  var entity: String?
+
+  var constant: FilterValue? {
+    if case .constant(let value) = form { value } else { nil }
+  }
+
+  var evaluator: Evaluator<Object> {
+    switch form {
+    case .constant(let value): { _, _ in value }
+    case .read(let read): { object, _ in read(object) }
+    case .computed(let evaluator): evaluator
+    }
+  }
+}
+
+/// Where an expression is, to turn a ``ValueFault`` into a positioned error.
+struct Site: Sendable {
+  let range: SyntaxRange
+  let source: String?
+
+  func evaluationError(_ fault: ValueFault) -> PredicateEvaluationError {
+    PredicateEvaluationError(fault.code, fault.message, at: range, source: source)
+  }
+
+  func compileError(_ fault: ValueFault) -> PredicateCompileError {
+    let code: PredicateCompileError.Code =
+      switch fault.code {
+      case .typeMismatch, .notACollection: .typeMismatch
+      case .invalidPattern: .invalidPattern
+      default: .invalidConstant
+      }
+    return PredicateCompileError(code, fault.message, at: range)
+  }
+
+  /// Runs a value operation, positioning its fault.
+  @inline(__always)
+  func run<T>(_ body: () throws(ValueFault) -> T) throws(PredicateEvaluationError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw evaluationError(error)
+    }
+  }
+
+  /// Runs a value operation at compile time, positioning its fault.
+  @inline(__always)
+  func fold<T>(_ body: () throws(ValueFault) -> T) throws(PredicateCompileError) -> T {
+    do {
+      return try body()
+    } catch {
+      throw compileError(error)
+    }
+  }
+}

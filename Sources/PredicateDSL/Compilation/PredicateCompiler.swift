@@ -1,0 +1,466 @@
+/// Turns a predicate tree into nested closures over one kind of object.
+///
+/// Each node is compiled once: key paths through the resolver, constant
+/// subexpressions folded (a failure there is a compile error), comparisons
+/// with a constant right side prepared as a ``ValueTest`` and, for the common
+/// shapes, fused with the key read into a single closure.
+struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
+  typealias Object = Resolver.Object
+
+  let resolver: Resolver
+  let source: String?
+  /// The variables bound by the enclosing `SUBQUERY`s, by slot.
+  let scope: [String]
+
+  // MARK: Predicates
+
+  func compile(_ predicate: PredicateSyntax) throws(PredicateCompileError) -> Condition<Object> {
+    switch predicate.kind {
+    case .constant(let value):
+      return .constant(value)
+    case .not(let operand):
+      switch try compile(operand) {
+      case .constant(let value): return .constant(!value)
+      case .test(let test): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
+      }
+    case .and(let operands):
+      return try compound(operands, isConjunction: true)
+    case .or(let operands):
+      return try compound(operands, isConjunction: false)
+    case .comparison(let comparison):
+      return try compile(comparison, at: predicate.range)
+    }
+  }
+
+  /// `AND` and `OR`, evaluated left to right with short circuits. A constant
+  /// operand that decides the result ends the list, so operands before it
+  /// still run (and may still throw), as they would in Apple's evaluation.
+  private func compound(_ operands: [PredicateSyntax], isConjunction: Bool) throws(PredicateCompileError) -> Condition<Object> {
+    var tests: [Test<Object>] = []
+    for operand in operands {
+      switch try compile(operand) {
+      case .constant(let value) where value == isConjunction:
+        continue
+      case .constant(let value):
+        if tests.isEmpty { return .constant(value) }
+        tests.append { _, _ in value }
+        return .test(Self.combine(tests, isConjunction: isConjunction))
+      case .test(let test):
+        tests.append(test)
+      }
+    }
+    if tests.isEmpty { return .constant(isConjunction) }
+    return .test(Self.combine(tests, isConjunction: isConjunction))
+  }
+
+  private static func combine(_ tests: [Test<Object>], isConjunction: Bool) -> Test<Object> {
+    switch (tests.count, isConjunction) {
+    case (1, _):
+      return tests[0]
+    case (2, true):
+      let (first, second) = (tests[0], tests[1])
+      // `&&` and `||` take an untyped autoclosure, so spell out the branches.
+      return { object, scope throws(PredicateEvaluationError) in
+        guard try first(object, scope) else { return false }
+        return try second(object, scope)
+      }
+    case (2, false):
+      let (first, second) = (tests[0], tests[1])
+      return { object, scope throws(PredicateEvaluationError) in
+        if try first(object, scope) { return true }
+        return try second(object, scope)
+      }
+    case (3, true):
+      let (first, second, third) = (tests[0], tests[1], tests[2])
+      return { object, scope throws(PredicateEvaluationError) in
+        guard try first(object, scope) else { return false }
+        guard try second(object, scope) else { return false }
+        return try third(object, scope)
+      }
+    case (3, false):
+      let (first, second, third) = (tests[0], tests[1], tests[2])
+      return { object, scope throws(PredicateEvaluationError) in
+        if try first(object, scope) { return true }
+        if try second(object, scope) { return true }
+        return try third(object, scope)
+      }
+    case (_, true):
+      return { object, scope throws(PredicateEvaluationError) in
+        for test in tests where try !test(object, scope) { return false }
+        return true
+      }
+    case (_, false):
+      return { object, scope throws(PredicateEvaluationError) in
+        for test in tests where try test(object, scope) { return true }
+        return false
+      }
+    }
+  }
+
+  // MARK: Comparisons
+
+  private func compile(_ comparison: ComparisonSyntax, at range: SyntaxRange) throws(PredicateCompileError) -> Condition<Object> {
+    let site = Site(range: range, source: source)
+    let operation = comparison.operator
+    let options = comparison.options
+    if operation == .utiConformsTo || operation == .utiEquals {
+      throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
+    }
+    var lhs = try compile(comparison.lhs)
+    var rhs = try compile(comparison.rhs)
+    try TypeCheck.check(comparison, lhs, rhs, at: range)
+
+    guard comparison.quantifier == .direct else {
+      return try quantified(comparison, lhs, rhs, site: site)
+    }
+    var flipped = operation
+    if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
+      // `30 < age` runs as `age > 30`, so it takes the fast paths.
+      swap(&lhs, &rhs)
+      flipped = mirror
+    }
+    let direct = flipped
+    switch (lhs.form, rhs.form) {
+    case (.constant(let left), .constant(let right)):
+      return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+    case (_, .constant(let right)):
+      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
+      return .test(Self.fuse(lhs, test, site: site))
+    default:
+      let (left, right) = (lhs.evaluator, rhs.evaluator)
+      return .test { object, scope throws(PredicateEvaluationError) in
+        let a = try left(object, scope)
+        let b = try right(object, scope)
+        return try site.run { () throws(ValueFault) in try ValueTest.apply(direct, options: options, a, b) }
+      }
+    }
+  }
+
+  /// `ANY`, `ALL` and `NONE`: the comparison applied to each element of the
+  /// left side, which must be a collection (nil counts as empty).
+  private func quantified(
+    _ comparison: ComparisonSyntax, _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    let operation = comparison.operator
+    let options = comparison.options
+    let quantifier = comparison.quantifier
+    let collection = lhs.evaluator
+    let prepared: ValueTest? =
+      if let constant = rhs.constant {
+        try site.fold { () throws(ValueFault) in try ValueTest.make(operation, options: options, constant: constant) }
+      } else { nil }
+    let right = rhs.evaluator
+    return .test { object, scope throws(PredicateEvaluationError) in
+      let value = try collection(object, scope)
+      let other = prepared == nil ? try right(object, scope) : .null
+      return try site.run { () throws(ValueFault) in
+        guard let elements = value.collectionElements else {
+          throw ValueFault(
+            .notACollection,
+            "\(quantifier.keyword) needs a collection, found \(value.typeName) \(value.shortDescription)")
+        }
+        let test: ValueTest
+        if let prepared {
+          test = prepared
+        } else {
+          test = try ValueTest.make(operation, options: options, constant: other)
+        }
+        switch quantifier {
+        case .all:
+          for element in elements where try !test.run(element) { return false }
+          return true
+        case .none:
+          for element in elements where try test.run(element) { return false }
+          return true
+        default:
+          for element in elements where try test.run(element) { return true }
+          return false
+        }
+      }
+    }
+  }
+
+  /// One closure for a key read and its test, for the shapes that dominate
+  /// real predicates; any value the shortcut does not cover goes to the
+  /// general test.
+  private static func fuse(_ operand: Operand<Object>, _ test: ValueTest, site: Site) -> Test<Object> {
+    let general = test.run
+    guard case .read(let read) = operand.form else {
+      let evaluate = operand.evaluator
+      return { object, scope throws(PredicateEvaluationError) in
+        let value = try evaluate(object, scope)
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    }
+    switch test.fast {
+    case .integer(let operation, let constant):
+      switch operation {
+      case .equal:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int == constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .notEqual:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int != constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .less:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int < constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .lessOrEqual:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int <= constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .greater:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int > constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      default:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .int(let int) = value { return int >= constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      }
+    case .integerRange(let lower, let upper):
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        if case .int(let int) = value { return lower <= int && int <= upper }
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    case .text(let text, let negated):
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        if case .string(let string) = value { return text.matches(string) != negated }
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    case .like(let pattern):
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        if case .string(let string) = value { return pattern.matches(string) }
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    case .none:
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    }
+  }
+
+  // MARK: Expressions
+
+  func compile(_ expression: ExpressionSyntax) throws(PredicateCompileError) -> Operand<Object> {
+    let site = Site(range: expression.range, source: source)
+    switch expression.kind {
+    case .constant(let value):
+      return Operand(form: .constant(value))
+
+    case .evaluatedObject:
+      let resolved = try resolver.resolveSelf(at: expression.range)
+      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity)
+
+    case .keyPath(let path):
+      let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      let reference = KeyPathReference(components: components, range: expression.range)
+      let resolved = try resolver.resolve(reference)
+      let rest = components[resolved.componentCount...]
+      if rest.isEmpty {
+        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity)
+      }
+      let read = resolved.read
+      let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
+      return Operand(
+        form: .computed { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          return try site.run { () throws(ValueFault) in try value.applying(rest) }
+        }, type: type, key: path, entity: resolved.entity)
+
+    case .variable(let name):
+      guard let slot = scope.lastIndex(of: name) else {
+        throw PredicateCompileError(.unboundVariable, "no value for variable $\(name)", at: expression.range)
+      }
+      return Operand(form: .computed { _, scope in scope.bindings[slot] })
+
+    case .member(let base, let path):
+      let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...]
+      return try unary(compile(base), site: site) { value throws(ValueFault) in try value.applying(components) }
+
+    case .index(let base, .at(let index)):
+      return try binary(compile(base), compile(index), site: site) { base, index throws(ValueFault) in
+        try Indexing.element(of: base, at: index)
+      }
+
+    case .index(let base, let position):
+      let type: KeyValueType = position == .size ? .attribute(.integer) : .unknown
+      var operand = try unary(compile(base), site: site) { value throws(ValueFault) in
+        try Indexing.apply(position, to: value)
+      }
+      operand.type = operand.constant == nil ? type : .unknown
+      return operand
+
+    case .aggregate(let elements):
+      var operands: [Operand<Object>] = []
+      for element in elements { operands.append(try compile(element)) }
+      return try nary(operands, site: site) { values throws(ValueFault) in .array(values) }
+
+    case .negation(let operand):
+      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
+
+    case .arithmetic(let operation, let lhs, let rhs):
+      return try binary(compile(lhs), compile(rhs), site: site) { a, b throws(ValueFault) in
+        try Arithmetic.apply(operation, a, b)
+      }
+
+    case .function(let function, let arguments):
+      var operands: [Operand<Object>] = []
+      for argument in arguments { operands.append(try compile(argument)) }
+      return try nary(operands, site: site, foldable: FunctionCall.isDeterministic(function)) {
+        values throws(ValueFault) in try FunctionCall.apply(function, values)
+      }
+
+    case .cast(let operand, let type):
+      guard Casting.supportedClasses.contains(type) else {
+        throw PredicateCompileError(
+          .unsupported,
+          "CAST to \"\(type)\" is not supported (supported: \(Casting.supportedClasses.sorted().joined(separator: ", ")))",
+          at: expression.range)
+      }
+      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
+
+    case .ternary(let condition, let then, let otherwise):
+      let (a, b) = (try compile(then), try compile(otherwise))
+      switch try compile(condition) {
+      case .constant(let value):
+        return value ? a : b
+      case .test(let test):
+        let (first, second) = (a.evaluator, b.evaluator)
+        return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
+          try test(object, scope) ? first(object, scope) : second(object, scope)
+        })
+      }
+
+    case .subquery(let collection, let variable, let predicate):
+      return try subquery(compile(collection), variable: variable, predicate: predicate, site: site)
+    }
+  }
+
+  /// `SUBQUERY(collection, $x, predicate)`: the predicate runs on each
+  /// element (key paths in it read the element; `$x` is the element too), and
+  /// the elements for which it holds form the result.
+  private func subquery(
+    _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
+  ) throws(PredicateCompileError) -> Operand<Object> {
+    let inner = PredicateCompiler<RecordKeyResolver>(
+      resolver: RecordKeyResolver(), source: source, scope: scope + [variable])
+    let condition = try inner.compile(predicate)
+    let slot = scope.count
+    let elementsOf = collection.evaluator
+    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
+      let value = try elementsOf(object, scope)
+      guard let elements = value.collectionElements else {
+        throw site.evaluationError(
+          ValueFault(.notACollection, "SUBQUERY needs a collection, found \(value.typeName) \(value.shortDescription)"))
+      }
+      switch condition {
+      case .constant(let keep):
+        return .array(keep ? elements : [])
+      case .test(let test):
+        var local = scope
+        local.bindings.append(.null)
+        var kept: [FilterValue] = []
+        for element in elements {
+          local.bindings[slot] = element
+          if try test(element, local) { kept.append(element) }
+        }
+        return .array(kept)
+      }
+    })
+  }
+
+  // MARK: Folding
+
+  private func unary(
+    _ operand: Operand<Object>, site: Site,
+    _ operation: @escaping @Sendable (FilterValue) throws(ValueFault) -> FilterValue
+  ) throws(PredicateCompileError) -> Operand<Object> {
+    if let value = operand.constant {
+      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(value) }))
+    }
+    let evaluate = operand.evaluator
+    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
+      let value = try evaluate(object, scope)
+      return try site.run { () throws(ValueFault) in try operation(value) }
+    })
+  }
+
+  private func binary(
+    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site,
+    _ operation: @escaping @Sendable (FilterValue, FilterValue) throws(ValueFault) -> FilterValue
+  ) throws(PredicateCompileError) -> Operand<Object> {
+    if let a = lhs.constant, let b = rhs.constant {
+      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(a, b) }))
+    }
+    let (left, right) = (lhs.evaluator, rhs.evaluator)
+    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
+      let a = try left(object, scope)
+      let b = try right(object, scope)
+      return try site.run { () throws(ValueFault) in try operation(a, b) }
+    })
+  }
+
+  private func nary(
+    _ operands: [Operand<Object>], site: Site, foldable: Bool = true,
+    _ operation: @escaping @Sendable ([FilterValue]) throws(ValueFault) -> FilterValue
+  ) throws(PredicateCompileError) -> Operand<Object> {
+    let constants = operands.compactMap(\.constant)
+    if foldable, constants.count == operands.count {
+      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(constants) }))
+    }
+    let evaluators = operands.map(\.evaluator)
+    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
+      var values: [FilterValue] = []
+      values.reserveCapacity(evaluators.count)
+      for evaluate in evaluators { values.append(try evaluate(object, scope)) }
+      return try site.run { () throws(ValueFault) in try operation(values) }
+    })
+  }
+}
+
+extension ComparisonSyntax.Operator {
+  /// The operator with its operands swapped: `<` for `>`; nil when the
+  /// operator has no mirror image among the operators.
+  var mirrored: ComparisonSyntax.Operator? {
+    switch self {
+    case .equal: .equal
+    case .notEqual: .notEqual
+    case .less: .greater
+    case .lessOrEqual: .greaterOrEqual
+    case .greater: .less
+    case .greaterOrEqual: .lessOrEqual
+    default: nil
+    }
+  }
+}
+
+extension ComparisonSyntax.Quantifier {
+  /// The keyword as printed: `ANY`, `ALL`, `NONE`; empty for a direct comparison.
+  var keyword: String {
+    switch self {
+    case .direct: ""
+    case .any: "ANY"
+    case .all: "ALL"
+    case .none: "NONE"
+    }
+  }
+}

@@ -1,0 +1,250 @@
+/// A comparison with its right side fixed: the test a compiled predicate runs
+/// on the left side's value.
+///
+/// The compiler builds one per comparison whose right side is constant, doing
+/// the expensive work once: folding `[cd]` needles, compiling `LIKE` and
+/// `MATCHES` patterns, hashing `IN` lists. Comparisons whose right side is
+/// computed build one per evaluation, so both paths share their semantics.
+struct ValueTest: Sendable {
+  /// The general test, for any left value.
+  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
+  /// A shortcut the compiler fuses with the key read, for the common shapes.
+  let fast: Fast
+
+  enum Fast: Sendable {
+    case none
+    /// An integer left side against an integer constant.
+    case integer(ComparisonSyntax.Operator, Int64)
+    /// An integer left side within inclusive integer bounds.
+    case integerRange(Int64, Int64)
+    /// A string left side against a prepared text test, possibly negated.
+    case text(ConstantTextTest, negated: Bool)
+    /// A string left side against a `LIKE` pattern.
+    case like(LikePattern)
+  }
+
+  init(fast: Fast = .none, _ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool) {
+    self.run = run
+    self.fast = fast
+  }
+
+  static let alwaysFalse = ValueTest { _ in false }
+
+  /// Prepares `value <operator> constant`.
+  ///
+  /// - Throws: ``ValueFault`` when the constant cannot take part in the
+  ///   comparison at all: a `BEGINSWITH` needle that is a number, an invalid
+  ///   regular expression, `BETWEEN` bounds that are not two values.
+  static func make(
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, constant: FilterValue
+  ) throws(ValueFault) -> ValueTest {
+    let folding = StringFolding(options)
+    switch operation {
+    case .equal, .notEqual:
+      let negated = operation == .notEqual
+      switch constant {
+      case .string(let needle):
+        let text = ConstantTextTest(.equal, needle: needle, folding: folding)
+        return ValueTest(fast: .text(text, negated: negated)) { value in
+          if case .string(let subject) = value { return text.matches(subject) != negated }
+          return negated
+        }
+      case .int(let int):
+        return ValueTest(fast: .integer(operation, int)) { value in
+          FilterValue.predicateEqual(value, constant) != negated
+        }
+      default:
+        return ValueTest { value in
+          equal(value, constant, folding: folding) != negated
+        }
+      }
+
+    case .less, .lessOrEqual, .greater, .greaterOrEqual:
+      if constant.isNull { return .alwaysFalse }
+      let accept = Ordering(operation)
+      if case .string(let text) = constant, let folding {
+        let folded = folding.fold(text)
+        return ValueTest { value throws(ValueFault) in
+          if case .string(let subject) = value {
+            return accept(TextComparison.literalOrder(folding.fold(subject), folded))
+          }
+          return try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
+        }
+      }
+      let fast: Fast = if case .int(let int) = constant { .integer(operation, int) } else { .none }
+      return ValueTest(fast: fast) { value throws(ValueFault) in
+        try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
+      }
+
+    case .beginsWith, .endsWith, .contains:
+      if constant.isNull { return operation == .contains ? membershipTest(nil) : .alwaysFalse }
+      guard case .string(let needle) = constant else {
+        guard operation == .contains else {
+          throw .typeMismatch("\(operation.text) needs a string, found \(constant.typeName) \(constant.shortDescription)")
+        }
+        return membershipTest(constant, folding: folding)
+      }
+      let kind: TextComparison.SubstringOperation =
+        switch operation {
+        case .beginsWith: .prefix
+        case .endsWith: .suffix
+        default: .contains
+        }
+      let text = ConstantTextTest(kind, needle: needle, folding: folding)
+      let membership = operation == .contains ? membershipTest(constant, folding: folding) : nil
+      return ValueTest(fast: .text(text, negated: false)) { value throws(ValueFault) in
+        switch value {
+        case .string(let subject): return text.matches(subject)
+        case .null: return false
+        default:
+          if let membership { return try membership.run(value) }
+          throw .typeMismatch("\(operation.text) needs a string, found \(value.typeName) \(value.shortDescription)")
+        }
+      }
+
+    case .like, .matches:
+      if constant.isNull { return .alwaysFalse }
+      guard case .string(let pattern) = constant else {
+        throw .typeMismatch("\(operation.text) needs a string pattern, found \(constant.typeName) \(constant.shortDescription)")
+      }
+      let name = operation.text
+      if operation == .like {
+        let like = LikePattern(pattern, folding: folding)
+        return ValueTest(fast: .like(like)) { value throws(ValueFault) in
+          try stringOperand(value, for: name).map(like.matches) ?? false
+        }
+      }
+      let regex = try RegexPattern(pattern, options: options)
+      return ValueTest { value throws(ValueFault) in
+        try stringOperand(value, for: name).map(regex.matches) ?? false
+      }
+
+    case .in:
+      switch constant {
+      case .null:
+        return .alwaysFalse
+      case .string(let haystack):
+        let folded = folding?.fold(haystack) ?? haystack
+        return ValueTest { value throws(ValueFault) in
+          guard let needle = try stringOperand(value, for: "IN") else { return false }
+          return TextComparison.test(.contains, folded, folding?.fold(needle) ?? needle)
+        }
+      default:
+        guard let elements = constant.collectionElements else {
+          throw ValueFault(
+            .notACollection,
+            "IN needs a collection or a string on the right, found \(constant.typeName) \(constant.shortDescription)")
+        }
+        let set = MembershipSet(elements, folding: folding)
+        return ValueTest { value in !value.isNull && set.contains(value) }
+      }
+
+    case .between:
+      guard case .array(let bounds) = constant, bounds.count == 2 else {
+        throw ValueFault(
+          .invalidBounds, "BETWEEN needs two bounds, found \(constant.typeName) \(constant.shortDescription)")
+      }
+      let (low, high) = (bounds[0], bounds[1])
+      let fast: Fast =
+        if case .int(let lower) = low, case .int(let upper) = high { .integerRange(lower, upper) } else { .none }
+      return ValueTest(fast: fast) { value throws(ValueFault) in
+        guard let lower = try FilterValue.predicateOrder(value, low), lower >= 0 else { return false }
+        guard let upper = try FilterValue.predicateOrder(value, high) else { return false }
+        return upper <= 0
+      }
+
+    case .utiConformsTo, .utiEquals:
+      throw ValueFault(.typeMismatch, "\(operation.text) is not supported")
+    }
+  }
+
+  /// `collection CONTAINS element`: membership in the left value.
+  private static func membershipTest(_ element: FilterValue?, folding: StringFolding? = nil) -> ValueTest {
+    ValueTest { value throws(ValueFault) in
+      if value.isNull { return false }
+      guard let elements = value.collectionElements else {
+        throw ValueFault(
+          .notACollection,
+          "CONTAINS needs a string or a collection on the left, found \(value.typeName) \(value.shortDescription)")
+      }
+      guard let element, !element.isNull else { return false }
+      return elements.contains { equal($0, element, folding: folding) }
+    }
+  }
+
+  /// The string a string operator reads, nil for nil, or a type error.
+  static func stringOperand(_ value: FilterValue, for name: String) throws(ValueFault) -> String? {
+    switch value {
+    case .string(let string): return string
+    case .null: return nil
+    default: throw .typeMismatch("\(name) needs a string, found \(value.typeName) \(value.shortDescription)")
+    }
+  }
+
+  /// Equality with the options: folded strings, otherwise `isEqual:`.
+  static func equal(_ lhs: FilterValue, _ rhs: FilterValue, folding: StringFolding?) -> Bool {
+    if let folding, case .string(let a) = lhs, case .string(let b) = rhs {
+      return TextComparison.literalEqual(folding.fold(a), folding.fold(b))
+    }
+    return FilterValue.predicateEqual(lhs, rhs)
+  }
+
+  /// `lhs <operator> rhs` for two computed values.
+  static func apply(
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
+    _ lhs: FilterValue, _ rhs: FilterValue
+  ) throws(ValueFault) -> Bool {
+    switch operation {
+    case .beginsWith, .endsWith, .like, .matches:
+      // Apple checks the left side first: a nil subject is false whatever
+      // the pattern.
+      if lhs.isNull { return false }
+    case .in:
+      if lhs.isNull { return false }
+    default: break
+    }
+    return try make(operation, options: options, constant: rhs).run(lhs)
+  }
+}
+
+/// Which signs of a three-way comparison an ordering operator accepts.
+struct Ordering: Sendable {
+  let accepts: (less: Bool, same: Bool, greater: Bool)
+
+  init(_ operation: ComparisonSyntax.Operator) {
+    switch operation {
+    case .less: accepts = (true, false, false)
+    case .lessOrEqual: accepts = (true, true, false)
+    case .greater: accepts = (false, false, true)
+    case .greaterOrEqual: accepts = (false, true, true)
+    case .equal: accepts = (false, true, false)
+    default: accepts = (true, false, true)
+    }
+  }
+
+  func callAsFunction(_ sign: Int) -> Bool {
+    sign < 0 ? accepts.less : (sign == 0 ? accepts.same : accepts.greater)
+  }
+}
+
+/// The constant right side of `IN`, hashed: numbers by value, strings by
+/// code units, folded when the comparison has options.
+struct MembershipSet: Sendable {
+  private let keys: Set<MembershipKey>
+  private let folding: StringFolding?
+
+  init(_ elements: [FilterValue], folding: StringFolding?) {
+    self.folding = folding
+    keys = Set(elements.map { element in
+      if let folding, case .string(let text) = element { return MembershipKey(.string(folding.fold(text))) }
+      return MembershipKey(element)
+    })
+  }
+
+  func contains(_ value: FilterValue) -> Bool {
+    if let folding, case .string(let text) = value {
+      return keys.contains(.string(LiteralString(folding.fold(text))))
+    }
+    return keys.contains(MembershipKey(value))
+  }
+}
