@@ -28,6 +28,9 @@ enum Usage {
                                (each ARG is read as JSON if it is JSON, else as a string)
       eval --cases             read JSON lines {"format", "args"?, "vars"?, "object"?} on
                                standard input; write one JSON answer per line
+      eval [--count] FORMAT [ARG...]
+                               print the JSON lines of standard input whose record
+                               matches FORMAT (with --count, only how many)
 
     run `swift test` for the test suite; see README.md and docs/.
     """

@@ -1,23 +1,86 @@
 import PredicateDSL
 
-/// `context-watch eval --cases`: one JSON answer per JSON input line.
+/// `context-watch eval`: evaluates predicates on JSON.
 ///
-/// Input lines are `{"format": String, "args": [JSON]?, "vars": {String:
-/// JSON}?, "object": JSON?}`. Answers are `{"canonical": String}` for a
-/// predicate that parses (arguments substituted), `{"error": {"stage":
-/// "parse", "message", "offset", "line", "column"}}` for one that does not,
-/// and `{"error": {"stage": "input", "message"}}` for a line that is not a
-/// case. One bad line never stops the run.
+/// `eval --cases` answers one JSON line per JSON input line. Input lines are
+/// `{"format": String, "args": [JSON]?, "vars": {String: JSON}?, "object":
+/// JSON?}`. Answers are `{"canonical": String, "result": Bool}` for a
+/// predicate that parses and evaluates (arguments substituted; the canonical
+/// form keeps the variables), `{"canonical": String, "error": {"stage":
+/// "evaluate", "message"}}` when compiling or evaluating fails,
+/// `{"error": {"stage": "parse", "message", "offset", "line", "column"}}` for
+/// one that does not parse, and `{"error": {"stage": "input", "message"}}`
+/// for a line that is not a case. One bad line never stops the run.
+///
+/// `eval [--count] FORMAT [ARG...]` filters JSON lines: it prints the input
+/// lines whose record matches, or with `--count` only how many matched.
 enum EvalCommand {
   static func run(_ arguments: [String]) -> Int32 {
-    guard arguments == ["--cases"] else {
-      Console.error("usage: context-watch eval --cases < cases.jsonl")
+    if arguments == ["--cases"] {
+      for line in Console.inputLines {
+        print(answer(line).serialized)
+      }
+      return 0
+    }
+    var rest = arguments[...]
+    let counting = rest.first == "--count"
+    if counting { rest = rest.dropFirst() }
+    guard let format = rest.first, !format.hasPrefix("--") else {
+      Console.error("usage: context-watch eval --cases < cases.jsonl\n       context-watch eval [--count] FORMAT [ARG...] < records.jsonl")
       return 64
     }
-    for line in Console.inputLines {
-      print(answer(line).serialized)
+    var values: [FilterValue] = []
+    for argument in rest.dropFirst() {
+      do {
+        values.append(try formatArgument(argument))
+      } catch {
+        Console.error("context-watch: argument '\(argument)': \(error)")
+        return 64
+      }
     }
-    return 0
+    return filterLines(format: format, arguments: values, counting: counting)
+  }
+
+  /// Prints the lines of standard input whose JSON record matches, or their
+  /// count. A line that is not JSON, or on which evaluation fails, is
+  /// reported on standard error with its line number; the others still run,
+  /// and the exit status is 1.
+  static func filterLines(format: String, arguments: [FilterValue], counting: Bool) -> Int32 {
+    let filter: CompiledFilter<FilterValue>
+    do {
+      filter = try CompiledFilter(format, arguments: arguments, resolver: RecordKeyResolver())
+    } catch let error as PredicateParseError {
+      Console.error(error.detailedDescription())
+      return 1
+    } catch let error as PredicateCompileError {
+      Console.error(error.detailedDescription())
+      return 1
+    } catch {
+      Console.error("context-watch: \(error)")
+      return 1
+    }
+    var count = 0
+    var failed = false
+    var lineNumber = 0
+    for line in Console.inputLines {
+      lineNumber += 1
+      if line.allSatisfy(\.isWhitespace) { continue }
+      do {
+        let record = try JSONValue.parse(line).filterValue()
+        if try filter.evaluate(record) {
+          count += 1
+          if !counting { print(line) }
+        }
+      } catch let error as PredicateEvaluationError {
+        Console.error("line \(lineNumber): \(error.detailedDescription())")
+        failed = true
+      } catch {
+        Console.error("line \(lineNumber): \(error)")
+        failed = true
+      }
+    }
+    if counting { print(count) }
+    return failed ? 1 : 0
   }
 
   /// The answer to one input line.
@@ -28,9 +91,9 @@ enum EvalCommand {
     } catch {
       return inputError(error.description)
     }
+    let syntax: PredicateSyntax
     do {
-      let syntax = try PredicateParser.parse(testCase.format, arguments: testCase.arguments)
-      return .object([("canonical", .string(syntax.description))])
+      syntax = try PredicateParser.parse(testCase.format, arguments: testCase.arguments)
     } catch {
       return .object([
         (
@@ -45,6 +108,23 @@ enum EvalCommand {
         )
       ])
     }
+    let canonical: (String, JSONValue) = ("canonical", .string(syntax.description))
+    do {
+      let filter = try CompiledFilter(
+        syntax, variables: testCase.variables, source: testCase.format, resolver: RecordKeyResolver())
+      let result = try filter.evaluate(testCase.object)
+      return .object([canonical, ("result", .bool(result))])
+    } catch let error as PredicateCompileError {
+      return .object([canonical, evaluationError(error.message)])
+    } catch let error as PredicateEvaluationError {
+      return .object([canonical, evaluationError(error.message)])
+    } catch {
+      return .object([canonical, evaluationError("\(error)")])
+    }
+  }
+
+  static func evaluationError(_ message: String) -> (String, JSONValue) {
+    ("error", .object([("stage", .string("evaluate")), ("message", .string(message))]))
   }
 
   static func inputError(_ message: String) -> JSONValue {

@@ -3,6 +3,7 @@
 //   context-watch demo                     show the predicate language at work
 //   context-watch check FORMAT [ARG...]    print the canonical form, or the error
 //   context-watch eval --cases             answer JSON-line test cases
+//   context-watch eval [--count] FORMAT    filter JSON lines by a predicate
 //
 // Exit status: 0 on success, 1 when the input was rejected, 64 for a usage
 // error.

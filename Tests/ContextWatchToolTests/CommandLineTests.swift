@@ -57,17 +57,17 @@ struct CommandLineTests {
     let lines = outcome.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
     #expect(
       Array(lines) == [
-        #"{"canonical":"age > 30"}"#,
+        #"{"canonical":"age > 30","result":false}"#,
         #"{"error":{"stage":"parse","message":"expected expression, found end of input","offset":5,"line":1,"column":6}}"#,
         #"{"error":{"stage":"input","message":"invalid JSON at offset 0: expected a value"}}"#,
         #"{"error":{"stage":"input","message":"a case needs a \"format\" string"}}"#,
-        #"{"canonical":"name == \"Ann\" AND d > CAST(0.0, \"NSDate\")"}"#,
-        #"{"canonical":"a IN CAST({1, 2}, \"NSSet\")"}"#,
-        #"{"canonical":"a == $x"}"#,
+        #"{"canonical":"name == \"Ann\" AND d > CAST(0.0, \"NSDate\")","result":false}"#,
+        #"{"canonical":"a IN CAST({1, 2}, \"NSSet\")","result":false}"#,
+        #"{"canonical":"a == $x","result":true}"#,
         #"{"error":{"stage":"parse","message":"argument 1 for '%K' must be a string naming a key path, not integer","offset":0,"line":1,"column":1}}"#,
         #"{"error":{"stage":"input","message":"a case must be a JSON object, not array"}}"#,
         #"{"error":{"stage":"input","message":"\"args\" must be an array, not object"}}"#,
-        #"{"canonical":"a == 1"}"#,
+        #"{"canonical":"a == 1","result":false}"#,
         #"{"error":{"stage":"input","message":"invalid JSON at offset 0: expected a value, found end of input"}}"#,
         #"{"error":{"stage":"parse","message":"unexpected character 'ï' (U+EF) (keys are ASCII letters, digits and '_'; quote text as in 'café')","offset":2,"line":1,"column":3}}"#,
       ])
@@ -76,12 +76,64 @@ struct CommandLineTests {
   @Test func evalCasesKeepsIntegersExact() throws {
     let outcome = try CommandRunner.run(
       ["eval", "--cases"], input: #"{"format": "a == %@ AND b == %@ AND c == %@", "args": [9007199254740993, 1.0, true]}"#)
-    #expect(outcome.output == #"{"canonical":"a == 9007199254740993 AND b == 1.0 AND c == TRUE"}"# + "\n")
+    #expect(outcome.output == #"{"canonical":"a == 9007199254740993 AND b == 1.0 AND c == TRUE","result":false}"# + "\n")
   }
 
-  @Test func evalNeedsCases() throws {
-    let outcome = try CommandRunner.run(["eval"])
-    #expect(outcome.status == 64)
+  @Test func evalNeedsCasesOrAFormat() throws {
+    #expect(try CommandRunner.run(["eval"]).status == 64)
+    #expect(try CommandRunner.run(["eval", "--count"]).status == 64)
+  }
+
+  @Test func evalCasesEvaluates() throws {
+    let input = [
+      #"{"format": "age > %d AND name BEGINSWITH[c] %@", "args": [30, "a"], "object": {"age": 31, "name": "Alice"}}"#,
+      #"{"format": "created > %@", "args": [{"$date": 5}], "object": {"created": {"$date": "2001-01-01T00:00:10Z"}}}"#,
+      #"{"format": "tags CONTAINS 'x' AND ANY s == 2", "object": {"tags": ["x"], "s": {"$set": [1, 2]}}}"#,
+      #"{"format": "age < $limit", "vars": {"limit": "40"}, "object": {"age": 31}}"#,
+      #"{"format": "a == $unbound"}"#,
+      #"{"format": "ANY a == 1", "object": {"a": 5}}"#,
+      #"{"format": "name MATCHES '('"}"#,
+      #"{"format": "big == 9007199254740993", "object": {"big": 9007199254740993}}"#,
+      #"{"format": "missing == nil"}"#,
+    ].joined(separator: "\n")
+    let outcome = try CommandRunner.run(["eval", "--cases"], input: input + "\n")
+    #expect(outcome.status == 0)
+    let lines = outcome.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines == [
+        #"{"canonical":"age > 30 AND name BEGINSWITH[c] \"a\"","result":true}"#,
+        #"{"canonical":"created > CAST(5.0, \"NSDate\")","result":true}"#,
+        #"{"canonical":"tags CONTAINS \"x\" AND ANY s == 2","result":true}"#,
+        #"{"canonical":"age < $limit","error":{"stage":"evaluate","message":"cannot order integer 31 against string \"40\""}}"#,
+        #"{"canonical":"a == $unbound","error":{"stage":"evaluate","message":"no value for variable $unbound"}}"#,
+        #"{"canonical":"ANY a == 1","error":{"stage":"evaluate","message":"ANY needs a collection, found integer 5"}}"#,
+        #"{"canonical":"name MATCHES \"(\"","error":{"stage":"evaluate","message":"invalid regular expression \"(\""}}"#,
+        #"{"canonical":"big == 9007199254740993","result":true}"#,
+        #"{"canonical":"missing == nil","result":true}"#,
+      ])
+  }
+
+  @Test func evalFiltersJSONLines() throws {
+    let records = [
+      #"{"name": "Al", "age": 40}"#, #"{"name": "Bo", "age": 20}"#, "", #"{"name": "Cy", "age": 35}"#,
+    ].joined(separator: "\n")
+    let matched = try CommandRunner.run(["eval", "age > %d", "30"], input: records + "\n")
+    #expect(matched.status == 0)
+    #expect(matched.output == #"{"name": "Al", "age": 40}"# + "\n" + #"{"name": "Cy", "age": 35}"# + "\n")
+    let counted = try CommandRunner.run(["eval", "--count", "name BEGINSWITH 'B'"], input: records)
+    #expect(counted.output == "1\n")
+  }
+
+  @Test func evalFilterReportsErrorsWithCarets() throws {
+    let bad = try CommandRunner.run(["eval", "age >"], input: "{}\n")
+    #expect(bad.status == 1)
+    #expect(bad.errorOutput.contains("error: expected expression, found end of input\n --> predicate:1:6"))
+    let input = [#"{"age": "x"}"#, "{oops", #"{"age": 50}"#].joined(separator: "\n")
+    let partial = try CommandRunner.run(["eval", "age > 30"], input: input)
+    #expect(partial.status == 1)
+    #expect(partial.output == #"{"age": 50}"# + "\n")
+    #expect(partial.errorOutput.contains("line 1: error: cannot order string \"x\" against integer 30\n --> predicate:1:1"))
+    #expect(partial.errorOutput.contains("line 2: invalid JSON at offset 1"))
   }
 
   @Test func demoRunsOnTheEmbeddedExamples() throws {
