@@ -159,11 +159,10 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
             .notACollection,
             "\(quantifier.keyword) needs a collection, found \(value.typeName) \(value.shortDescription)")
         }
-        let test: ValueTest
-        if let prepared {
-          test = prepared
-        } else {
-          test = try ValueTest.make(operation, options: options, constant: other)
+        // A computed right side is applied element by element, so that a nil
+        // element is false before the right side's type is looked at.
+        let test = prepared ?? ValueTest { element throws(ValueFault) in
+          try ValueTest.apply(operation, options: options, element, other)
         }
         switch quantifier {
         case .all:

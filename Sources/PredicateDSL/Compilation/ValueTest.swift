@@ -77,7 +77,7 @@ struct ValueTest: Sendable {
       }
 
     case .beginsWith, .endsWith, .contains:
-      if constant.isNull { return operation == .contains ? membershipTest(nil) : .alwaysFalse }
+      if constant.isNull { return .alwaysFalse }
       guard case .string(let needle) = constant else {
         guard operation == .contains else {
           throw .typeMismatch("\(operation.text) needs a string, found \(constant.typeName) \(constant.shortDescription)")
@@ -148,9 +148,12 @@ struct ValueTest: Sendable {
       let fast: Fast =
         if case .int(let lower) = low, case .int(let upper) = high { .integerRange(lower, upper) } else { .none }
       return ValueTest(fast: fast) { value throws(ValueFault) in
-        guard let lower = try FilterValue.predicateOrder(value, low), lower >= 0 else { return false }
-        guard let upper = try FilterValue.predicateOrder(value, high) else { return false }
-        return upper <= 0
+        // Both bounds are compared, so that a bound of the wrong type is
+        // reported whichever side of the range the value falls.
+        let lower = try FilterValue.predicateOrder(value, low)
+        let upper = try FilterValue.predicateOrder(value, high)
+        guard let lower, let upper else { return false }
+        return lower >= 0 && upper <= 0
       }
 
     case .utiConformsTo, .utiEquals:
@@ -159,7 +162,7 @@ struct ValueTest: Sendable {
   }
 
   /// `collection CONTAINS element`: membership in the left value.
-  private static func membershipTest(_ element: FilterValue?, folding: StringFolding? = nil) -> ValueTest {
+  private static func membershipTest(_ element: FilterValue, folding: StringFolding?) -> ValueTest {
     ValueTest { value throws(ValueFault) in
       if value.isNull { return false }
       guard let elements = value.collectionElements else {
@@ -167,7 +170,6 @@ struct ValueTest: Sendable {
           .notACollection,
           "CONTAINS needs a string or a collection on the left, found \(value.typeName) \(value.shortDescription)")
       }
-      guard let element, !element.isNull else { return false }
       return elements.contains { equal($0, element, folding: folding) }
     }
   }

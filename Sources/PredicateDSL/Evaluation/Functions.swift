@@ -1,7 +1,7 @@
 internal import Foundation
 
 /// The predicate functions, applied to argument values.
-enum FunctionCall {
+package enum FunctionCall {
   /// Whether a call may give a different result each time, so that it is
   /// never folded into a constant.
   static func isDeterministic(_ function: PredicateFunction) -> Bool {
@@ -11,7 +11,7 @@ enum FunctionCall {
     }
   }
 
-  static func apply(_ function: PredicateFunction, _ arguments: [FilterValue]) throws(ValueFault) -> FilterValue {
+  package static func apply(_ function: PredicateFunction, _ arguments: [FilterValue]) throws(ValueFault) -> FilterValue {
     switch function {
     case .random: return .double(Double.random(in: 0..<1))
     case .now: return .date(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)

@@ -49,8 +49,9 @@ enum TextComparison {
     byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
   }
 
-  /// `BEGINSWITH`, `ENDSWITH` and `CONTAINS` on two strings already folded
-  /// alike. An empty needle never matches, as `-hasPrefix:@""` does not.
+  /// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and equality on two strings already
+  /// folded alike. An empty needle is never a prefix, suffix or substring,
+  /// as `-hasPrefix:@""` is false.
   static func test(_ operation: SubstringOperation, _ subject: String, _ needle: String) -> Bool {
     withUTF8(subject) { s in withUTF8(needle) { n in test(operation, s, n, lowercasing: false) } }
   }
@@ -63,6 +64,7 @@ enum TextComparison {
   ) -> Bool {
     let n = needle.count
     let count = subject.count
+    if operation == .equal, n == 0 { return count == 0 }
     guard n > 0, n <= count else { return false }
     @inline(__always) func matches(at start: Int) -> Bool {
       if lowercasing {
@@ -101,12 +103,12 @@ enum TextComparison {
 /// composed form, so canonically equivalent strings compare equal under any
 /// option. `[n]` promises already-normalized text and turns folding off; `[l]`
 /// changes nothing (see docs/evaluation.md).
-struct StringFolding: Hashable, Sendable {
-  var caseInsensitive: Bool
-  var diacriticInsensitive: Bool
+package struct StringFolding: Hashable, Sendable {
+  package var caseInsensitive: Bool
+  package var diacriticInsensitive: Bool
 
   /// The folding for the options, or nil when strings compare literally.
-  init?(_ options: ComparisonSyntax.Options) {
+  package init?(_ options: ComparisonSyntax.Options) {
     guard !options.contains(.normalized) else { return nil }
     caseInsensitive = options.contains(.caseInsensitive)
     diacriticInsensitive = options.contains(.diacriticInsensitive)
@@ -115,7 +117,7 @@ struct StringFolding: Hashable, Sendable {
 
   /// Folds a string. ASCII text takes a fast path that never calls
   /// Foundation.
-  func fold(_ string: String) -> String {
+  package func fold(_ string: String) -> String {
     let ascii = TextComparison.withUTF8(string) { TextComparison.isASCII($0) }
     if ascii {
       guard caseInsensitive else { return string }

@@ -7,7 +7,7 @@ internal import Foundation
 extension FilterValue {
   /// Key-value coding's `valueForKey:`: a record's entry (nil when
   /// missing), mapped over the elements of a collection; nil on anything else.
-  func value(forKey key: String) -> FilterValue {
+  package func value(forKey key: String) -> FilterValue {
     switch self {
     case .record(let record): record[key] ?? .null
     case .array(let elements): .array(elements.map { $0.value(forKey: key) })
@@ -19,7 +19,7 @@ extension FilterValue {
   /// Applies the rest of a key path: keys, and the collection operators
   /// `@count`, `@sum`, `@avg`, `@min`, `@max` and the union operators, which
   /// apply the components after them to each element.
-  func applying(_ components: ArraySlice<String>) throws(ValueFault) -> FilterValue {
+  package func applying(_ components: ArraySlice<String>) throws(ValueFault) -> FilterValue {
     var value = self
     var index = components.startIndex
     while index < components.endIndex {
@@ -151,7 +151,7 @@ enum Aggregates {
 
 /// Arithmetic with predicate semantics: integers stay exact and fall back to
 /// doubles on overflow, integer division truncates, dates move by seconds.
-enum Arithmetic {
+package enum Arithmetic {
   static func add(_ lhs: NumericValue, _ rhs: NumericValue) -> NumericValue {
     if case .int(let a) = lhs, case .int(let b) = rhs {
       let (sum, overflow) = a.addingReportingOverflow(b)
@@ -160,7 +160,7 @@ enum Arithmetic {
     return .double(lhs.doubleValue + rhs.doubleValue)
   }
 
-  static func apply(
+  package static func apply(
     _ operation: ExpressionSyntax.ArithmeticOperator, _ lhs: FilterValue, _ rhs: FilterValue
   ) throws(ValueFault) -> FilterValue {
     if lhs.isNull || rhs.isNull { return .null }
@@ -244,7 +244,7 @@ enum Arithmetic {
     return result
   }
 
-  static func negate(_ value: FilterValue) throws(ValueFault) -> FilterValue {
+  package static func negate(_ value: FilterValue) throws(ValueFault) -> FilterValue {
     switch NumericValue(value) {
     case .int(let int)?:
       let (result, overflow) = Int64(0).subtractingReportingOverflow(int)
@@ -271,10 +271,10 @@ enum Arithmetic {
 }
 
 /// `CAST(value, "Class")` for the classes it converts between.
-enum Casting {
+package enum Casting {
   static let supportedClasses: Set<String> = ["NSNumber", "NSString", "NSDate", "NSUUID", "NSArray", "NSSet"]
 
-  static func cast(_ value: FilterValue, to type: String) throws(ValueFault) -> FilterValue {
+  package static func cast(_ value: FilterValue, to type: String) throws(ValueFault) -> FilterValue {
     if value.isNull { return .null }
     func fail() -> ValueFault {
       ValueFault(.invalidCast, "cannot cast \(value.typeName) \(value.shortDescription) to \(type)")
@@ -318,8 +318,8 @@ enum Casting {
 }
 
 /// `base[index]`, `[FIRST]`, `[LAST]`, `[SIZE]`.
-enum Indexing {
-  static func element(of base: FilterValue, at index: FilterValue) throws(ValueFault) -> FilterValue {
+package enum Indexing {
+  package static func element(of base: FilterValue, at index: FilterValue) throws(ValueFault) -> FilterValue {
     switch (base, index) {
     case (.null, _): return .null
     case (.array(let elements), _):
@@ -337,7 +337,7 @@ enum Indexing {
     }
   }
 
-  static func apply(_ index: ExpressionSyntax.Subscript, to base: FilterValue) throws(ValueFault) -> FilterValue {
+  package static func apply(_ index: ExpressionSyntax.Subscript, to base: FilterValue) throws(ValueFault) -> FilterValue {
     switch (index, base) {
     case (_, .null): return .null
     case (.first, .array(let elements)): return elements.first ?? .null

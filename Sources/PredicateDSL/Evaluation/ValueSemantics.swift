@@ -1,8 +1,8 @@
 /// A problem found while computing with values, before the compiler or the
 /// evaluator attaches the position of the expression that caused it.
-struct ValueFault: Error, Sendable {
-  var code: PredicateEvaluationError.Code
-  var message: String
+package struct ValueFault: Error, Sendable {
+  package var code: PredicateEvaluationError.Code
+  package var message: String
 
   init(_ code: PredicateEvaluationError.Code, _ message: String) {
     self.code = code
@@ -67,7 +67,7 @@ enum NumericValue: Sendable {
 extension FilterValue {
   /// Apple's `isEqual:`: numbers (and Booleans) by value, strings by their
   /// code units, collections and records by contents, nil equal only to nil.
-  static func predicateEqual(_ lhs: FilterValue, _ rhs: FilterValue) -> Bool {
+  package static func predicateEqual(_ lhs: FilterValue, _ rhs: FilterValue) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): return true
     case (.string(let a), .string(let b)): return TextComparison.literalEqual(a, b)
@@ -96,7 +96,7 @@ extension FilterValue {
   ///   (every ordering with nil is false) or a NaN is involved.
   /// - Throws: ``ValueFault`` when the two values cannot be ordered, such as
   ///   a number against a string: Apple raises there.
-  static func predicateOrder(_ lhs: FilterValue, _ rhs: FilterValue) throws(ValueFault) -> Int? {
+  package static func predicateOrder(_ lhs: FilterValue, _ rhs: FilterValue) throws(ValueFault) -> Int? {
     switch (lhs, rhs) {
     case (.null, _), (_, .null): return nil
     case (.string(let a), .string(let b)): return TextComparison.literalOrder(a, b)
@@ -116,7 +116,7 @@ extension FilterValue {
   /// The elements a collection operand contributes to `IN`, `CONTAINS` and
   /// the quantifiers: an array's or a set's elements, a record's values.
   /// Nil has none; any other value is not a collection.
-  var collectionElements: [FilterValue]? {
+  package var collectionElements: [FilterValue]? {
     switch self {
     case .array(let elements): elements
     case .set(let elements): Array(elements)
