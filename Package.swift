@@ -17,6 +17,9 @@ let package = Package(
     .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
     .library(name: "ContextWatching", targets: ["ContextWatching"]),
     .executable(name: "context-watch", targets: ["ContextWatchTool"]),
+    // The reference interpreter and the seeded generators, for the benchmarks
+    // package and for clients' own differential tests.
+    .library(name: "ContextWatcherTestSupport", targets: ["TestSupport"]),
   ],
   targets: [
     .target(name: "PredicateDSL", swiftSettings: settings),

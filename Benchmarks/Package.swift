@@ -22,7 +22,17 @@ let package = Package(
       ],
       path: "Benchmarks/PredicateBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    )
+    ),
+    .executableTarget(
+      name: "EvaluationBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatcherTestSupport", package: "main"),
+      ],
+      path: "Benchmarks/EvaluationBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
