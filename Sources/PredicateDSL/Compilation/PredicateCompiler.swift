@@ -84,16 +84,14 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         if try second(object, scope) { return true }
         return try third(object, scope)
       }
-    case (_, true):
-      return { object, scope throws(PredicateEvaluationError) in
-        for test in tests where try !test(object, scope) { return false }
-        return true
-      }
-    case (_, false):
-      return { object, scope throws(PredicateEvaluationError) in
-        for test in tests where try test(object, scope) { return true }
-        return false
-      }
+    default:
+      // A balanced tree of two-operand closures: no array to walk per
+      // evaluation, and still left to right with short circuits.
+      let middle = tests.count / 2
+      return combine(
+        [combine(Array(tests[..<middle]), isConjunction: isConjunction),
+         combine(Array(tests[middle...]), isConjunction: isConjunction)],
+        isConjunction: isConjunction)
     }
   }
 
@@ -193,48 +191,60 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     }
     switch test.fast {
     case .integer(let operation, let constant):
+      // Doubles take the shortcut too when the constant converts exactly.
+      let real = Double(constant)
+      let exact = constant.magnitude <= 1 << 53
       switch operation {
       case .equal:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int == constant }
+          if exact, case .double(let double) = value { return double == real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       case .notEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int != constant }
+          if exact, case .double(let double) = value { return double != real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       case .less:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int < constant }
+          if exact, case .double(let double) = value { return double < real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       case .lessOrEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int <= constant }
+          if exact, case .double(let double) = value { return double <= real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       case .greater:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int > constant }
+          if exact, case .double(let double) = value { return double > real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       default:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int >= constant }
+          if exact, case .double(let double) = value { return double >= real }
           return try site.run { () throws(ValueFault) in try general(value) }
         }
       }
     case .integerRange(let lower, let upper):
+      let (low, high) = (Double(lower), Double(upper))
+      let exact = lower.magnitude <= 1 << 53 && upper.magnitude <= 1 << 53
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
         if case .int(let int) = value { return lower <= int && int <= upper }
+        if exact, case .double(let double) = value { return low <= double && double <= high }
         return try site.run { () throws(ValueFault) in try general(value) }
       }
     case .text(let text, let negated):

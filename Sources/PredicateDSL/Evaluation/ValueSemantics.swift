@@ -130,7 +130,9 @@ extension FilterValue {
 /// A value as a hash key with the meaning of ``FilterValue/predicateEqual(_:_:)``:
 /// equal numbers are equal keys whatever their type, strings compare by code
 /// units (Swift's `String` equality would join canonical equivalents).
-indirect enum MembershipKey: Hashable, Sendable {
+enum MembershipKey: Hashable, Sendable {
+  // Not `indirect`: the recursive cases hold arrays, sets and dictionaries,
+  // which are references already, so a scalar key never allocates.
   case null
   case int(Int64)
   case double(Double)
