@@ -22,7 +22,10 @@ struct EvaluationTests {
     ("age <> 30", "true"), ("age > 30", "true"), ("age >= 31", "true"), ("age =< 31", "true"),
     ("age < 31.5", "true"), ("score > 7", "true"), ("score == 7.5", "true"),
     ("flag == 1", "true"), ("flag == YES", "true"), ("off == 0", "true"), ("flag > off", "true"),
-    ("flag == TRUE", "true"), ("off >= 0", "true"),
+    ("flag == TRUE", "true"), ("off >= 0", "true"), ("score > 7.25", "true"), ("age > 30.5", "true"),
+    ("score <= 7.5", "true"), ("score != 7.5", "false"), ("flag != NO", "true"), ("off == NO", "true"),
+    ("flag == 1.0", "true"), ("nothing == NO", "false"), ("age == YES", "false"), ("age IN {'31', 'x'}", "false"),
+    ("missing IN {'a'}", "false"), ("address.city IN {'Bergen', 'Oslo'}", "true"), ("score > 'x'", "error:typeMismatch"),
     ("big > 9223372036854775806", "true"), ("big == 9223372036854775807", "true"),
     ("big == 9223372036854775807.0", "false"), ("big < 9223372036854775807.0", "true"),
     // No coercion between strings and numbers.

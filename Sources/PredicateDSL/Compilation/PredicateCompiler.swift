@@ -253,6 +253,60 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         if case .string(let string) = value { return text.matches(string) != negated }
         return try site.run { () throws(ValueFault) in try general(value) }
       }
+    case .real(let operation, let constant):
+      switch operation {
+      case .equal:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double == constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .notEqual:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double != constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .less:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double < constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .lessOrEqual:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double <= constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      case .greater:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double > constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      default:
+        return { object, _ throws(PredicateEvaluationError) in
+          let value = read(object)
+          if case .double(let double) = value { return double >= constant }
+          return try site.run { () throws(ValueFault) in try general(value) }
+        }
+      }
+    case .boolean(let constant, let negated):
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        if case .bool(let bool) = value { return (bool == constant) != negated }
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
+    case .textList(let strings):
+      return { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        if case .string(let string) = value {
+          for candidate in strings where TextComparison.literalEqual(string, candidate) { return true }
+          return false
+        }
+        return try site.run { () throws(ValueFault) in try general(value) }
+      }
     case .like(let pattern):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)

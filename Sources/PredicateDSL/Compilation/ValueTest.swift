@@ -21,6 +21,12 @@ struct ValueTest: Sendable {
     case text(ConstantTextTest, negated: Bool)
     /// A string left side against a `LIKE` pattern.
     case like(LikePattern)
+    /// A Boolean left side against a Boolean constant, possibly negated.
+    case boolean(Bool, negated: Bool)
+    /// A double left side against a double constant.
+    case real(ComparisonSyntax.Operator, Double)
+    /// A string left side in a short list of strings, compared literally.
+    case textList([String])
   }
 
   init(fast: Fast = .none, _ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool) {
@@ -53,6 +59,14 @@ struct ValueTest: Sendable {
         return ValueTest(fast: .integer(operation, int)) { value in
           FilterValue.predicateEqual(value, constant) != negated
         }
+      case .double(let double):
+        return ValueTest(fast: .real(operation, double)) { value in
+          FilterValue.predicateEqual(value, constant) != negated
+        }
+      case .bool(let bool):
+        return ValueTest(fast: .boolean(bool, negated: negated)) { value in
+          FilterValue.predicateEqual(value, constant) != negated
+        }
       default:
         return ValueTest { value in
           equal(value, constant, folding: folding) != negated
@@ -71,7 +85,12 @@ struct ValueTest: Sendable {
           return try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
         }
       }
-      let fast: Fast = if case .int(let int) = constant { .integer(operation, int) } else { .none }
+      let fast: Fast =
+        switch constant {
+        case .int(let int): .integer(operation, int)
+        case .double(let double): .real(operation, double)
+        default: .none
+        }
       return ValueTest(fast: fast) { value throws(ValueFault) in
         try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
       }
@@ -136,7 +155,11 @@ struct ValueTest: Sendable {
             "IN needs a collection or a string on the right, found \(constant.typeName) \(constant.shortDescription)")
         }
         let set = MembershipSet(elements, folding: folding)
-        return ValueTest { value in !value.isNull && set.contains(value) }
+        // A short list of strings is faster to scan than to hash.
+        let strings = elements.compactMap { if case .string(let text) = $0 { text } else { nil } }
+        let fast: Fast =
+          folding == nil && strings.count == elements.count && strings.count <= 8 ? .textList(strings) : .none
+        return ValueTest(fast: fast) { value in !value.isNull && set.contains(value) }
       }
 
     case .between:
