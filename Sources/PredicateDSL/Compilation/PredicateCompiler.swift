@@ -36,49 +36,49 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// operand that decides the result ends the list, so operands before it
   /// still run (and may still throw), as they would in Apple's evaluation.
   private func compound(_ operands: [PredicateSyntax], isConjunction: Bool) throws(PredicateCompileError) -> Condition<Object> {
-    var tests: [Test<Object>] = []
+    var tests: [TestClosure<Object>] = []
     for operand in operands {
       switch try compile(operand) {
       case .constant(let value) where value == isConjunction:
         continue
       case .constant(let value):
         if tests.isEmpty { return .constant(value) }
-        tests.append { _, _ in value }
+        tests.append(TestClosure { _, _ in value })
         return .test(Self.combine(tests, isConjunction: isConjunction))
       case .test(let test):
-        tests.append(test)
+        tests.append(TestClosure(test))
       }
     }
     if tests.isEmpty { return .constant(isConjunction) }
     return .test(Self.combine(tests, isConjunction: isConjunction))
   }
 
-  private static func combine(_ tests: [Test<Object>], isConjunction: Bool) -> Test<Object> {
+  private static func combine(_ tests: [TestClosure<Object>], isConjunction: Bool) -> Test<Object> {
     switch (tests.count, isConjunction) {
     case (1, _):
-      return tests[0]
+      return tests[0].run
     case (2, true):
-      let (first, second) = (tests[0], tests[1])
+      let (first, second) = (tests[0].run, tests[1].run)
       // `&&` and `||` take an untyped autoclosure, so spell out the branches.
       return { object, scope throws(PredicateEvaluationError) in
         guard try first(object, scope) else { return false }
         return try second(object, scope)
       }
     case (2, false):
-      let (first, second) = (tests[0], tests[1])
+      let (first, second) = (tests[0].run, tests[1].run)
       return { object, scope throws(PredicateEvaluationError) in
         if try first(object, scope) { return true }
         return try second(object, scope)
       }
     case (3, true):
-      let (first, second, third) = (tests[0], tests[1], tests[2])
+      let (first, second, third) = (tests[0].run, tests[1].run, tests[2].run)
       return { object, scope throws(PredicateEvaluationError) in
         guard try first(object, scope) else { return false }
         guard try second(object, scope) else { return false }
         return try third(object, scope)
       }
     case (3, false):
-      let (first, second, third) = (tests[0], tests[1], tests[2])
+      let (first, second, third) = (tests[0].run, tests[1].run, tests[2].run)
       return { object, scope throws(PredicateEvaluationError) in
         if try first(object, scope) { return true }
         if try second(object, scope) { return true }
@@ -89,8 +89,8 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       // evaluation, and still left to right with short circuits.
       let middle = tests.count / 2
       return combine(
-        [combine(Array(tests[..<middle]), isConjunction: isConjunction),
-         combine(Array(tests[middle...]), isConjunction: isConjunction)],
+        [TestClosure(combine(Array(tests[..<middle]), isConjunction: isConjunction)),
+         TestClosure(combine(Array(tests[middle...]), isConjunction: isConjunction))],
         isConjunction: isConjunction)
     }
   }

@@ -19,8 +19,11 @@ enum TextComparison {
 
   /// Equality of code units.
   static func literalEqual(_ lhs: String, _ rhs: String) -> Bool {
-    guard lhs.utf8.count == rhs.utf8.count else { return false }
-    return withUTF8(lhs) { a in withUTF8(rhs) { b in a.elementsEqual(b) } }
+    withUTF8(lhs) { a in
+      withUTF8(rhs) { b in
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+      }
+    }
   }
 
   /// The sign of the comparison by Unicode scalar values, which UTF-8
