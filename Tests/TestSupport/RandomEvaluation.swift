@@ -7,8 +7,10 @@ public import PredicateDSL
 /// Values are drawn from small pools full of edge cases (nil, missing keys,
 /// wrong types, `café` precomposed and decomposed, `ß`, wildcards in text).
 public struct RandomEvaluation {
+  /// The source of randomness; its seed replays a run.
   public var generator: SeededGenerator
 
+  /// Creates a generator whose output depends on `seed` only.
   public init(seed: UInt64) {
     generator = SeededGenerator(seed: seed)
   }
@@ -26,6 +28,7 @@ public struct RandomEvaluation {
 
   // MARK: Records
 
+  /// A random record over the keys `i d s b t n r items dt` (`m` is never present).
   public mutating func record() -> FilterValue {
     var fields: [String: FilterValue] = [:]
     func maybe(_ key: String, _ value: @autoclosure () -> FilterValue) {
@@ -55,12 +58,15 @@ public struct RandomEvaluation {
     }
   }
 
+  /// A value for `$v`, or (one time in ten) none, to exercise unbound variables.
   public mutating func variables() -> [String: FilterValue] {
     generator.chance(0.9) ? ["v": constant()] : [:]
   }
 
   // MARK: Predicates
 
+  /// A random predicate over the same keys: comparisons with every operator, options and
+  /// quantifier, compounds, arithmetic, functions, indexes, casts, subqueries and ternaries.
   public mutating func predicate(depth: Int = 0) -> PredicateSyntax {
     switch depth >= 3 ? 4 : Int.random(in: 0..<10, using: &generator) {
     case 0: return PredicateSyntax(.not(predicate(depth: depth + 1)))

@@ -12,6 +12,7 @@ public import PredicateDSL
 public enum ReferenceInterpreter {
   /// Why the interpreter stopped: Apple would raise here.
   public struct Failure: Error, CustomStringConvertible {
+    /// What went wrong.
     public var description: String
   }
 

@@ -11,6 +11,7 @@ package enum FunctionCall {
     }
   }
 
+  /// Calls `function` on argument values; `arguments` has the function's arity.
   package static func apply(_ function: PredicateFunction, _ arguments: [FilterValue]) throws(ValueFault) -> FilterValue {
     switch function {
     case .random: return .double(Double.random(in: 0..<1))

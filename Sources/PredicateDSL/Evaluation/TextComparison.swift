@@ -107,7 +107,9 @@ enum TextComparison {
 /// option. `[n]` promises already-normalized text and turns folding off; `[l]`
 /// changes nothing (see docs/evaluation.md).
 package struct StringFolding: Hashable, Sendable {
+  /// `[c]`: fold case.
   package var caseInsensitive: Bool
+  /// `[d]`: remove diacritics.
   package var diacriticInsensitive: Bool
 
   /// The folding for the options, or nil when strings compare literally.

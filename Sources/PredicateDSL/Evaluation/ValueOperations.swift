@@ -160,6 +160,7 @@ package enum Arithmetic {
     return .double(lhs.doubleValue + rhs.doubleValue)
   }
 
+  /// `lhs <operation> rhs`; nil when either side is nil.
   package static func apply(
     _ operation: ExpressionSyntax.ArithmeticOperator, _ lhs: FilterValue, _ rhs: FilterValue
   ) throws(ValueFault) -> FilterValue {
@@ -244,6 +245,7 @@ package enum Arithmetic {
     return result
   }
 
+  /// `-value`; nil stays nil.
   package static func negate(_ value: FilterValue) throws(ValueFault) -> FilterValue {
     switch NumericValue(value) {
     case .int(let int)?:
@@ -274,6 +276,7 @@ package enum Arithmetic {
 package enum Casting {
   static let supportedClasses: Set<String> = ["NSNumber", "NSString", "NSDate", "NSUUID", "NSArray", "NSSet"]
 
+  /// `CAST(value, type)`; nil stays nil.
   package static func cast(_ value: FilterValue, to type: String) throws(ValueFault) -> FilterValue {
     if value.isNull { return .null }
     func fail() -> ValueFault {
@@ -319,6 +322,7 @@ package enum Casting {
 
 /// `base[index]`, `[FIRST]`, `[LAST]`, `[SIZE]`.
 package enum Indexing {
+  /// `base[index]`: an array element or a record entry; nil base gives nil.
   package static func element(of base: FilterValue, at index: FilterValue) throws(ValueFault) -> FilterValue {
     switch (base, index) {
     case (.null, _): return .null
@@ -337,6 +341,7 @@ package enum Indexing {
     }
   }
 
+  /// `[FIRST]`, `[LAST]`, `[SIZE]` (or `[…]` through `element(of:at:)`).
   package static func apply(_ index: ExpressionSyntax.Subscript, to base: FilterValue) throws(ValueFault) -> FilterValue {
     switch (index, base) {
     case (_, .null): return .null
