@@ -20,7 +20,11 @@ public struct CompiledFilter<Object>: Sendable {
   public let syntax: PredicateSyntax
   /// The predicate text it was parsed from, if it was compiled from text.
   public let source: String?
-  private let condition: Condition<Object>
+  /// The compiled test; for a constant predicate, one that returns the constant.
+  @usableFromInline let test: Test<Object>
+  /// The result when it does not depend on the object: `true` for
+  /// `TRUEPREDICATE` or `1 < 2`, nil for a predicate that reads the object.
+  public let constantResult: Bool?
 
   /// Compiles a parsed predicate.
   ///
@@ -40,7 +44,14 @@ public struct CompiledFilter<Object>: Sendable {
     let substituted = syntax.substituting(variables)
     let compiler = PredicateCompiler(resolver: resolver, source: source, scope: [])
     do {
-      condition = try compiler.compile(substituted)
+      switch try compiler.compile(substituted) {
+      case .constant(let result):
+        test = { _, _ in result }
+        constantResult = result
+      case .test(let compiled):
+        test = compiled
+        constantResult = nil
+      }
     } catch {
       var located = error
       located.source = source
@@ -69,21 +80,8 @@ public struct CompiledFilter<Object>: Sendable {
   ///   not a collection, an index out of range, arithmetic on a string.
   @inlinable
   public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
-    try _evaluate(object)
-  }
-
-  /// The result when it does not depend on the object: `true` for
-  /// `TRUEPREDICATE` or `1 < 2`, nil for a predicate that reads the object.
-  public var constantResult: Bool? {
-    if case .constant(let result) = condition { result } else { nil }
-  }
-
-  @usableFromInline
-  func _evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
-    switch condition {
-    case .constant(let result): return result
-    case .test(let test): return try test(object, EvaluationScope.empty)
-    }
+    // Inlined into the caller: one closure call, no switch on a generic enum.
+    try test(object, EvaluationScope())
   }
 }
 
@@ -99,13 +97,16 @@ extension CompiledFilter {
 }
 
 /// The values bound while a `SUBQUERY` runs, by slot.
+@usableFromInline
 struct EvaluationScope: Sendable {
-  var bindings: [FilterValue]
+  @usableFromInline var bindings: [FilterValue]
 
-  static let empty = EvaluationScope(bindings: [])
+  /// No bindings: the scope of a top-level evaluation.
+  @inlinable init() { bindings = [] }
 }
 
 typealias Evaluator<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> FilterValue
+@usableFromInline
 typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> Bool
 
 /// A test in a struct, so that an array of them stores each closure as it
