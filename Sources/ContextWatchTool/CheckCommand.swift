@@ -8,15 +8,7 @@ enum CheckCommand {
       Console.error("usage: context-watch check FORMAT [ARG...]")
       return 64
     }
-    var values: [FilterValue] = []
-    for argument in arguments.dropFirst() {
-      do {
-        values.append(try formatArgument(argument))
-      } catch {
-        Console.error("context-watch: argument '\(argument)': \(error)")
-        return 64
-      }
-    }
+    guard let values = formatArguments(arguments.dropFirst()) else { return 64 }
     do {
       let syntax = try PredicateParser.parse(format, arguments: values)
       print(syntax)

@@ -36,6 +36,21 @@ enum Usage {
     """
 }
 
+/// Reads the command-line arguments after a format as format arguments, or
+/// reports the first bad one on standard error and returns nil (usage error).
+func formatArguments(_ texts: some Sequence<String>) -> [FilterValue]? {
+  var values: [FilterValue] = []
+  for text in texts {
+    do {
+      values.append(try formatArgument(text))
+    } catch {
+      Console.error("context-watch: argument '\(text)': \(error)")
+      return nil
+    }
+  }
+  return values
+}
+
 /// Reads a command-line argument as a format argument: JSON when it is JSON
 /// (`30`, `true`, `"30"`, `[1, 2]`, `{"$date": 0}`), else the text itself.
 func formatArgument(_ text: String) throws(JSONValue.ConversionError) -> FilterValue {

@@ -29,15 +29,7 @@ enum EvalCommand {
       Console.error("usage: context-watch eval --cases < cases.jsonl\n       context-watch eval [--count] FORMAT [ARG...] < records.jsonl")
       return 64
     }
-    var values: [FilterValue] = []
-    for argument in rest.dropFirst() {
-      do {
-        values.append(try formatArgument(argument))
-      } catch {
-        Console.error("context-watch: argument '\(argument)': \(error)")
-        return 64
-      }
-    }
+    guard let values = formatArguments(rest.dropFirst()) else { return 64 }
     return filterLines(format: format, arguments: values, counting: counting)
   }
 

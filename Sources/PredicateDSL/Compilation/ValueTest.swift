@@ -226,6 +226,12 @@ struct ValueTest: Sendable {
       if lhs.isNull { return false }
     case .in:
       if lhs.isNull { return false }
+      // A computed collection (nil counts as empty) is scanned once; hashing
+      // it first would cost more.
+      if let elements = rhs.collectionElements {
+        let folding = StringFolding(options)
+        return elements.contains { ValueTest.equal(lhs, $0, folding: folding) }
+      }
     default: break
     }
     return try make(operation, options: options, constant: rhs).run(lhs)

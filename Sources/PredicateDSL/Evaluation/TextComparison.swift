@@ -123,16 +123,15 @@ package struct StringFolding: Hashable, Sendable {
   /// Folds a string. ASCII text takes a fast path that never calls
   /// Foundation.
   package func fold(_ string: String) -> String {
-    let ascii = TextComparison.withUTF8(string) { TextComparison.isASCII($0) }
-    if ascii {
+    let asciiFolded: String? = TextComparison.withUTF8(string) { bytes in
+      guard TextComparison.isASCII(bytes) else { return nil }
       guard caseInsensitive else { return string }
-      return TextComparison.withUTF8(string) { bytes in
-        String(unsafeUninitializedCapacity: bytes.count) { buffer in
-          for index in bytes.indices { buffer[index] = TextComparison.lowercasedASCII(bytes[index]) }
-          return bytes.count
-        }
+      return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+        for index in bytes.indices { buffer[index] = TextComparison.lowercasedASCII(bytes[index]) }
+        return bytes.count
       }
     }
+    if let asciiFolded { return asciiFolded }
     var options: String.CompareOptions = []
     if caseInsensitive { options.insert(.caseInsensitive) }
     if diacriticInsensitive { options.insert(.diacriticInsensitive) }
