@@ -37,6 +37,9 @@ let package = Package(
       name: "PredicateDSLTests", dependencies: ["PredicateDSL", "TestSupport"],
       swiftSettings: settings),
     .testTarget(
+      name: "ObjectGraphTests", dependencies: ["ObjectGraph", "PredicateDSL", "TestSupport"],
+      swiftSettings: settings),
+    .testTarget(
       name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "TestSupport"],
       swiftSettings: settings),
   ],

@@ -1,0 +1,200 @@
+public import Foundation
+import PredicateDSL
+
+extension ObjectContext {
+  /// Posted after each successful save, with the context as the object.
+  ///
+  /// `userInfo` is keyed like Core Data's did-save notification:
+  /// ``SaveUserInfoKey/inserted``, ``SaveUserInfoKey/updated`` and
+  /// ``SaveUserInfoKey/deleted`` hold arrays of ``ObjectSnapshot`` (updated
+  /// objects as saved), and ``SaveUserInfoKey/save`` the whole
+  /// ``ContextSave``.
+  public static let didSaveNotification = Notification.Name("ObjectContextDidSave")
+
+  /// The `userInfo` keys of ``didSaveNotification``.
+  public enum SaveUserInfoKey {
+    /// Inserted objects, as `[ObjectSnapshot]` (Core Data's `NSInsertedObjectsKey`).
+    public static let inserted = "inserted"
+    /// Updated objects as saved, as `[ObjectSnapshot]` (`NSUpdatedObjectsKey`).
+    public static let updated = "updated"
+    /// Deleted objects with their last values, as `[ObjectSnapshot]` (`NSDeletedObjectsKey`).
+    public static let deleted = "deleted"
+    /// The whole ``ContextSave``, with old values and changed keys.
+    public static let save = "save"
+  }
+
+  /// Validates and commits every pending change, all or none.
+  ///
+  /// Validation checks every inserted and changed object (required
+  /// attributes have values, required relationships are not empty) and every
+  /// deleted one (a relationship with the deny rule holds no object that
+  /// survives the save). On failure the context is exactly as before the
+  /// call: every pending change is still there, to fix or to roll back.
+  ///
+  /// On success the save gets the next sequence number and a ``ContextSave``,
+  /// which is handed synchronously, on this queue, to every save observer in
+  /// registration order, then posted as ``didSaveNotification``.
+  ///
+  /// - Parameter author: The save's author label; by default the context's
+  ///   ``author``.
+  /// - Returns: What the save changed, or nil when there was nothing to save
+  ///   (no sequence number is used, nothing is posted).
+  /// - Throws: ``ContextSaveError`` listing every problem.
+  /// - Complexity: O(*n*) in the number of pending changes.
+  /// - Important: Confined to ``queue``.
+  @discardableResult
+  public func save(author: String? = nil) throws(ContextSaveError) -> ContextSave? {
+    checkQueue()
+    let problems = validate()
+    guard problems.isEmpty else { throw ContextSaveError(problems: problems) }
+
+    var inserted: [ObjectSnapshot] = []
+    inserted.reserveCapacity(insertedObjects.count)
+    for object in insertedObjects where object.lifecycle == .inserted {
+      inserted.append(object.snapshot())
+      object.lifecycle = .registered
+    }
+    var updated: [ObjectUpdate] = []
+    for object in changedObjects {
+      guard let committed = object.committed else { continue }
+      object.committed = nil
+      guard object.lifecycle == .registered, let update = Self.update(of: object, from: committed) else {
+        continue
+      }
+      updated.append(update)
+    }
+    updated.sort { $0.objectID < $1.objectID }
+    var deleted: [ObjectSnapshot] = []
+    for object in deletedObjects {
+      if object.lifecycle == .deleted { deleted.append(object.snapshot()) }
+      object.lifecycle = .invalid
+      allObjects[object.objectID] = nil
+    }
+    deleted.sort { $0.objectID < $1.objectID }
+    insertedObjects = []
+    changedObjects = []
+    deletedObjects = []
+
+    guard !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty else { return nil }
+    lastSequenceNumber += 1
+    let save = ContextSave(
+      sequenceNumber: lastSequenceNumber, author: author ?? self.author, contextName: name,
+      inserted: inserted, updated: updated, deleted: deleted)
+    announce(save)
+    return save
+  }
+
+  /// The number of the last successful save; 0 before the first.
+  ///
+  /// - Important: Confined to ``queue``.
+  public var sequenceNumber: Int {
+    checkQueue()
+    return lastSequenceNumber
+  }
+
+  /// Registers `observer` to be called with every later save, synchronously
+  /// on the context's queue, after the save committed and before it
+  /// returns. Observers run in registration order. A save made inside an
+  /// observer reaches every observer after the current save has.
+  ///
+  /// Safe to call from any thread.
+  ///
+  /// - Returns: A token that unregisters the observer when cancelled or
+  ///   released.
+  public func addSaveObserver(_ observer: @escaping @Sendable (ContextSave) -> Void) -> SaveObserverToken {
+    SaveObserverToken(registry: observers, id: observers.add(observer))
+  }
+
+  private func announce(_ save: ContextSave) {
+    pendingNotifications.append(save)
+    guard !isNotifying else { return }
+    isNotifying = true
+    defer { isNotifying = false }
+    var next = 0
+    while next < pendingNotifications.count {
+      let save = pendingNotifications[next]
+      next += 1
+      for observer in observers.current() { observer(save) }
+      if let center = notificationCenter {
+        center.post(
+          name: Self.didSaveNotification, object: self,
+          userInfo: [
+            SaveUserInfoKey.inserted: save.inserted,
+            SaveUserInfoKey.updated: save.updated.map(\.after),
+            SaveUserInfoKey.deleted: save.deleted,
+            SaveUserInfoKey.save: save,
+          ])
+      }
+    }
+    pendingNotifications = []
+  }
+
+  private static func update(
+    of object: ManagedObject, from committed: (values: [FilterValue], relationships: [RelationshipTargets])
+  ) -> ObjectUpdate? {
+    var changedKeys: [String] = []
+    let layout = object.layout
+    for slot in layout.attributes.indices where committed.values[slot] != object.values[slot] {
+      changedKeys.append(layout.attributes[slot].name)
+    }
+    for slot in layout.relationships.indices where committed.relationships[slot] != object.relationships[slot] {
+      changedKeys.append(layout.relationships[slot].name)
+    }
+    guard !changedKeys.isEmpty else { return nil }
+    let before = ObjectSnapshot(
+      objectID: object.objectID, layout: layout, values: committed.values,
+      relationships: committed.relationships)
+    return ObjectUpdate(before: before, after: object.snapshot(), changedKeys: changedKeys)
+  }
+
+  // MARK: Validation
+
+  private func validate() -> [ContextSaveError.Problem] {
+    var problems: [ContextSaveError.Problem] = []
+    for object in insertedObjects where object.lifecycle == .inserted {
+      check(object, into: &problems)
+    }
+    for object in changedObjects where object.lifecycle == .registered {
+      check(object, into: &problems)
+    }
+    for object in deletedObjects {
+      for (slot, relationship) in object.layout.relationships.enumerated()
+      where relationship.description.deleteRule == .deny {
+        let survivors = object.relationships[slot].objectIDs.filter { id in
+          guard let target = allObjects[id] else { return false }
+          return !target.isDeleted && target.relationships[relationship.inverseSlot].contains(object.objectID)
+        }
+        guard !survivors.isEmpty else { continue }
+        let names = survivors.map { "\(allObjects[$0]!.layout.name) \($0)" }.joined(separator: ", ")
+        problems.append(
+          ContextSaveError.Problem(
+            .deleteDenied, objectID: object.objectID, entity: object.layout.name, key: relationship.name,
+            message:
+              "\(object.layout.name) \(object.objectID) cannot be deleted: '\(relationship.name)' "
+              + "(delete rule deny) still holds \(names)"))
+      }
+    }
+    problems.sort { ($0.objectID, $0.key) < ($1.objectID, $1.key) }
+    return problems
+  }
+
+  private func check(_ object: ManagedObject, into problems: inout [ContextSaveError.Problem]) {
+    let layout = object.layout
+    for (slot, attribute) in layout.attributes.enumerated() where !attribute.isOptional {
+      if object.values[slot].isNull {
+        problems.append(
+          ContextSaveError.Problem(
+            .missingValue, objectID: object.objectID, entity: layout.name, key: attribute.name,
+            message: "\(layout.name) \(object.objectID): '\(attribute.name)' is required"))
+      }
+    }
+    for (slot, relationship) in layout.relationships.enumerated() where !relationship.description.isOptional {
+      if object.relationships[slot].isEmpty {
+        problems.append(
+          ContextSaveError.Problem(
+            .missingRelationship, objectID: object.objectID, entity: layout.name, key: relationship.name,
+            message: "\(layout.name) \(object.objectID): relationship '\(relationship.name)' is required"))
+      }
+    }
+  }
+}

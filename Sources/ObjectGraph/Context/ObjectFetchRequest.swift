@@ -1,0 +1,232 @@
+public import PredicateDSL
+
+/// What to fetch: an entity (and, by default, its sub-entities), an optional
+/// predicate, a sort order, a limit and an offset.
+///
+/// ```swift
+/// let request = try ObjectFetchRequest(
+///   entity: "Person", predicate: "age > %d", arguments: [30],
+///   sortedBy: [.descending("age"), .ascending("name")], limit: 10)
+/// let oldest = try context.fetch(request)
+/// ```
+public struct ObjectFetchRequest: Sendable, Hashable {
+  /// The entity's name.
+  public var entityName: String
+  /// The predicate objects must match, with its arguments substituted; nil
+  /// matches every object.
+  public var predicate: PredicateSyntax?
+  /// The text the predicate was parsed from, for error positions.
+  public var predicateSource: String?
+  /// The sort order; objects that tie on every key keep identifier order.
+  public var sortKeys: [SortKey]
+  /// The most objects to return; nil for no limit.
+  public var limit: Int?
+  /// How many matching objects (in sort order) to skip.
+  public var offset: Int
+  /// Whether objects of sub-entities are included.
+  public var includesSubentities: Bool
+
+  /// Creates a request with a predicate parsed from format text.
+  ///
+  /// - Throws: `PredicateParseError` when the text is not a predicate.
+  public init(
+    entity: String, predicate format: String, arguments: [FilterValue] = [], sortedBy sortKeys: [SortKey] = [],
+    limit: Int? = nil, offset: Int = 0, includesSubentities: Bool = true
+  ) throws(PredicateParseError) {
+    self.init(
+      entity: entity, predicate: try PredicateParser.parse(format, arguments: arguments), sortedBy: sortKeys,
+      limit: limit, offset: offset, includesSubentities: includesSubentities)
+    predicateSource = format
+  }
+
+  /// Creates a request with a parsed predicate, or none.
+  public init(
+    entity: String, predicate: PredicateSyntax? = nil, sortedBy sortKeys: [SortKey] = [], limit: Int? = nil,
+    offset: Int = 0, includesSubentities: Bool = true
+  ) {
+    entityName = entity
+    self.predicate = predicate
+    self.sortKeys = sortKeys
+    self.limit = limit
+    self.offset = offset
+    self.includesSubentities = includesSubentities
+  }
+
+  /// One key of a sort order.
+  public struct SortKey: Hashable, Sendable, CustomStringConvertible {
+    /// An attribute of the fetched entity.
+    public var key: String
+    /// Whether smaller values come first. Nil sorts before every value in
+    /// ascending order, after every value in descending order.
+    public var ascending: Bool
+
+    /// Creates a sort key.
+    public init(_ key: String, ascending: Bool = true) {
+      self.key = key
+      self.ascending = ascending
+    }
+
+    /// Sorts by `key`, smallest first.
+    public static func ascending(_ key: String) -> SortKey { SortKey(key, ascending: true) }
+    /// Sorts by `key`, largest first.
+    public static func descending(_ key: String) -> SortKey { SortKey(key, ascending: false) }
+
+    /// `age ascending`.
+    public var description: String { "\(key) \(ascending ? "ascending" : "descending")" }
+  }
+}
+
+extension ObjectContext {
+  /// The live objects that match a request: pending inserts included,
+  /// pending deletes excluded, as Core Data fetches do.
+  ///
+  /// The predicate is compiled once per call and evaluated on each object
+  /// of the entity (and its sub-entities). Without sort keys, objects come in
+  /// identifier (insertion) order.
+  ///
+  /// - Throws: ``ObjectGraphError`` for an unknown entity or sort key,
+  ///   `PredicateCompileError` for a predicate that does not fit the entity,
+  ///   `PredicateEvaluationError` where Apple's evaluation would raise.
+  /// - Complexity: O(*n*) in the objects of the entity, plus O(*m* log *m*)
+  ///   to sort *m* matches.
+  /// - Important: Confined to ``queue``.
+  public func fetch(_ request: ObjectFetchRequest) throws -> [ManagedObject] {
+    checkQueue()
+    let plan = try FetchPlan(request, schema: schema)
+    var matches: [ManagedObject] = []
+    if let filter = plan.filter {
+      for index in plan.entityIndexes {
+        members[index].prepareForReading()
+        for case let object? in members[index].slots where try filter.evaluate(object) {
+          matches.append(object)
+        }
+      }
+    } else {
+      for index in plan.entityIndexes {
+        members[index].prepareForReading()
+        matches.reserveCapacity(matches.count + members[index].count)
+        for case let object? in members[index].slots { matches.append(object) }
+      }
+    }
+    if !plan.sortSlots.isEmpty {
+      try plan.sort(&matches)
+    } else if plan.entityIndexes.count > 1 {
+      matches.sort { $0.objectID < $1.objectID }
+    }
+    return plan.window(matches)
+  }
+
+  /// Fetches objects of `entity` matching a predicate.
+  ///
+  /// ```swift
+  /// let adults = try context.fetch("Person", where: "age >= %d", 18, sortedBy: [.ascending("name")])
+  /// ```
+  ///
+  /// - Throws: As ``fetch(_:)``, and `PredicateParseError` for bad text.
+  /// - Important: Confined to ``queue``.
+  public func fetch(
+    _ entity: String, where format: String? = nil, _ arguments: FilterValue..., sortedBy sortKeys: [ObjectFetchRequest.SortKey] = [],
+    limit: Int? = nil, offset: Int = 0
+  ) throws -> [ManagedObject] {
+    let request =
+      if let format {
+        try ObjectFetchRequest(
+          entity: entity, predicate: format, arguments: arguments, sortedBy: sortKeys, limit: limit, offset: offset)
+      } else {
+        ObjectFetchRequest(entity: entity, sortedBy: sortKeys, limit: limit, offset: offset)
+      }
+    return try fetch(request)
+  }
+
+  /// How many live objects match a request, limit and offset applied.
+  ///
+  /// - Throws: As ``fetch(_:)``.
+  /// - Important: Confined to ``queue``.
+  public func count(_ request: ObjectFetchRequest) throws -> Int {
+    checkQueue()
+    let plan = try FetchPlan(request, schema: schema)
+    var count = 0
+    for index in plan.entityIndexes {
+      if let filter = plan.filter {
+        for case let object? in members[index].slots where try filter.evaluate(object) { count += 1 }
+      } else {
+        count += members[index].count
+      }
+    }
+    count = max(0, count - request.offset)
+    return request.limit.map { min($0, count) } ?? count
+  }
+}
+
+/// A request checked against the schema and compiled.
+private struct FetchPlan {
+  let request: ObjectFetchRequest
+  let entityIndexes: [Int]
+  let filter: CompiledFilter<ManagedObject>?
+  let sortSlots: [(slot: Int, ascending: Bool)]
+
+  init(_ request: ObjectFetchRequest, schema: ObjectSchema) throws {
+    guard let layout = schema.layout(named: request.entityName) else {
+      throw ObjectGraphError(
+        .unknownEntity,
+        "unknown entity '\(request.entityName)' (entities: \(schema.entityNames().joined(separator: ", ")))")
+    }
+    guard request.offset >= 0, (request.limit ?? 0) >= 0 else {
+      throw ObjectGraphError(.invalidRequest, "a fetch's limit and offset cannot be negative")
+    }
+    self.request = request
+    entityIndexes = request.includesSubentities ? layout.kindIndexes : [layout.index]
+    if let predicate = request.predicate {
+      let compiled = try CompiledFilter(
+        predicate, source: request.predicateSource,
+        resolver: ObjectKeyResolver<ManagedObject>(schema: schema, layout: layout))
+      filter = compiled.constantResult == true ? nil : compiled
+    } else {
+      filter = nil
+    }
+    var sortSlots: [(slot: Int, ascending: Bool)] = []
+    for sortKey in request.sortKeys {
+      guard case .attribute(let slot) = layout.slots[sortKey.key] else {
+        throw ObjectGraphError(.invalidRequest, "\(layout.name) has no attribute '\(sortKey.key)' to sort by")
+      }
+      let type = layout.attributes[slot].type
+      guard type != .uuid && type != .data else {
+        throw ObjectGraphError(
+          .invalidRequest, "\(layout.name).\(sortKey.key) is a \(type.rawValue) attribute, which has no order")
+      }
+      sortSlots.append((slot, sortKey.ascending))
+    }
+    self.sortSlots = sortSlots
+  }
+
+  func sort(_ objects: inout [ManagedObject]) throws {
+    let keys = sortSlots
+    var failure: (any Error)?
+    objects.sort { a, b in
+      for (slot, ascending) in keys {
+        let (x, y) = (a.values[slot], b.values[slot])
+        switch (x.isNull, y.isNull) {
+        case (true, true): continue
+        case (true, false): return ascending
+        case (false, true): return !ascending
+        case (false, false): break
+        }
+        do {
+          guard let order = try FilterValue.predicateOrder(x, y), order != 0 else { continue }
+          return ascending ? order < 0 : order > 0
+        } catch {
+          failure = failure ?? error
+          return false
+        }
+      }
+      return a.objectID < b.objectID
+    }
+    if let failure { throw failure }
+  }
+
+  func window(_ objects: [ManagedObject]) -> [ManagedObject] {
+    let start = min(request.offset, objects.count)
+    let end = request.limit.map { min(objects.count, start + $0) } ?? objects.count
+    return start == 0 && end == objects.count ? objects : Array(objects[start..<end])
+  }
+}

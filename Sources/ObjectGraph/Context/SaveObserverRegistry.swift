@@ -1,0 +1,57 @@
+import Synchronization
+
+/// The save observers of a context: added and removed from any thread,
+/// called on the context's queue.
+final class SaveObserverRegistry: Sendable {
+  typealias Observer = @Sendable (ContextSave) -> Void
+
+  private struct State {
+    var nextID: UInt64 = 0
+    /// By registration order: identifiers only increase.
+    var observers: [(id: UInt64, observer: Observer)] = []
+  }
+
+  private let state = Mutex(State())
+
+  func add(_ observer: @escaping Observer) -> UInt64 {
+    state.withLock { state in
+      state.nextID += 1
+      state.observers.append((state.nextID, observer))
+      return state.nextID
+    }
+  }
+
+  func remove(_ id: UInt64) {
+    state.withLock { state in state.observers.removeAll { $0.id == id } }
+  }
+
+  /// The observers now registered; call them outside the lock.
+  func current() -> [Observer] {
+    state.withLock { state in state.observers.map(\.observer) }
+  }
+
+  var isEmpty: Bool { state.withLock { $0.observers.isEmpty } }
+}
+
+/// Keeps a save observer registered: cancel it, or let it go, to unregister.
+///
+/// ```swift
+/// let token = context.addSaveObserver { save in print(save.sequenceNumber) }
+/// // …
+/// token.cancel()
+/// ```
+public final class SaveObserverToken: Sendable {
+  private let registry: SaveObserverRegistry
+  private let id: UInt64
+
+  init(registry: SaveObserverRegistry, id: UInt64) {
+    self.registry = registry
+    self.id = id
+  }
+
+  /// Unregisters the observer. Saves that already started may still call
+  /// it; later ones do not. Cancelling twice changes nothing.
+  public func cancel() { registry.remove(id) }
+
+  deinit { registry.remove(id) }
+}

@@ -1,0 +1,81 @@
+package import PredicateDSL
+
+/// An entity as the context stores it: every property, inherited ones
+/// first, at a fixed slot, and the entity's place in the inheritance tree.
+///
+/// Layouts are built once by ``ObjectSchema`` and never change, so they are
+/// shared by every object, snapshot and compiled predicate of the entity.
+package final class EntityLayout: Sendable {
+  /// The entity's index in its schema.
+  package let index: Int
+  /// The entity's name.
+  package let name: String
+  /// The index of the parent entity.
+  package let parentIndex: Int?
+  /// The indexes of this entity and every entity below it.
+  package let kindIndexes: [Int]
+  /// The indexes of this entity and every entity above it.
+  package let ancestorIndexes: [Int]
+  /// The names of this entity and every entity above it.
+  package let ancestorNames: [String]
+  /// Attributes, inherited first, by slot.
+  package let attributes: [AttributeDescription]
+  /// Relationships, inherited first, by slot.
+  package let relationships: [RelationshipLayout]
+  /// Slots by key.
+  package let slots: [String: PropertySlot]
+  /// The values a new object starts with.
+  package let initialValues: [FilterValue]
+  /// The relationship values a new object starts with.
+  package let initialRelationships: [RelationshipTargets]
+  /// Keys whose changes watchers ignore, inherited ones included.
+  package let ignoredKeys: Set<String>
+
+  init(
+    index: Int, name: String, parentIndex: Int?, kindIndexes: [Int], ancestorIndexes: [Int],
+    ancestorNames: [String], attributes: [AttributeDescription], relationships: [RelationshipLayout], ignoredKeys: Set<String>
+  ) {
+    self.index = index
+    self.name = name
+    self.parentIndex = parentIndex
+    self.kindIndexes = kindIndexes
+    self.ancestorIndexes = ancestorIndexes
+    self.ancestorNames = ancestorNames
+    self.attributes = attributes
+    self.relationships = relationships
+    self.ignoredKeys = ignoredKeys
+    var slots: [String: PropertySlot] = [:]
+    for (slot, attribute) in attributes.enumerated() { slots[attribute.name] = .attribute(slot) }
+    for (slot, relationship) in relationships.enumerated() { slots[relationship.name] = .relationship(slot) }
+    self.slots = slots
+    initialValues = attributes.map { $0.defaultValue ?? .null }
+    initialRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+  }
+
+  /// Whether an object of this entity is also an object of `other`.
+  package func isKind(of other: EntityLayout) -> Bool {
+    ancestorIndexes.contains(other.index)
+  }
+
+  /// Every key, attributes then relationships, in slot order.
+  package var keys: [String] {
+    attributes.map(\.name) + relationships.map(\.name)
+  }
+}
+
+/// Where a key is stored.
+package enum PropertySlot: Hashable, Sendable {
+  case attribute(Int)
+  case relationship(Int)
+}
+
+/// A relationship with its destination and inverse resolved to indexes.
+package struct RelationshipLayout: Hashable, Sendable {
+  package let description: RelationshipDescription
+  package let destinationIndex: Int
+  /// The inverse's slot in the destination entity's relationships.
+  package let inverseSlot: Int
+
+  package var name: String { description.name }
+  package var isToMany: Bool { description.isToMany }
+}

@@ -1,0 +1,106 @@
+import PredicateDSL
+
+/// What one successful save changed: snapshots of the inserted, updated and
+/// deleted objects. A plain `Sendable` value, handed to save observers and
+/// posted with ``ObjectContext/didSaveNotification``.
+///
+/// Relationship changes appear on both sides: linking a person to a company
+/// updates the person's `employer` and the company's `employees`.
+///
+/// ```swift
+/// let token = context.addSaveObserver { save in
+///   for update in save.updated {
+///     for change in update.changes { print(update.after.objectID, change) }
+///   }
+/// }
+/// ```
+public struct ContextSave: Sendable, Hashable {
+  /// The save's number in its context: 1 for the first save, then one more
+  /// for each successful save.
+  public var sequenceNumber: Int
+  /// Who saved, as the context's ``ObjectContext/author`` or the save's own
+  /// label named it.
+  public var author: String?
+  /// The name of the context that saved.
+  public var contextName: String
+  /// Objects inserted, as saved, in identifier order.
+  public var inserted: [ObjectSnapshot]
+  /// Objects whose values or relationships changed, in identifier order.
+  public var updated: [ObjectUpdate]
+  /// Objects deleted, with their last values, in identifier order.
+  public var deleted: [ObjectSnapshot]
+
+  /// Creates a change value, as a source other than a context would.
+  public init(
+    sequenceNumber: Int, author: String?, contextName: String, inserted: [ObjectSnapshot],
+    updated: [ObjectUpdate], deleted: [ObjectSnapshot]
+  ) {
+    self.sequenceNumber = sequenceNumber
+    self.author = author
+    self.contextName = contextName
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+  }
+
+  /// Whether nothing changed.
+  public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+  /// How many objects changed.
+  public var count: Int { inserted.count + updated.count + deleted.count }
+}
+
+/// An object that a save updated: its values before and after, and which
+/// keys changed.
+public struct ObjectUpdate: Sendable, Hashable {
+  /// The object as it was saved before.
+  public var before: ObjectSnapshot
+  /// The object as this save saved it.
+  public var after: ObjectSnapshot
+  /// The keys whose values differ, attributes then relationships, in schema
+  /// order. Never empty: a save that changes nothing is not an update.
+  public var changedKeys: [String]
+
+  /// Creates an update.
+  public init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
+    self.before = before
+    self.after = after
+    self.changedKeys = changedKeys
+  }
+
+  /// The object's identity.
+  public var objectID: ObjectID { after.objectID }
+
+  /// Each changed key with its old and new value.
+  public var changes: [PropertyChange] {
+    changedKeys.compactMap(change(forKey:))
+  }
+
+  /// The change of one key, or nil when it did not change.
+  public func change(forKey key: String) -> PropertyChange? {
+    guard changedKeys.contains(key), let old = before.property(key), let new = after.property(key) else {
+      return nil
+    }
+    return PropertyChange(key: key, old: old, new: new)
+  }
+}
+
+/// One key's old and new value in an update.
+public struct PropertyChange: Sendable, Hashable, CustomStringConvertible {
+  /// The key.
+  public var key: String
+  /// The value before the save.
+  public var old: PropertyValue
+  /// The value after the save.
+  public var new: PropertyValue
+
+  /// Creates a change.
+  public init(key: String, old: PropertyValue, new: PropertyValue) {
+    self.key = key
+    self.old = old
+    self.new = new
+  }
+
+  /// `age: 30 → 31`.
+  public var description: String { "\(key): \(old) → \(new)" }
+}
