@@ -6,7 +6,7 @@ import Testing
 struct ContextTests {
   @Test func insertAppliesDefaultsAndGivesIncreasingIdentifiers() throws {
     let context = Fixtures.context()
-    try context.run { context in
+    try context.run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])
       let bob = try context.insert("Employee", values: ["name": "Bob", "salary": 10])
       #expect(ann["age"] == 0)
@@ -30,7 +30,7 @@ struct ContextTests {
   ])
   func rejectsValuesOfTheWrongTypeAtOnce(key: String, value: FilterValue, message: String) throws {
     let context = Fixtures.context()
-    try context.run { context in
+    try context.run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 3])
       let error = try #require(throws: ObjectGraphError.self) { try ann.setValue(value, forKey: key) }
       #expect(error.code == .typeMismatch)
@@ -48,7 +48,7 @@ struct ContextTests {
 
   @Test func namesUnknownEntitiesAndKeys() throws {
     let context = Fixtures.context()
-    try context.run { context in
+    try context.run { context throws in
       let entity = try #require(throws: ObjectGraphError.self) { try context.insert("Persn") }
       #expect(entity.code == .unknownEntity)
       #expect(entity.message == "unknown entity 'Persn' (entities: Company, Department, Person, Employee, Passport)")
@@ -65,14 +65,14 @@ struct ContextTests {
   }
 
   @Test func convertsIntegersForDoubleAttributes() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann", "score": 3])
       #expect(ann["score"] == .double(3))
     }
   }
 
   @Test func setValuesIsAllOrNothing() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])
       try context.save()
       #expect(throws: ObjectGraphError.self) {
@@ -86,7 +86,7 @@ struct ContextTests {
   }
 
   @Test func settingTheSameValueIsNoChange() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
       try context.save()
       try ann.setValue(30, forKey: "age")
@@ -101,7 +101,7 @@ struct ContextTests {
   }
 
   @Test func rollbackRestoresTheLastSave() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
       let bob = try context.insert("Person", values: ["name": "Bob"])
@@ -129,7 +129,7 @@ struct ContextTests {
   }
 
   @Test func deletedObjectsRefuseChanges() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])
       try context.delete(ann)
       let error = try #require(throws: ObjectGraphError.self) { try ann.setValue(1, forKey: "age") }
@@ -144,7 +144,7 @@ struct ContextTests {
     let first = Fixtures.context("first")
     let second = Fixtures.context("second")
     let ann = try first.run { try $0.insert("Person", values: ["name": "Ann"]) }
-    try second.run { context in
+    try second.run { context throws in
       let bob = try context.insert("Person", values: ["name": "Bob"])
       let error = try #require(throws: ObjectGraphError.self) {
         try context.setRelationship("passport", of: bob, to: ann)

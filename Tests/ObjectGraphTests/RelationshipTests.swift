@@ -5,7 +5,7 @@ import Testing
 @Suite("Context: relationships and delete rules")
 struct RelationshipTests {
   @Test func toOneKeepsTheInverseOnBothSides() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let initech = try context.insert("Company", values: ["name": "Initech"])
       let ann = try context.insert("Person", values: ["name": "Ann"])
@@ -20,7 +20,7 @@ struct RelationshipTests {
   }
 
   @Test func toManyMovesObjectsBetweenOwners() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let initech = try context.insert("Company", values: ["name": "Initech"])
       let ann = try context.insert("Person", values: ["name": "Ann"])
@@ -42,7 +42,7 @@ struct RelationshipTests {
   }
 
   @Test func oneToOneLetsThePreviousHolderGo() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])
       let bob = try context.insert("Person", values: ["name": "Bob"])
       let passport = try context.insert("Passport", values: ["number": "X1"])
@@ -54,7 +54,7 @@ struct RelationshipTests {
   }
 
   @Test func refusesDestinationsOfTheWrongEntityOrShape() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])
       let bob = try context.insert("Person", values: ["name": "Bob"])
       let wrong = try #require(throws: ObjectGraphError.self) { try ann.setRelationship("employer", to: bob) }
@@ -72,7 +72,7 @@ struct RelationshipTests {
   }
 
   @Test func nullifyRemovesTheDeletedObjectFromItsDestinations() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let lab = try context.insert("Department", values: ["name": "Lab"])
       try lab.setRelationship("company", to: acme)
@@ -91,7 +91,7 @@ struct RelationshipTests {
   }
 
   @Test func cascadeDeletesAlongAChain() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let lab = try context.insert("Department", values: ["name": "Lab"])
       let shop = try context.insert("Department", values: ["name": "Shop"])
@@ -115,7 +115,7 @@ struct RelationshipTests {
   }
 
   @Test func denyFailsTheSaveAndLeavesEverythingInPlace() throws {
-    try Fixtures.context().run { context in
+    try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])
       let ann = try context.insert("Person", values: ["name": "Ann"])
       let bob = try context.insert("Person", values: ["name": "Bob"])

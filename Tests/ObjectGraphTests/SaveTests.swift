@@ -1,0 +1,174 @@
+import Foundation
+import ObjectGraph
+import PredicateDSL
+import Synchronization
+import Testing
+
+@Suite("Context: saves and notifications")
+struct SaveTests {
+  @Test func reportsInsertsUpdatesAndDeletesWithOldValues() throws {
+    try Fixtures.context().run { context throws in
+      let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
+      let bob = try context.insert("Person", values: ["name": "Bob"])
+      let first = try #require(try context.save(author: "importer"))
+      #expect(first.sequenceNumber == 1 && first.author == "importer" && first.contextName == "test")
+      #expect(first.inserted.map(\.objectID) == [ann.objectID, bob.objectID])
+      #expect(first.inserted[0]["age"] == 30)
+      #expect(first.updated.isEmpty && first.deleted.isEmpty)
+
+      try ann.setValue(31, forKey: "age")
+      try ann.setValue("Anne", forKey: "name")
+      try context.delete(bob)
+      let cid = try context.insert("Person", values: ["name": "Cid"])
+      let second = try #require(try context.save())
+      #expect(second.sequenceNumber == 2 && second.author == nil)
+      #expect(second.inserted.map(\.objectID) == [cid.objectID])
+      #expect(second.deleted.map(\.objectID) == [bob.objectID])
+      #expect(second.deleted[0]["name"] == "Bob")
+      let update = try #require(second.updated.first)
+      #expect(update.changedKeys == ["name", "age"])
+      #expect(update.change(forKey: "age") == PropertyChange(key: "age", old: .attribute(30), new: .attribute(31)))
+      #expect(update.change(forKey: "active") == nil)
+      #expect(update.before["name"] == "Ann" && update.after["name"] == "Anne")
+      #expect(update.changes.map(\.description) == [#"name: "Ann" → "Anne""#, "age: 30 → 31"])
+    }
+  }
+
+  @Test func relationshipChangesAppearOnBothSides() throws {
+    try Fixtures.context().run { context throws in
+      let acme = try context.insert("Company", values: ["name": "Acme"])
+      let ann = try context.insert("Person", values: ["name": "Ann"])
+      try context.save()
+      try ann.setRelationship("employer", to: acme)
+      let save = try #require(try context.save())
+      #expect(save.updated.map(\.objectID) == [acme.objectID, ann.objectID])
+      #expect(save.updated[0].changes == [
+        PropertyChange(key: "employees", old: .relationship(.toMany([])), new: .relationship(.toMany([ann.objectID])))
+      ])
+      #expect(save.updated[1].changes == [
+        PropertyChange(key: "employer", old: .relationship(.toOne(nil)), new: .relationship(.toOne(acme.objectID)))
+      ])
+    }
+  }
+
+  @Test func changesUndoneBeforeTheSaveAreNoUpdate() throws {
+    try Fixtures.context().run { context throws in
+      let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
+      let bob = try context.insert("Person", values: ["name": "Bob"])
+      try context.save()
+      try ann.setValue(31, forKey: "age")
+      try ann.setValue(30, forKey: "age")
+      try bob.setValue(5, forKey: "age")
+      let save = try #require(try context.save())
+      #expect(save.updated.map(\.objectID) == [bob.objectID])
+    }
+  }
+
+  @Test func aFailedSaveListsEveryProblemAndChangesNothing() throws {
+    try Fixtures.context().run { context throws in
+      let acme = try context.insert("Company", values: ["name": "Acme"])
+      let ann = try context.insert("Person", values: ["name": "Ann"])
+      try context.save()
+      try ann.setValue(.null, forKey: "name")
+      try ann.setValue(40, forKey: "age")
+      let orphan = try context.insert("Department", values: [:])
+      let before = context.sequenceNumber
+
+      let error = try #require(throws: ContextSaveError.self) { try context.save() }
+      #expect(error.problems.map(\.message) == [
+        "Person \(ann.objectID): 'name' is required",
+        "Department \(orphan.objectID): relationship 'company' is required",
+        "Department \(orphan.objectID): 'name' is required",
+      ])
+      #expect(error.problems.map(\.code) == [.missingValue, .missingRelationship, .missingValue])
+      #expect(error.description.hasPrefix("save failed: 3 problems: Person"))
+      // Nothing applied, nothing lost.
+      #expect(context.sequenceNumber == before)
+      #expect(context.hasChanges && ann["age"] == 40 && orphan.isInserted)
+      #expect(try context.fetch("Department").count == 1)
+
+      try ann.setValue("Ann", forKey: "name")
+      try orphan.setValue("Lab", forKey: "name")
+      try orphan.setRelationship("company", to: acme)
+      let save = try #require(try context.save())
+      #expect(save.sequenceNumber == before + 1)
+      #expect(save.inserted.map(\.objectID) == [orphan.objectID])
+      #expect(save.updated.map(\.objectID) == [acme.objectID, ann.objectID])
+      #expect(save.updated[1].changedKeys == ["age"])
+    }
+  }
+
+  @Test func observersRunInOrderOnTheQueueAndStopWhenCancelled() throws {
+    let context = Fixtures.context()
+    let log = Mutex<[String]>([])
+    let first = context.addSaveObserver { [queue = context.queue] save in
+      dispatchPrecondition(condition: .onQueue(queue))
+      log.withLock { $0.append("first \(save.sequenceNumber)") }
+    }
+    var second: SaveObserverToken? = context.addSaveObserver { save in
+      log.withLock { $0.append("second \(save.sequenceNumber)") }
+    }
+    try context.run { context throws in
+      try context.insert("Person", values: ["name": "Ann"])
+      try context.save()
+    }
+    second = nil  // released: unregistered
+    try context.run { context throws in
+      try context.insert("Person", values: ["name": "Bob"])
+      try context.save()
+    }
+    first.cancel()
+    first.cancel()
+    try context.run { context throws in
+      try context.insert("Person", values: ["name": "Cid"])
+      try context.save()
+    }
+    #expect(second == nil)
+    #expect(log.withLock { $0 } == ["first 1", "second 1", "first 2"])
+  }
+
+  @Test func aSaveInsideAnObserverReachesEveryObserverAfterTheCurrentOne() throws {
+    let context = Fixtures.context()
+    let log = Mutex<[String]>([])
+    let saver = context.addSaveObserver { [context] save in
+      log.withLock { $0.append("A\(save.sequenceNumber)") }
+      guard save.sequenceNumber == 1 else { return }
+      _ = try? context.insert("Person", values: ["name": "Echo"])
+      _ = try? context.save()
+    }
+    let listener = context.addSaveObserver { save in log.withLock { $0.append("B\(save.sequenceNumber)") } }
+    try context.run { context throws in
+      try context.insert("Person", values: ["name": "Ann"])
+      try context.save()
+    }
+    #expect(log.withLock { $0 } == ["A1", "B1", "A2", "B2"])
+    withExtendedLifetime((saver, listener)) {}
+  }
+
+  @Test func postsCoreDataStyleNotifications() throws {
+    let center = NotificationCenter()
+    let context = ObjectContext(schema: Fixtures.schema, name: "posting", notificationCenter: center)
+    let received = Mutex<[ContextSave]>([])
+    let inserted = Mutex<Int>(0)
+    let observer = center.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) {
+      notification in
+      let userInfo = notification.userInfo ?? [:]
+      if let save = userInfo[ObjectContext.SaveUserInfoKey.save] as? ContextSave {
+        received.withLock { $0.append(save) }
+      }
+      let objects = userInfo[ObjectContext.SaveUserInfoKey.inserted] as? [ObjectSnapshot]
+      inserted.withLock { $0 += objects?.count ?? -100 }
+      #expect(userInfo[ObjectContext.SaveUserInfoKey.updated] is [ObjectSnapshot])
+      #expect(userInfo[ObjectContext.SaveUserInfoKey.deleted] is [ObjectSnapshot])
+    }
+    defer { center.removeObserver(observer) }
+    try context.run { context throws in
+      try context.insert("Person", values: ["name": "Ann"])
+      try context.insert("Person", values: ["name": "Bob"])
+      try context.save()
+      #expect(try context.save() == nil)  // nothing to save: nothing posted
+    }
+    #expect(received.withLock { $0.map(\.sequenceNumber) } == [1])
+    #expect(inserted.withLock { $0 } == 2)
+  }
+}
