@@ -31,6 +31,9 @@ enum Usage {
       eval [--count] FORMAT [ARG...]
                                print the JSON lines of standard input whose record
                                matches FORMAT (with --count, only how many)
+      replay --schema SCHEMA.json
+                               apply one save per JSON line of standard input to an
+                               in-memory object graph; print what each save changed
 
     run `swift test` for the test suite; see README.md and docs/.
     """

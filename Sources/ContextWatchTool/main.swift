@@ -4,6 +4,7 @@
 //   context-watch check FORMAT [ARG...]    print the canonical form, or the error
 //   context-watch eval --cases             answer JSON-line test cases
 //   context-watch eval [--count] FORMAT    filter JSON lines by a predicate
+//   context-watch replay --schema S.json   apply JSON change lines, print each save
 //
 // Exit status: 0 on success, 1 when the input was rejected, 64 for a usage
 // error.
@@ -19,6 +20,8 @@ case "check":
   status = CheckCommand.run(Array(arguments.dropFirst()))
 case "eval":
   status = EvalCommand.run(Array(arguments.dropFirst()))
+case "replay":
+  status = ReplayCommand.run(Array(arguments.dropFirst()))
 case "help", "-h", "--help":
   print(Usage.text)
   status = 0

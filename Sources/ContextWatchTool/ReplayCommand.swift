@@ -1,0 +1,267 @@
+import Foundation
+import ObjectGraph
+import PredicateDSL
+
+/// `context-watch replay --schema SCHEMA.json < changes.jsonl`: applies one
+/// save per input line to an in-memory context and prints one JSON line per
+/// input line, in order.
+///
+/// An input line is `{"author": String?, "insert": [{"entity", "ref",
+/// "values"}], "update": [{"ref", "values"}], "delete": [ref]}`. A `ref` is
+/// the caller's name for an object, usable in later lines; a relationship's
+/// value is a ref (to-one), null, or an array of refs (to-many); other
+/// values follow the JSON conventions of `eval --cases`.
+///
+/// A saved line prints `{"save": Int, "inserted": [{"ref", "entity",
+/// "values"}], "updated": [{"ref", "entity", "changed": {KEY: {"old",
+/// "new"}}}], "deleted": [{"ref", "entity", "values"}]}`, objects sorted by
+/// ref. A refused line prints `{"error": {"message", "problems"}}`, and
+/// nothing of it is applied: later lines go on from the state before it.
+enum ReplayCommand {
+  static let usage = "usage: context-watch replay --schema SCHEMA.json < changes.jsonl"
+
+  static func run(_ arguments: [String]) -> Int32 {
+    guard arguments.count == 2, arguments[0] == "--schema" else {
+      Console.error(usage)
+      return 64
+    }
+    let schema: ObjectSchema
+    do {
+      schema = try ObjectSchema(contentsOf: URL(fileURLWithPath: arguments[1]))
+    } catch {
+      Console.error("context-watch: \(arguments[1]): invalid schema")
+      for problem in error.problems { Console.error("  - \(problem)") }
+      return 1
+    }
+    let replayer = Replayer(schema: schema)
+    for line in Console.inputLines where !line.allSatisfy(\.isWhitespace) {
+      print(replayer.apply(line).serialized)
+    }
+    return 0
+  }
+}
+
+/// Applies JSON change lines to a context, keeping the caller's refs.
+final class Replayer {
+  let context: ObjectContext
+  /// Live objects by ref.
+  private var objects: [String: ManagedObject] = [:]
+  /// Refs by object, deleted objects included, for printing.
+  private var refs: [ObjectID: String] = [:]
+
+  init(schema: ObjectSchema) {
+    context = ObjectContext(schema: schema, name: "replay", notificationCenter: nil)
+  }
+
+  /// The answer to one input line.
+  func apply(_ line: String) -> JSONValue {
+    context.performAndWait { _ in applyOnQueue(line) }
+  }
+
+  /// An input problem: collected, so that one answer lists them all.
+  private struct Refusal: Error {
+    var problems: [String]
+  }
+
+  private func applyOnQueue(_ line: String) -> JSONValue {
+    let change: JSONValue
+    do {
+      change = try JSONValue.parse(line)
+    } catch {
+      return Self.refusal("invalid JSON", problems: [error.description])
+    }
+    var problems: [String] = []
+    var added: [String] = []
+    do {
+      try apply(change, problems: &problems, added: &added)
+    } catch {
+      problems.append("\(error)")
+    }
+    if !problems.isEmpty {
+      undo(added)
+      return Self.refusal("the change was refused; nothing of it was applied", problems: problems)
+    }
+    let author: String? = if case .string(let name)? = change["author"] { name } else { nil }
+    do {
+      guard let save = try context.save(author: author) else {
+        return .object([("save", .null), ("inserted", .array([])), ("updated", .array([])), ("deleted", .array([]))])
+      }
+      return output(save)
+    } catch {
+      let problems = error.problems.map { naming($0.message) }  // before the refs go
+      undo(added)
+      return Self.refusal(
+        "save failed: \(problems.count == 1 ? "1 problem" : "\(problems.count) problems")", problems: problems)
+    }
+  }
+
+  private func apply(_ change: JSONValue, problems: inout [String], added: inout [String]) throws {
+    guard case .object(let members) = change else {
+      throw Refusal(problems: ["a change line is a JSON object, not \(change.typeName)"])
+    }
+    for (key, _) in members where !["author", "insert", "update", "delete"].contains(key) {
+      problems.append("unknown field '\(key)' (fields: author, insert, update, delete)")
+    }
+    switch change["author"] {
+    case nil, .null?, .string?: break
+    case let other?: problems.append("\"author\" is a string, not \(other.typeName)")
+    }
+    // Inserts first, so that relationships may name objects inserted on the same line.
+    var pending: [(object: ManagedObject, ref: String, values: [(key: String, value: JSONValue)])] = []
+    for (index, item) in try list(change["insert"], "insert").enumerated() {
+      let place = "insert[\(index)]"
+      guard case .string(let entity)? = item["entity"], case .string(let ref)? = item["ref"] else {
+        problems.append("\(place): needs \"entity\" and \"ref\" strings")
+        continue
+      }
+      if objects[ref] != nil {
+        problems.append("\(place): ref '\(ref)' is already in use")
+        continue
+      }
+      do {
+        let object = try context.insert(entity)
+        objects[ref] = object
+        refs[object.objectID] = ref
+        added.append(ref)
+        pending.append((object, ref, try fields(item["values"], place)))
+      } catch {
+        problems.append("\(place): \(error)")
+      }
+    }
+    for (index, item) in try list(change["update"], "update").enumerated() {
+      let place = "update[\(index)]"
+      guard case .string(let ref)? = item["ref"] else {
+        problems.append("\(place): needs a \"ref\" string")
+        continue
+      }
+      guard let object = objects[ref] else {
+        problems.append("\(place): unknown ref '\(ref)'")
+        continue
+      }
+      pending.append((object, ref, try fields(item["values"], place)))
+    }
+    for (object, ref, values) in pending {
+      for (key, value) in values {
+        do {
+          try set(key, of: object, to: value)
+        } catch {
+          problems.append("'\(ref)'.\(key): \(error)")
+        }
+      }
+    }
+    for (index, item) in try list(change["delete"], "delete").enumerated() {
+      guard case .string(let ref) = item else {
+        problems.append("delete[\(index)]: a ref is a string, not \(item.typeName)")
+        continue
+      }
+      guard let object = objects[ref] else {
+        problems.append("delete[\(index)]: unknown ref '\(ref)'")
+        continue
+      }
+      try context.delete(object)
+    }
+  }
+
+  private func list(_ value: JSONValue?, _ field: String) throws -> [JSONValue] {
+    switch value {
+    case nil, .null?: return []
+    case .array(let items)?: return items
+    case let other?: throw Refusal(problems: ["\"\(field)\" is an array, not \(other.typeName)"])
+    }
+  }
+
+  private func fields(_ value: JSONValue?, _ place: String) throws -> [(key: String, value: JSONValue)] {
+    switch value {
+    case nil, .null?: return []
+    case .object(let members)?: return members
+    case let other?: throw Refusal(problems: ["\(place).values is an object, not \(other.typeName)"])
+    }
+  }
+
+  private func set(_ key: String, of object: ManagedObject, to value: JSONValue) throws {
+    guard object.targets(of: key) != nil else {
+      return try object.setValue(try value.filterValue(), forKey: key)
+    }
+    var destinations: [ManagedObject] = []
+    let named: [JSONValue] =
+      switch value {
+      case .null: []
+      case .array(let items): items
+      default: [value]
+      }
+    for item in named {
+      guard case .string(let ref) = item else {
+        throw Refusal(problems: ["a relationship takes refs (strings), not \(item.typeName)"])
+      }
+      guard let destination = objects[ref] else { throw Refusal(problems: ["unknown ref '\(ref)'"]) }
+      destinations.append(destination)
+    }
+    if case .toMany? = object.targets(of: key), case .string = value {
+      throw Refusal(problems: ["\(object.entityName).\(key) is to-many: give an array of refs"])
+    }
+    try context.setTargets(destinations, forKey: key, of: object)
+  }
+
+  /// Forgets the refs of a refused line and rolls the context back.
+  private func undo(_ added: [String]) {
+    context.rollback()
+    for ref in added {
+      if let object = objects.removeValue(forKey: ref) { refs[object.objectID] = nil }
+    }
+  }
+
+  // MARK: Output
+
+  private func output(_ save: ContextSave) -> JSONValue {
+    func ref(_ id: ObjectID) -> String { refs[id] ?? id.description }
+    func values(_ snapshot: ObjectSnapshot) -> JSONValue {
+      .object(snapshot.keys.compactMap { key in snapshot.property(key).map { (key, json($0)) } })
+    }
+    let inserted = save.inserted.map { snapshot in
+      (ref(snapshot.objectID), JSONValue.object([
+        ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)), ("values", values(snapshot)),
+      ]))
+    }
+    let updated = save.updated.map { update in
+      (ref(update.objectID), JSONValue.object([
+        ("ref", .string(ref(update.objectID))), ("entity", .string(update.after.entityName)),
+        ("changed", .object(update.changes.map { ($0.key, .object([("old", json($0.old)), ("new", json($0.new))])) })),
+      ]))
+    }
+    let deleted = save.deleted.map { snapshot in
+      (ref(snapshot.objectID), JSONValue.object([
+        ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)), ("values", values(snapshot)),
+      ]))
+    }
+    for snapshot in save.deleted {
+      if let name = refs[snapshot.objectID] { objects[name] = nil }
+    }
+    func sorted(_ items: [(String, JSONValue)]) -> JSONValue { .array(items.sorted { $0.0 < $1.0 }.map(\.1)) }
+    return .object([
+      ("save", .int(Int64(save.sequenceNumber))), ("inserted", sorted(inserted)), ("updated", sorted(updated)),
+      ("deleted", sorted(deleted)),
+    ])
+  }
+
+  private func json(_ value: PropertyValue) -> JSONValue {
+    switch value {
+    case .attribute(let value): JSONValue(value)
+    case .relationship(.toOne(let id)): id.map { .string(refs[$0] ?? $0.description) } ?? .null
+    case .relationship(.toMany(let ids)): .array(ids.map { .string(refs[$0] ?? $0.description) }.sorted { $0.serialized < $1.serialized })
+    }
+  }
+
+  /// Replaces `Entity #N` in a message by `Entity 'ref'`.
+  private func naming(_ message: String) -> String {
+    var text = message
+    for (id, ref) in refs.sorted(by: { $0.key.description.count > $1.key.description.count })
+    where text.contains(id.description) {
+      text = text.replacingOccurrences(of: id.description, with: "'\(ref)'")
+    }
+    return text
+  }
+
+  private static func refusal(_ message: String, problems: [String]) -> JSONValue {
+    .object([("error", .object([("message", .string(message)), ("problems", .array(problems.map(JSONValue.string)))]))])
+  }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Command line: replay")
+struct ReplayCommandTests {
+  static let schema = """
+    {"entities": [
+      {"name": "Person",
+       "attributes": {"name": {"type": "string"}, "age": {"type": "integer", "optional": true, "default": 0},
+                      "born": {"type": "date", "optional": true}},
+       "relationships": {"employer": {"destination": "Company", "inverse": "employees"}}},
+      {"name": "Employee", "parent": "Person", "attributes": {"salary": {"type": "double", "optional": true}}},
+      {"name": "Company", "attributes": {"name": {"type": "string"}},
+       "relationships": {"employees": {"destination": "Person", "toMany": true, "inverse": "employer",
+                                       "deleteRule": "deny"}}}
+    ]}
+    """
+
+  private func replay(_ lines: [String], schema: String = schema) throws -> CommandRunner.Outcome {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString).json")
+    try Data(schema.utf8).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try CommandRunner.run(["replay", "--schema", url.path], input: lines.joined(separator: "\n") + "\n")
+  }
+
+  @Test func printsEverySaveWithRefsOnBothSidesOfRelationships() throws {
+    let outcome = try replay([
+      #"{"author": "hr", "insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Employee", "ref": "ann", "values": {"name": "Ann", "age": 30, "salary": 10, "employer": "acme", "born": {"$date": 0}}}]}"#,
+      #"{"update": [{"ref": "ann", "values": {"age": 31, "employer": null}}]}"#,
+      #"{"delete": ["acme", "ann"]}"#,
+    ])
+    #expect(outcome.status == 0)
+    #expect(outcome.output.split(separator: "\n") == [
+      #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Employee","values":{"age":30,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":"acme"}}],"updated":[],"deleted":[]}"#,
+      #"{"save":2,"inserted":[],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":[]}}},{"ref":"ann","entity":"Employee","changed":{"age":{"old":30,"new":31},"employer":{"old":"acme","new":null}}}],"deleted":[]}"#,
+      #"{"save":3,"inserted":[],"updated":[],"deleted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}},{"ref":"ann","entity":"Employee","values":{"age":31,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":null}}]}"#,
+    ])
+  }
+
+  @Test func aRefusedLineLeavesNoTraceAndLaterLinesGoOn() throws {
+    let outcome = try replay([
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Person", "ref": "ann", "values": {"name": "Ann", "employer": "acme"}}]}"#,
+      #"{"delete": ["acme"], "update": [{"ref": "ann", "values": {"age": 5}}]}"#,
+      #"{"insert": [{"entity": "Person", "ref": "bob", "values": {"age": "x"}}], "update": [{"ref": "zed"}]}"#,
+      #"{"insert": [{"entity": "Robot", "ref": "r2"}]}"#,
+      "not json",
+      #"{"insert": [{"entity": "Person", "ref": "bob"}]}"#,
+      #"{"insert": [{"entity": "Person", "ref": "bob", "values": {"name": "Bob", "employer": "acme"}}], "update": [{"ref": "ann", "values": {"age": 6}}]}"#,
+    ])
+    #expect(outcome.status == 0)
+    #expect(outcome.output.split(separator: "\n") == [
+      #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Person","values":{"age":0,"born":null,"name":"Ann","employer":"acme"}}],"updated":[],"deleted":[]}"#,
+      #"{"error":{"message":"save failed: 1 problem","problems":["Company 'acme' cannot be deleted: 'employees' (delete rule deny) still holds Person 'ann'"]}}"#,
+      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["update[0]: unknown ref 'zed'","'bob'.age: Person.age takes integer values, not string \"x\""]}}"#,
+      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0]: unknown entity 'Robot' (entities: Person, Employee, Company)"]}}"#,
+      #"{"error":{"message":"invalid JSON","problems":["invalid JSON at offset 0: expected a value"]}}"#,
+      #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
+      // Save 2: ann's age is 0 again (the refused lines left nothing), and
+      // the ref 'bob' is free again.
+      #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"born":null,"name":"Bob","employer":"acme"}}],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":["ann","bob"]}}},{"ref":"ann","entity":"Person","changed":{"age":{"old":0,"new":6}}}],"deleted":[]}"#,
+    ])
+  }
+
+  @Test func rejectsABadSchemaWithEveryProblem() throws {
+    let outcome = try replay(
+      [], schema: #"{"entities": [{"name": "A", "attributes": {"x": {"type": "text"}}, "relationships": {"b": {"destination": "B"}}}]}"#)
+    #expect(outcome.status == 1)
+    #expect(outcome.errorOutput.hasSuffix("""
+      invalid schema
+        - A.x: unknown type 'text' (types: string, integer, double, boolean, date, uuid, data)
+        - A.b: unknown destination entity 'B'
+
+      """))
+  }
+
+  @Test func withoutASchemaIsAUsageError() throws {
+    let outcome = try CommandRunner.run(["replay"])
+    #expect(outcome.status == 64)
+    #expect(outcome.errorOutput.contains("usage: context-watch replay --schema SCHEMA.json"))
+  }
+}
