@@ -1,7 +1,6 @@
 import Dispatch
 import ObjectGraph
 import PredicateDSL
-import Synchronization
 import Testing
 
 @Suite("Context: queue confinement")
@@ -39,7 +38,7 @@ struct ConcurrencyTests {
       return try context.save()
     }
     #expect(save?.inserted.count == 1)
-    let done = Mutex(false)
+    let done = LockedState(false)
     await withCheckedContinuation { continuation in
       context.perform { context in
         done.withLock { $0 = context.isOnQueue }
@@ -57,7 +56,7 @@ struct ConcurrencyTests {
     let contextCount = 4
     let savesPerContext = 200
     let contexts = (0..<contextCount).map { Fixtures.context("c\($0)") }
-    let seen = Mutex<[[Int]]>(Array(repeating: [], count: contextCount))
+    let seen = LockedState<[[Int]]>(Array(repeating: [], count: contextCount))
     let tokens = contexts.enumerated().map { index, context in
       context.addSaveObserver { save in
         #expect(save.inserted.count == 3 && save.updated.count <= 1)

@@ -1,7 +1,6 @@
 import Foundation
 import ObjectGraph
 import PredicateDSL
-import Synchronization
 import Testing
 
 @Suite("Context: saves and notifications")
@@ -100,7 +99,7 @@ struct SaveTests {
 
   @Test func observersRunInOrderOnTheQueueAndStopWhenCancelled() throws {
     let context = Fixtures.context()
-    let log = Mutex<[String]>([])
+    let log = LockedState<[String]>([])
     let first = context.addSaveObserver { [queue = context.queue] save in
       dispatchPrecondition(condition: .onQueue(queue))
       log.withLock { $0.append("first \(save.sequenceNumber)") }
@@ -129,7 +128,7 @@ struct SaveTests {
 
   @Test func aSaveInsideAnObserverReachesEveryObserverAfterTheCurrentOne() throws {
     let context = Fixtures.context()
-    let log = Mutex<[String]>([])
+    let log = LockedState<[String]>([])
     let saver = context.addSaveObserver { [context] save in
       log.withLock { $0.append("A\(save.sequenceNumber)") }
       guard save.sequenceNumber == 1 else { return }
@@ -148,8 +147,8 @@ struct SaveTests {
   @Test func postsCoreDataStyleNotifications() throws {
     let center = NotificationCenter()
     let context = ObjectContext(schema: Fixtures.schema, name: "posting", notificationCenter: center)
-    let received = Mutex<[ContextSave]>([])
-    let inserted = Mutex<Int>(0)
+    let received = LockedState<[ContextSave]>([])
+    let inserted = LockedState<Int>(0)
     let observer = center.addObserver(forName: ObjectContext.didSaveNotification, object: context, queue: nil) {
       notification in
       let userInfo = notification.userInfo ?? [:]

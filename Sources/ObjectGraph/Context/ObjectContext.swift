@@ -27,7 +27,7 @@ import Synchronization
 public final class ObjectContext: @unchecked Sendable {
   // @unchecked Sendable: every mutable stored property below is touched only
   // on `queue` (each confined entry point begins with `checkQueue()`, in
-  // release builds too); `observers` is a Mutex-protected registry, and the
+  // release builds too); `observers` is a lock-protected registry, and the
   // `let`s are immutable Sendable values.
 
   /// The schema of the context's objects.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The save observers of a context: added and removed from any thread,
 /// called on the context's queue.
 final class SaveObserverRegistry: Sendable {
@@ -11,7 +9,7 @@ final class SaveObserverRegistry: Sendable {
     var observers: [(id: UInt64, observer: Observer)] = []
   }
 
-  private let state = Mutex(State())
+  private let state = LockedState(State())
 
   func add(_ observer: @escaping Observer) -> UInt64 {
     state.withLock { state in

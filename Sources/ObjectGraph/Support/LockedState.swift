@@ -1,0 +1,27 @@
+import Foundation
+
+/// State shared between threads behind a lock: the registries of observers
+/// and watches, which any thread may change.
+///
+/// This is `Synchronization.Mutex`'s job, but on Linux `Mutex` waits on a
+/// futex that ThreadSanitizer cannot see, so every access it protects is
+/// reported as a race and `swift test --sanitize=thread` cannot tell real
+/// races from false ones. `NSLock` is a pthread mutex, which
+/// ThreadSanitizer understands.
+package final class LockedState<State>: @unchecked Sendable {
+  // @unchecked Sendable: `state` is only read or written inside `lock`.
+  private let lock = NSLock()
+  private var state: State
+
+  package init(_ state: State) { self.state = state }
+
+  /// Runs `body` with exclusive access to the state. Do not call user code
+  /// inside `body`: copy out what it needs, and call it after.
+  package func withLock<Result, Failure: Error>(
+    _ body: (inout State) throws(Failure) -> Result
+  ) throws(Failure) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&state)
+  }
+}
