@@ -132,7 +132,7 @@ extension FilterValue {
 /// A value as a hash key with the meaning of ``FilterValue/predicateEqual(_:_:)``:
 /// equal numbers are equal keys whatever their type, strings compare by code
 /// units (Swift's `String` equality would join canonical equivalents).
-enum MembershipKey: Hashable, Sendable {
+package enum MembershipKey: Hashable, Sendable {
   // Not `indirect`: the recursive cases hold arrays, sets and dictionaries,
   // which are references already, so a scalar key never allocates.
   case null
@@ -146,7 +146,7 @@ enum MembershipKey: Hashable, Sendable {
   case set(Set<MembershipKey>)
   case record([String: MembershipKey])
 
-  init(_ value: FilterValue) {
+  package init(_ value: FilterValue) {
     switch value {
     case .null: self = .null
     case .bool(let bool): self = .int(bool ? 1 : 0)
@@ -166,16 +166,16 @@ enum MembershipKey: Hashable, Sendable {
 
 /// A string that is equal to another only when their code units are, and
 /// hashes accordingly.
-struct LiteralString: Hashable, Sendable {
+package struct LiteralString: Hashable, Sendable {
   var string: String
 
   init(_ string: String) { self.string = string }
 
-  static func == (lhs: LiteralString, rhs: LiteralString) -> Bool {
+  package static func == (lhs: LiteralString, rhs: LiteralString) -> Bool {
     TextComparison.literalEqual(lhs.string, rhs.string)
   }
 
-  func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     TextComparison.withUTF8(string) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
   }
 }

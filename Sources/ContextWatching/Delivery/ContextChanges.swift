@@ -1,0 +1,137 @@
+public import ObjectGraph
+public import PredicateDSL
+
+/// What one save changed among the objects a watcher watches: the filtered
+/// sets, delivered once per save on the watcher's queue.
+///
+/// Each object appears in the sets of the events its watches saw: an object
+/// that entered one watch and stayed in another is in ``entered`` and in
+/// ``updated``. ``matches`` says which watch saw what (attribution).
+///
+/// ```swift
+/// func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
+///   for update in changes.entered { print("now matching:", update.after) }
+///   for update in changes.exited { print("no longer matching:", update.after) }
+///   print(changes.matches[someID] ?? [])   // [WatchMatch(watch: watch 1, event: entered)]
+/// }
+/// ```
+public struct ContextChanges: Sendable, Hashable {
+  /// The save's sequence number.
+  public var sequenceNumber: Int
+  /// The save's author label.
+  public var author: String?
+  /// Inserted objects that matched a watch, in identifier order.
+  public var inserted: [ObjectSnapshot]
+  /// Updated objects that matched a watch before and after, in identifier
+  /// order, with changed keys and old values.
+  public var updated: [ObjectUpdate]
+  /// Objects that match a watch now and did not before.
+  ///
+  /// For an object that changed only through a relationship (its
+  /// department was renamed), `before` and `after` hold its own unchanged
+  /// values and `changedKeys` names the relationship the change came
+  /// through.
+  public var entered: [ObjectUpdate]
+  /// Objects that matched a watch before and do not now; see ``entered``.
+  public var exited: [ObjectUpdate]
+  /// Deleted objects that matched a watch on their last values.
+  public var deleted: [ObjectSnapshot]
+  /// For each object delivered, the watches that saw it and what they saw,
+  /// in watch order.
+  public var matches: [ObjectID: [WatchMatch]]
+  /// Watches whose predicate could not be evaluated on an object (as where
+  /// Apple's evaluation raises: an index out of range, say). Such an object
+  /// is not counted as matching that watch; the failure is reported here
+  /// instead of being a silent no-match.
+  public var failures: [WatchFailure]
+  /// Set when the watcher's buffer was full and the deliveries of these
+  /// saves were dropped: the consumer fell behind and should refetch. A
+  /// delivery that reports an overflow holds no objects.
+  public var missedSaves: ClosedRange<Int>?
+
+  /// Creates a delivery.
+  public init(
+    sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [],
+    entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [], deleted: [ObjectSnapshot] = [],
+    matches: [ObjectID: [WatchMatch]] = [:], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil
+  ) {
+    self.sequenceNumber = sequenceNumber
+    self.author = author
+    self.inserted = inserted
+    self.updated = updated
+    self.entered = entered
+    self.exited = exited
+    self.deleted = deleted
+    self.matches = matches
+    self.failures = failures
+    self.missedSaves = missedSaves
+  }
+
+  /// Whether the delivery reports no object and no failure (deliveries never
+  /// are, except the overflow signal).
+  public var isEmpty: Bool {
+    inserted.isEmpty && updated.isEmpty && entered.isEmpty && exited.isEmpty && deleted.isEmpty
+      && failures.isEmpty
+  }
+
+  /// Whether this delivery signals dropped deliveries (see ``missedSaves``).
+  public var isOverflow: Bool { missedSaves != nil }
+
+  /// The identifiers of the objects `watch` saw with `event`, in identifier
+  /// order.
+  public func objectIDs(for watch: WatchID, _ event: WatchEvent) -> [ObjectID] {
+    matches.compactMap { id, matches in
+      matches.contains(WatchMatch(watch: watch, event: event)) ? id : nil
+    }.sorted()
+  }
+
+  /// The delivery as Core Data's did-save `userInfo` was, filtered, keyed
+  /// `"inserted"`, `"updated"` and `"deleted"`: entered and exited objects
+  /// are updates there (their values as saved).
+  public var coreDataStyle: [String: [ObjectSnapshot]] {
+    let changed = (updated + entered + exited).map(\.after)
+    var seen: Set<ObjectID> = []
+    let updates = changed.filter { seen.insert($0.objectID).inserted }.sorted { $0.objectID < $1.objectID }
+    return [
+      ObjectContext.SaveUserInfoKey.inserted: inserted, ObjectContext.SaveUserInfoKey.updated: updates,
+      ObjectContext.SaveUserInfoKey.deleted: deleted,
+    ]
+  }
+}
+
+/// One watch's view of one object in a delivery.
+public struct WatchMatch: Hashable, Sendable, CustomStringConvertible {
+  /// The watch.
+  public var watch: WatchID
+  /// What it saw.
+  public var event: WatchEvent
+
+  /// Creates a match.
+  public init(watch: WatchID, event: WatchEvent) {
+    self.watch = watch
+    self.event = event
+  }
+
+  /// `watch 2 entered`.
+  public var description: String { "\(watch) \(event)" }
+}
+
+/// A watch's predicate that failed on an object.
+public struct WatchFailure: Hashable, Sendable, CustomStringConvertible {
+  /// The watch.
+  public var watch: WatchID
+  /// The object.
+  public var objectID: ObjectID
+  /// The evaluation error, with its position in the predicate.
+  public var error: PredicateEvaluationError
+
+  /// Creates a failure.
+  public init(watch: WatchID, objectID: ObjectID, error: PredicateEvaluationError) {
+    self.watch = watch
+    self.objectID = objectID
+    self.error = error
+  }
+
+  /// `watch 2 on #7: index 3 is out of range …`.
+  public var description: String { "\(watch) on \(objectID): \(error.message)" }
+}

@@ -1,0 +1,296 @@
+import Dispatch
+import Foundation
+import ObjectGraph
+
+/// Hands a watcher's deliveries to its target in save order, one at a time,
+/// without ever making the saver wait (except for ``DeliveryScheduler/immediate``),
+/// with a bounded number of deliveries in flight and `flush()`.
+///
+/// Every decision (deliver, drop, signal an overflow) is taken under one
+/// lock, and deliveries are enqueued on a serial queue (or the stream's
+/// buffer) inside it, so their order is the order of the decisions. User code
+/// runs outside the lock.
+final class DeliveryPipeline: Sendable {
+  private struct State {
+    /// Deliveries enqueued, and deliveries that have run (or, for a
+    /// stream, that the consumer took).
+    var scheduled = 0
+    var completed = 0
+    /// Saves whose deliveries were dropped while the buffer was full.
+    var missed: ClosedRange<Int>?
+    var waiters: [(target: Int, resume: @Sendable () -> Void)] = []
+    weak var watcher: ContextWatcher?
+  }
+
+  private let state = LockedState(State())
+  private let target: DeliveryTarget.Kind
+  private let scheduler: DeliveryScheduler.Kind?
+  /// The serial queue deliveries run on, for the queue scheduler.
+  private let serialQueue: DispatchQueue?
+  private let queueKey = DispatchSpecificKey<Bool>()
+  let stream: ChangesBuffer?
+  let limit: Int
+
+  init(target: DeliveryTarget, limit: Int) {
+    self.target = target.kind
+    self.limit = max(1, limit)
+    switch target.kind {
+    case .delegate(_, let chosen), .handler(let chosen, _): scheduler = chosen.kind
+    case .mainActorHandler: scheduler = .mainActor
+    case .stream: scheduler = nil
+    }
+    if case .queue(let queue)? = scheduler {
+      let serial = DispatchQueue(label: "ContextWatcher.delivery", target: queue)
+      serial.setSpecific(key: queueKey, value: true)
+      serialQueue = serial
+    } else {
+      serialQueue = nil
+    }
+    stream = if case .stream = target.kind { ChangesBuffer() } else { nil }
+    stream?.setPipeline(self)
+  }
+
+  /// The watcher whose deliveries these are (held weakly).
+  func attach(_ watcher: ContextWatcher) { state.withLock { $0.watcher = watcher } }
+
+  /// Enqueues a delivery, or drops it when `limit` deliveries are waiting;
+  /// the dropped saves are reported by an overflow signal as soon as there
+  /// is room for one.
+  func deliver(_ changes: ContextChanges, from watcher: ContextWatcher) {
+    if case .immediate? = scheduler {
+      // Runs on the saving thread: nothing waits, nothing piles up.
+      state.withLock { $0.scheduled += 1 }
+      run(changes, watcher: watcher)
+      finished()
+      return
+    }
+    let handedOff: Int = state.withLock { state in
+      let waiting = state.scheduled - state.completed
+      guard let missed = state.missed else {
+        if waiting < limit { return enqueue(changes, &state) }
+        state.missed = changes.sequenceNumber...changes.sequenceNumber
+        return 0
+      }
+      guard waiting < limit else {
+        state.missed = missed.lowerBound...changes.sequenceNumber
+        return 0
+      }
+      state.missed = nil
+      if waiting + 1 < limit {
+        return enqueue(Self.overflow(missed), &state) + enqueue(changes, &state)
+      }
+      return enqueue(Self.overflow(missed.lowerBound...changes.sequenceNumber), &state)
+    }
+    for _ in 0..<handedOff { finished() }
+  }
+
+  private static func overflow(_ missed: ClosedRange<Int>) -> ContextChanges {
+    ContextChanges(sequenceNumber: missed.upperBound, author: nil, missedSaves: missed)
+  }
+
+  /// Enqueues one delivery under the lock. Returns 1 when a stream consumer
+  /// was waiting and took it at once (the caller counts it as run, outside
+  /// the lock), else 0.
+  private func enqueue(_ changes: ContextChanges, _ state: inout State) -> Int {
+    state.scheduled += 1
+    switch scheduler {
+    case .queue?:
+      serialQueue!.async { [weak watcher = state.watcher] in
+        if let watcher { self.run(changes, watcher: watcher) }
+        self.finished()
+      }
+      return 0
+    case .mainActor?:
+      DispatchQueue.main.async { [weak watcher = state.watcher] in
+        if let watcher { self.run(changes, watcher: watcher) }
+        self.finished()
+      }
+      return 0
+    case .immediate?:
+      preconditionFailure("immediate deliveries are not enqueued")
+    case nil:
+      return stream!.push(changes) ? 1 : 0
+    }
+  }
+
+  private func run(_ changes: ContextChanges, watcher: ContextWatcher) {
+    switch target {
+    case .delegate(let delegate, _):
+      delegate.value?.contextWatcher(watcher, didObserve: changes)
+    case .handler(_, let handler):
+      handler(watcher, changes)
+    case .mainActorHandler(let handler):
+      MainActor.assumeIsolated { handler(changes) }
+    case .stream:
+      break
+    }
+  }
+
+  /// Marks one delivery as run (or taken by the stream's consumer), lets a
+  /// pending overflow signal through, and wakes `flush()` callers.
+  func finished() {
+    var handedOff = 0
+    let ready: [@Sendable () -> Void] = state.withLock { state in
+      state.completed += 1
+      if let missed = state.missed, state.scheduled - state.completed < limit {
+        state.missed = nil
+        handedOff = enqueue(Self.overflow(missed), &state)
+      }
+      let ready = state.waiters.filter { $0.target <= state.completed }.map(\.resume)
+      state.waiters.removeAll { $0.target <= state.completed }
+      return ready
+    }
+    for resume in ready { resume() }
+    if handedOff > 0 { finished() }
+  }
+
+  /// Waits until every delivery enqueued before the call has run.
+  func flush() {
+    if serialQueue != nil && DispatchQueue.getSpecific(key: queueKey) != nil {
+      preconditionFailure("ContextWatcher.flush() called from its own delivery queue would wait forever")
+    }
+    if case .mainActor? = scheduler, Thread.isMainThread {
+      preconditionFailure(
+        "ContextWatcher.flush() called on the main thread would wait for the main actor forever; use await flush()")
+    }
+    let semaphore = DispatchSemaphore(value: 0)
+    guard register({ semaphore.signal() }) else { return }
+    semaphore.wait()
+  }
+
+  /// Waits, without blocking a thread, until every delivery enqueued before
+  /// the call has run.
+  func flush() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      if !register({ continuation.resume() }) { continuation.resume() }
+    }
+  }
+
+  /// Registers `resume` to run when the deliveries enqueued so far have
+  /// run; false when they already have.
+  private func register(_ resume: @escaping @Sendable () -> Void) -> Bool {
+    state.withLock { state in
+      guard state.completed < state.scheduled else { return false }
+      state.waiters.append((state.scheduled, resume))
+      return true
+    }
+  }
+
+  /// Deliveries enqueued and not yet run.
+  var backlog: Int { state.withLock { $0.scheduled - $0.completed } }
+}
+
+/// The buffer behind ``ContextChangesSequence``: deliveries wait here for the
+/// consumer, at most the watcher's buffer limit of them.
+final class ChangesBuffer: Sendable {
+  private struct State {
+    var items: [ContextChanges] = []
+    var head = 0
+    var waiter: CheckedContinuation<ContextChanges?, Never>?
+    var isFinished = false
+  }
+
+  private struct Owner {
+    weak var pipeline: DeliveryPipeline?
+  }
+
+  private let state = LockedState(State())
+  /// Weak: the pipeline owns the buffer.
+  private let owner = LockedState(Owner())
+
+  private var pipeline: DeliveryPipeline? { owner.withLock { $0.pipeline } }
+
+  func setPipeline(_ pipeline: DeliveryPipeline) { owner.withLock { $0.pipeline = pipeline } }
+
+  /// Called under the pipeline's lock, so it never calls back into the
+  /// pipeline. Returns true when a waiting consumer took the delivery at
+  /// once.
+  func push(_ changes: ContextChanges) -> Bool {
+    let waiter: CheckedContinuation<ContextChanges?, Never>? = state.withLock { state in
+      if let waiter = state.waiter {
+        state.waiter = nil
+        return waiter
+      }
+      state.items.append(changes)
+      return nil
+    }
+    waiter?.resume(returning: changes)
+    return waiter != nil
+  }
+
+  func finish() {
+    let waiter = state.withLock { state in
+      state.isFinished = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }
+    waiter?.resume(returning: nil)
+  }
+
+  func next() async -> ContextChanges? {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (continuation: CheckedContinuation<ContextChanges?, Never>) in
+        let taken: ContextChanges?? = state.withLock { state in
+          if state.head < state.items.count {
+            let item = state.items[state.head]
+            state.head += 1
+            if state.head > 64 && state.head * 2 > state.items.count {
+              state.items.removeFirst(state.head)
+              state.head = 0
+            }
+            return .some(item)
+          }
+          if state.isFinished || Task.isCancelled { return .some(nil) }
+          state.waiter = continuation
+          return nil
+        }
+        if let taken {
+          continuation.resume(returning: taken)
+          if taken != nil { pipeline?.finished() }
+        }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in
+        defer { state.waiter = nil }
+        return state.waiter
+      }
+      waiter?.resume(returning: nil)
+    }
+  }
+}
+
+/// The deliveries of a watcher created with ``DeliveryTarget/asyncSequence``,
+/// in save order, for one consumer.
+///
+/// ```swift
+/// let watcher = ContextWatcher(context: context, target: .asyncSequence)
+/// let token = try watcher.watch("Person", where: "age > 30")
+/// for await changes in watcher.changes {
+///   print(changes.sequenceNumber, changes.inserted.count)
+/// }
+/// ```
+///
+/// The sequence ends when the watcher is released. At most the watcher's
+/// ``WatcherOptions/bufferLimit`` deliveries wait; beyond that they are
+/// dropped and the next delivery that fits reports them in
+/// ``ContextChanges/missedSaves``.
+public struct ContextChangesSequence: AsyncSequence, Sendable {
+  /// A delivery.
+  public typealias Element = ContextChanges
+  /// The sequence never throws.
+  public typealias Failure = Never
+
+  let buffer: ChangesBuffer
+
+  /// Creates the iterator.
+  public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(buffer: buffer) }
+
+  /// Takes deliveries from the watcher's buffer.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    let buffer: ChangesBuffer
+
+    /// The next delivery, waiting for it; nil once the watcher is gone or
+    /// the task is cancelled.
+    public mutating func next() async -> ContextChanges? { await buffer.next() }
+  }
+}

@@ -1,0 +1,345 @@
+import ObjectGraph
+import PredicateDSL
+
+/// Every watch of a watcher, combined into one filter: ZSContextWatcher's
+/// master predicate (each watch's predicate with its entity guard, all ORed)
+/// compiled and indexed.
+///
+/// - **Entity first.** Each entity has a bucket of the watches that apply to
+///   its objects (watches on it and on its ancestors), so an object meets
+///   only the watches of its entity.
+/// - **Index.** A watch whose predicate has a top-level `key == constant` or
+///   `key IN {constants}` conjunct is filed under each constant in a hash
+///   index of its bucket; an object reaches it only when the object's value
+///   of that key is one of them. The other watches of the bucket are always
+///   candidates.
+/// - **Shared predicates.** The predicate a candidate must still match (the
+///   residual, without the indexed conjunct) is compiled once per distinct
+///   predicate and entity, and evaluated once per object image however many
+///   watches share it.
+///
+/// Adding and removing a watch touch only its own entries: O(kinds × keys).
+struct MasterFilter {
+  let schema: ObjectSchema
+  private(set) var entries: [WatchEntry?] = []
+  private var freeSlots: [Int] = []
+  private var slotsByID: [WatchID: Int] = [:]
+  private var nextID: UInt64 = 1
+  private var buckets: [Bucket]
+  private var predicates: [SharedPredicate?] = []
+  private var freePredicates: [Int] = []
+  private var predicateIndex: [PredicateKey: Int] = [:]
+  /// Per entity, the watches that read through relationships into it.
+  private var dependents: [[Int: Set<Int>]]
+  private var memo = Memo()
+
+  /// The watches applying to objects of one entity.
+  struct Bucket {
+    var unindexed: Set<Int> = []
+    /// Per indexed slot, the watches filed under each key.
+    var indexes: [Int: [MembershipKey: Set<Int>]] = [:]
+    var count = 0
+  }
+
+  struct PredicateKey: Hashable {
+    var entity: Int
+    var syntax: PredicateSyntax
+  }
+
+  struct SharedPredicate {
+    var key: PredicateKey
+    var filter: CompiledFilter<WatchImage>
+    var users: Int
+  }
+
+  init(schema: ObjectSchema) {
+    self.schema = schema
+    buckets = schema.layouts.map { _ in Bucket() }
+    dependents = schema.layouts.map { _ in [:] }
+  }
+
+  var count: Int { slotsByID.count }
+
+  func entry(_ id: WatchID) -> WatchEntry? { slotsByID[id].flatMap { entries[$0] } }
+
+  // MARK: Adding and removing
+
+  /// Validates and adds a watch.
+  mutating func add(
+    entity entityName: String, predicate: PredicateSyntax, source: String?, options: WatchOptions
+  ) throws(WatchError) -> WatchID {
+    let label = options.label ?? "\(entityName) \(source ?? predicate.description)"
+    guard let layout = schema.layout(named: entityName) else {
+      let names = schema.entities.map(\.name).joined(separator: ", ")
+      throw WatchError(
+        .unknownEntity, watch: label, entity: entityName,
+        message: "unknown entity '\(entityName)' (entities: \(names))")
+    }
+    let keys = Set(layout.keys)
+    if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: entityName,
+        message: "a watch takes watched keys or ignored keys, not both")
+    }
+    for key in (options.watchedKeys ?? []).union(options.ignoredKeys).sorted() where !keys.contains(key) {
+      throw WatchError(
+        .unknownKey, watch: label, entity: entityName, key: key,
+        message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
+    }
+
+    // Compile the whole predicate once, to validate it with its positions
+    // (the residual alone could hide an error in the indexed conjunct).
+    let index = IndexedConjunct(predicate, entity: layout)
+    let residual = index?.residual ?? predicate
+    let predicateSlot: Int
+    do throws(PredicateCompileError) {
+      if index != nil {
+        _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
+      }
+      predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
+    } catch {
+      throw WatchError(watch: label, entity: entityName, compile: error)
+    }
+
+    let analysis = PredicateAnalysis(predicate, entity: layout, schema: schema)
+    let read = analysis.readsWholeObject ? keys : analysis.readKeys
+    let id = WatchID(rawValue: nextID)
+    nextID += 1
+    let entry = WatchEntry(
+      id: id, label: label, entity: layout, predicate: predicate, source: source, options: options,
+      readKeys: read,
+      ignoredKeys: options.ignoredKeys.union(layout.ignoredKeys).subtracting(read),
+      indexSlot: index?.slot, indexKeys: index.map { Set($0.keys) } ?? [], predicateSlot: predicateSlot,
+      dependencies: analysis.dependencies.sorted { $0.path.count < $1.path.count }.compactMap {
+        resolve($0, from: layout)
+      }.enumerated().map { number, dependency in
+        var numbered = dependency
+        numbered.number = number
+        return numbered
+      })
+    let slot: Int
+    if let free = freeSlots.popLast() {
+      slot = free
+      entries[slot] = entry
+    } else {
+      slot = entries.count
+      entries.append(entry)
+    }
+    slotsByID[id] = slot
+    for kind in layout.kindIndexes {
+      if let indexSlot = entry.indexSlot {
+        for key in entry.indexKeys { buckets[kind].indexes[indexSlot, default: [:]][key, default: []].insert(slot) }
+      } else {
+        buckets[kind].unindexed.insert(slot)
+      }
+      buckets[kind].count += 1
+    }
+    for dependency in entry.dependencies {
+      for kind in dependency.targetKinds { dependents[kind][slot, default: []].insert(dependency.number) }
+    }
+    return id
+  }
+
+  /// Removes a watch; removing one that is gone changes nothing.
+  mutating func remove(_ id: WatchID) {
+    guard let slot = slotsByID.removeValue(forKey: id), let entry = entries[slot] else { return }
+    for kind in entry.entity.kindIndexes {
+      if let indexSlot = entry.indexSlot {
+        for key in entry.indexKeys {
+          buckets[kind].indexes[indexSlot]?[key]?.remove(slot)
+          if buckets[kind].indexes[indexSlot]?[key]?.isEmpty == true { buckets[kind].indexes[indexSlot]?[key] = nil }
+        }
+        if buckets[kind].indexes[indexSlot]?.isEmpty == true { buckets[kind].indexes[indexSlot] = nil }
+      } else {
+        buckets[kind].unindexed.remove(slot)
+      }
+      buckets[kind].count -= 1
+    }
+    for dependency in entry.dependencies {
+      for kind in dependency.targetKinds { dependents[kind][slot] = nil }
+    }
+    if var shared = predicates[entry.predicateSlot] {
+      shared.users -= 1
+      if shared.users == 0 {
+        predicateIndex[shared.key] = nil
+        predicates[entry.predicateSlot] = nil
+        freePredicates.append(entry.predicateSlot)
+      } else {
+        predicates[entry.predicateSlot] = shared
+      }
+    }
+    entries[slot] = nil
+    freeSlots.append(slot)
+  }
+
+  private func resolver(_ layout: EntityLayout) throws(PredicateCompileError) -> ObjectKeyResolver<WatchImage> {
+    ObjectKeyResolver(schema: schema, layout: layout)
+  }
+
+  private mutating func sharedPredicate(_ key: PredicateKey, source: String?) throws(PredicateCompileError) -> Int {
+    if let slot = predicateIndex[key] {
+      predicates[slot]!.users += 1
+      return slot
+    }
+    let filter = try CompiledFilter(
+      key.syntax, source: source, resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: schema.layouts[key.entity]))
+    let shared = SharedPredicate(key: key, filter: filter, users: 1)
+    let slot: Int
+    if let free = freePredicates.popLast() {
+      slot = free
+      predicates[slot] = shared
+    } else {
+      slot = predicates.count
+      predicates.append(shared)
+    }
+    predicateIndex[key] = slot
+    memo.grow(to: predicates.count)
+    return slot
+  }
+
+  /// Turns relationship names into the entities whose changes matter and
+  /// the inverse slots that lead back to the watched object.
+  private func resolve(_ dependency: PredicateAnalysis.Dependency, from layout: EntityLayout) -> WatchEntry.Dependency? {
+    var current = layout
+    var inverseSteps: [(entity: EntityLayout, slot: Int)] = []
+    for name in dependency.path {
+      guard case .relationship(let slot) = current.slots[name] else { return nil }
+      let relationship = current.relationships[slot]
+      let destination = schema.layouts[relationship.destinationIndex]
+      inverseSteps.append((destination, relationship.inverseSlot))
+      current = destination
+    }
+    return WatchEntry.Dependency(
+      number: 0, path: dependency.path, keys: dependency.keys, target: current,
+      targetKinds: current.kindIndexes, inverseSlots: inverseSteps.reversed().map(\.slot))
+  }
+
+  // MARK: Matching
+
+  /// The watches that match `image`: candidates from the entity's bucket and
+  /// its indexes, then their shared residual predicates, each evaluated once.
+  mutating func matches(_ image: WatchImage, failures: inout [WatchFailure]) -> [Int] {
+    let bucket = buckets[image.layout.index]
+    guard bucket.count > 0 else { return [] }
+    memo.next()
+    var matched: [Int] = []
+    for slot in bucket.unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
+    for (attribute, index) in bucket.indexes {
+      guard let slots = index[MembershipKey(image.attribute(attribute))] else { continue }
+      for slot in slots where test(slot, image, failures: &failures) { matched.append(slot) }
+    }
+    return matched
+  }
+
+  /// Whether one watch matches `image`, whatever the index says (for
+  /// objects reached through relationships, and for `explain`).
+  mutating func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
+    guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
+    if let indexSlot = entry.indexSlot, !entry.indexKeys.contains(MembershipKey(image.attribute(indexSlot))) {
+      return false
+    }
+    memo.next()
+    return test(slot, image, failures: &failures)
+  }
+
+  private mutating func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
+    let entry = entries[slot]!
+    let predicate = entry.predicateSlot
+    if let known = memo.result(predicate) { return known }
+    let result: Bool
+    do {
+      result = try predicates[predicate]!.filter.evaluate(image)
+    } catch {
+      failures.append(WatchFailure(watch: entry.id, objectID: image.snapshot.objectID, error: error))
+      result = false
+    }
+    memo.record(predicate, result)
+    return result
+  }
+
+  /// The watches (by slot) that read into objects of `entity` through
+  /// relationships, with the dependencies concerned.
+  func dependents(of entity: EntityLayout) -> [Int: Set<Int>] { dependents[entity.index] }
+
+  /// The slot of a watch, for callers holding its identifier.
+  func slot(of id: WatchID) -> Int? { slotsByID[id] }
+
+  /// Results of shared predicates for the current image, by predicate slot.
+  private struct Memo {
+    private var generations: [UInt32] = []
+    private var results: [Bool] = []
+    private var generation: UInt32 = 0
+
+    mutating func grow(to count: Int) {
+      if generations.count < count {
+        generations += [UInt32](repeating: 0, count: count - generations.count)
+        results += [Bool](repeating: false, count: count - results.count)
+      }
+    }
+
+    mutating func next() {
+      generation &+= 1
+      if generation == 0 {
+        for index in generations.indices { generations[index] = 0 }
+        generation = 1
+      }
+    }
+
+    func result(_ slot: Int) -> Bool? { generations[slot] == generation ? results[slot] : nil }
+
+    mutating func record(_ slot: Int, _ result: Bool) {
+      generations[slot] = generation
+      results[slot] = result
+    }
+  }
+}
+
+/// One watch, validated and compiled.
+struct WatchEntry {
+  let id: WatchID
+  let label: String
+  let entity: EntityLayout
+  /// The whole predicate, arguments substituted.
+  let predicate: PredicateSyntax
+  let source: String?
+  let options: WatchOptions
+  /// Keys of the entity the predicate reads.
+  let readKeys: Set<String>
+  /// Keys whose changes alone do not count (never one the predicate reads).
+  let ignoredKeys: Set<String>
+  let indexSlot: Int?
+  let indexKeys: Set<MembershipKey>
+  let predicateSlot: Int
+  let dependencies: [Dependency]
+
+  /// A relationship path the predicate reads through.
+  struct Dependency {
+    /// The dependency's position in the watch's `dependencies`.
+    var number: Int
+    let path: [String]
+    /// Keys read on the far entity; nil for any attribute.
+    let keys: Set<String>?
+    let target: EntityLayout
+    let targetKinds: [Int]
+    /// Inverse relationship slots leading back from the far end to the
+    /// watched object, one per step.
+    let inverseSlots: [Int]
+
+    /// Whether a change of these keys on the far object matters.
+    func isAffected(by changedKeys: [String], in layout: EntityLayout) -> Bool {
+      guard let keys else {
+        return changedKeys.contains { key in
+          if case .attribute = layout.slots[key] { true } else { false }
+        }
+      }
+      return changedKeys.contains(where: keys.contains)
+    }
+  }
+
+  /// Whether an update that changed `changedKeys` counts for this watch
+  /// (it still has to match before and after).
+  func counts(_ changedKeys: [String]) -> Bool {
+    if let watched = options.watchedKeys { return changedKeys.contains(where: watched.contains) }
+    return changedKeys.contains { !ignoredKeys.contains($0) }
+  }
+}

@@ -1,0 +1,107 @@
+public import ObjectGraph
+
+/// The identity of one watch of a ``ContextWatcher``: what attribution in
+/// ``ContextChanges`` refers to.
+public struct WatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
+  /// The watch's number, unique within its watcher, increasing in
+  /// registration order.
+  public let rawValue: UInt64
+
+  /// Creates an identifier from its number.
+  public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+  /// Orders identifiers by number, which is registration order.
+  public static func < (lhs: WatchID, rhs: WatchID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+  /// `watch 3`.
+  public var description: String { "watch \(rawValue)" }
+}
+
+/// What happened to an object, as one watch sees it.
+public enum WatchEvent: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+  /// Inserted, and matching the watch's predicate.
+  case inserted
+  /// Updated, matching the predicate before and after the save.
+  case updated
+  /// Updated (or changed through a relationship) so that it matches now and
+  /// did not before.
+  case entered
+  /// Updated (or changed through a relationship) so that it matched before
+  /// and does not now.
+  case exited
+  /// Deleted, and matching the predicate on its last values.
+  case deleted
+
+  /// The event's name: `"entered"`.
+  public var description: String { rawValue }
+}
+
+/// A set of ``WatchEvent`` kinds: the events a watch reports.
+public struct WatchEvents: OptionSet, Hashable, Sendable {
+  /// The bits.
+  public let rawValue: UInt8
+
+  /// Creates a set from its bits.
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  /// ``WatchEvent/inserted``.
+  public static let inserted = WatchEvents(rawValue: 1 << 0)
+  /// ``WatchEvent/updated``.
+  public static let updated = WatchEvents(rawValue: 1 << 1)
+  /// ``WatchEvent/entered``.
+  public static let entered = WatchEvents(rawValue: 1 << 2)
+  /// ``WatchEvent/exited``.
+  public static let exited = WatchEvents(rawValue: 1 << 3)
+  /// ``WatchEvent/deleted``.
+  public static let deleted = WatchEvents(rawValue: 1 << 4)
+  /// Every event.
+  public static let all: WatchEvents = [.inserted, .updated, .entered, .exited, .deleted]
+
+  /// The set holding one event.
+  public init(_ event: WatchEvent) {
+    switch event {
+    case .inserted: self = .inserted
+    case .updated: self = .updated
+    case .entered: self = .entered
+    case .exited: self = .exited
+    case .deleted: self = .deleted
+    }
+  }
+}
+
+/// How one watch filters what it reports, beyond its predicate.
+///
+/// ```swift
+/// var options = WatchOptions()
+/// options.events = [.entered, .exited]
+/// options.watchedKeys = ["salary"]        // or ignoredKeys, not both
+/// let token = try watcher.watch("Person", where: "age > 30", options: options)
+/// ```
+public struct WatchOptions: Hashable, Sendable {
+  /// The events reported; all by default.
+  public var events: WatchEvents = .all
+  /// When set, an update counts only if it changes one of these keys.
+  /// Entering and exiting always count. Exclusive with ``ignoredKeys``.
+  public var watchedKeys: Set<String>?
+  /// An update that changes only these keys does not count. A key that the
+  /// predicate reads is never ignored: a change to it always counts. Added
+  /// to the entity's ignored keys from the schema.
+  public var ignoredKeys: Set<String> = []
+  /// When set, only these objects are reported (an instance filter).
+  public var objectIDs: Set<ObjectID>?
+  /// A name for messages and for the command line: `"seniors"`. By default
+  /// the watch's entity and predicate.
+  public var label: String?
+
+  /// Creates options that report every event of every object.
+  public init(
+    events: WatchEvents = .all, watchedKeys: Set<String>? = nil, ignoredKeys: Set<String> = [],
+    objectIDs: Set<ObjectID>? = nil, label: String? = nil
+  ) {
+    self.events = events
+    self.watchedKeys = watchedKeys
+    self.ignoredKeys = ignoredKeys
+    self.objectIDs = objectIDs
+    self.label = label
+  }
+}

@@ -1,0 +1,235 @@
+public import ObjectGraph
+public import PredicateDSL
+
+/// Watches a context's saves for changes to the objects that match a set of
+/// (entity, predicate) watches, and hands the filtered changes to a delegate,
+/// a closure or an async sequence, on the queue you choose.
+///
+/// All watches form one compiled master filter, indexed by entity and by
+/// equality conjuncts; each save is run through it while the context's graph
+/// is at hand, and every object is classified per watch as inserted,
+/// updated, entered, exited or deleted.
+///
+/// ```swift
+/// let watcher = ContextWatcher(
+///   context: context, target: .handler(on: .queue(.main)) { changes in
+///     print("entered:", changes.entered.map(\.objectID), "exited:", changes.exited.map(\.objectID))
+///   })
+/// let seniors = try watcher.watch("Person", where: "age > %d", 60)
+/// ```
+///
+/// Keep the ``WatchToken``s of the watches you want: releasing or cancelling
+/// one removes its watch. A watcher stops watching when it is released.
+public final class ContextWatcher: Sendable {
+  /// The schema of the objects watched.
+  public let schema: ObjectSchema
+  /// The watcher's options.
+  public let options: WatcherOptions
+
+  private let filter: LockedState<MasterFilter>
+  private let pipeline: DeliveryPipeline
+  private let observation = LockedState<SaveObserverToken?>(nil)
+
+  /// Creates a watcher of `context`'s saves.
+  ///
+  /// - Parameters:
+  ///   - context: The context to watch. The watcher does not keep it alive.
+  ///   - target: Where deliveries go.
+  ///   - options: Authors to skip, and the delivery buffer's bound.
+  public convenience init(context: ObjectContext, target: DeliveryTarget, options: WatcherOptions = WatcherOptions()) {
+    self.init(schema: context.schema, target: target, options: options)
+    let token = context.addSaveObserver { [weak self, weak context] save in
+      self?.process(save, context: context)
+    }
+    observation.withLock { $0 = token }
+  }
+
+  /// Creates a watcher of change values from any source: feed it with
+  /// ``process(_:)``. Key paths through relationships reach only the objects
+  /// the change value holds.
+  public init(schema: ObjectSchema, target: DeliveryTarget, options: WatcherOptions = WatcherOptions()) {
+    self.schema = schema
+    self.options = options
+    filter = LockedState(MasterFilter(schema: schema))
+    pipeline = DeliveryPipeline(target: target, limit: options.bufferLimit)
+    pipeline.attach(self)
+  }
+
+  deinit {
+    pipeline.stream?.finish()
+  }
+
+  // MARK: Watches
+
+  /// Adds a watch of `entity` (and its sub-entities) for objects matching a
+  /// predicate.
+  ///
+  /// ```swift
+  /// let token = try watcher.watch("Person", where: "name BEGINSWITH[c] %@ AND age > %d", "a", 30)
+  /// ```
+  ///
+  /// - Returns: The watch's token; keep it as long as you want the watch.
+  /// - Throws: ``WatchError`` naming the watch, the key, the entity and the
+  ///   position, for an unknown entity or key, a predicate that does not
+  ///   parse or cannot apply to the keys' types, or contradictory options.
+  /// - Complexity: One parse and, unless an equal predicate is already
+  ///   watched, one compile; O(sub-entities × indexed constants) to index.
+  public func watch(
+    _ entity: String, where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions()
+  ) throws(WatchError) -> WatchToken {
+    try watch(entity, where: format, arguments: arguments, options: options)
+  }
+
+  /// Adds a watch, with the format arguments in an array.
+  ///
+  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:)``.
+  public func watch(
+    _ entity: String, where format: String, arguments: [FilterValue], options: WatchOptions = WatchOptions()
+  ) throws(WatchError) -> WatchToken {
+    let syntax: PredicateSyntax
+    do {
+      syntax = try PredicateParser.parse(format, arguments: arguments)
+    } catch {
+      throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
+    }
+    return try watch(entity, predicate: syntax, source: format, options: options)
+  }
+
+  /// Adds a watch with a parsed predicate.
+  ///
+  /// - Parameters:
+  ///   - source: The text the predicate was parsed from, so that errors show
+  ///     their position in it.
+  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:)``. A predicate
+  ///   with unsubstituted `$VARIABLES` is refused.
+  public func watch(
+    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions()
+  ) throws(WatchError) -> WatchToken {
+    let id = try filter.withLock { filter throws(WatchError) in
+      try filter.add(entity: entity, predicate: predicate, source: source, options: options)
+    }
+    return WatchToken(id: id, watcher: self)
+  }
+
+  /// Removes a watch; removing one that is gone changes nothing. Safe from
+  /// any thread, during a delivery too.
+  public func removeWatch(_ id: WatchID) {
+    filter.withLock { $0.remove(id) }
+  }
+
+  /// The number of watches.
+  public var watchCount: Int { filter.withLock { $0.count } }
+
+  /// The label of a watch, or nil for a watch that is gone.
+  public func label(of id: WatchID) -> String? { filter.withLock { $0.entry(id)?.label } }
+
+  // MARK: Saves
+
+  /// Runs a change value through the watches and delivers what they saw:
+  /// for a watcher fed from a source other than a context. Call it in save
+  /// order, from one thread at a time.
+  public func process(_ save: ContextSave) {
+    process(save, context: nil)
+  }
+
+  private func process(_ save: ContextSave, context: ObjectContext?) {
+    if let author = save.author, options.ignoredAuthors.contains(author) { return }
+    guard let changes = filter.withLock({ $0.classify(save, context: context) }) else { return }
+    pipeline.deliver(changes, from: self)
+  }
+
+  // MARK: Delivery
+
+  /// The deliveries, for a watcher created with
+  /// ``DeliveryTarget/asyncSequence``; for any other target, a sequence that
+  /// ends at once.
+  public var changes: ContextChangesSequence {
+    ContextChangesSequence(buffer: pipeline.stream ?? Self.finishedBuffer)
+  }
+
+  private static let finishedBuffer: ChangesBuffer = {
+    let buffer = ChangesBuffer()
+    buffer.finish()
+    return buffer
+  }()
+
+  /// Blocks until every delivery of the saves made before the call has
+  /// run (or, for an async sequence, has been taken by its consumer): for
+  /// deterministic tests.
+  ///
+  /// - Important: Not from the delivery queue itself, nor from the main
+  ///   thread with the ``DeliveryScheduler/mainActor`` scheduler (use
+  ///   `await flush()`): it would wait forever, so it traps.
+  public func flush() { pipeline.flush() }
+
+  /// Waits without blocking until every delivery of the saves made before
+  /// the call has run.
+  public func flush() async { await pipeline.flush() }
+
+  /// Deliveries enqueued and not yet run.
+  public var backlog: Int { pipeline.backlog }
+
+  // MARK: Explaining
+
+  /// Tells why `snapshot` matches a watch or not, clause by clause, as the
+  /// watcher would judge it after a save. Relationship key paths read only
+  /// what `graph` (by default none) can reach.
+  ///
+  /// - Returns: nil for a watch that is gone.
+  public func explain(_ snapshot: ObjectSnapshot, for watch: WatchID) -> WatchExplanation? {
+    let save = ContextSave(
+      sequenceNumber: 0, author: nil, contextName: "", inserted: [snapshot], updated: [], deleted: [])
+    return explain(snapshot, for: watch, graph: SaveGraph(side: .after, save: save, context: nil))
+  }
+
+  /// Tells why a live object matches a watch or not, clause by clause,
+  /// following relationships through its context.
+  ///
+  /// - Returns: nil for a watch that is gone.
+  /// - Important: On the object's context's queue.
+  public func explain(_ object: ManagedObject, for watch: WatchID) -> WatchExplanation? {
+    let save = ContextSave(sequenceNumber: 0, author: nil, contextName: "", inserted: [], updated: [], deleted: [])
+    return explain(object.snapshot(), for: watch, graph: SaveGraph(side: .after, save: save, context: object.context))
+  }
+
+  private func explain(_ snapshot: ObjectSnapshot, for watch: WatchID, graph: SaveGraph) -> WatchExplanation? {
+    guard let entry = filter.withLock({ $0.entry(watch) }) else { return nil }
+    return WatchExplanation(entry: entry, image: WatchImage(snapshot: snapshot, graph: graph), schema: schema)
+  }
+}
+
+/// Options of a whole watcher.
+public struct WatcherOptions: Hashable, Sendable {
+  /// Saves by these authors are skipped: one's own writes, typically.
+  public var ignoredAuthors: Set<String>
+  /// The most deliveries waiting for a slow consumer; beyond it deliveries
+  /// are dropped and reported by an overflow signal
+  /// (``ContextChanges/missedSaves``) instead of growing without bound.
+  public var bufferLimit: Int
+
+  /// Creates options.
+  public init(ignoredAuthors: Set<String> = [], bufferLimit: Int = 1024) {
+    self.ignoredAuthors = ignoredAuthors
+    self.bufferLimit = bufferLimit
+  }
+}
+
+/// Keeps a watch alive: cancel it, or release it, to remove the watch.
+///
+/// A token does not keep its watcher alive.
+public final class WatchToken: Sendable {
+  /// The watch's identity, as attribution in deliveries names it.
+  public let id: WatchID
+  private weak let watcher: ContextWatcher?
+
+  init(id: WatchID, watcher: ContextWatcher) {
+    self.id = id
+    self.watcher = watcher
+  }
+
+  /// Removes the watch. Deliveries already made still name it; later saves
+  /// do not. Cancelling twice changes nothing.
+  public func cancel() { watcher?.removeWatch(id) }
+
+  deinit { cancel() }
+}
