@@ -40,6 +40,10 @@ let package = Package(
       name: "ObjectGraphTests", dependencies: ["ObjectGraph", "PredicateDSL", "TestSupport"],
       swiftSettings: settings),
     .testTarget(
+      name: "ContextWatchingTests",
+      dependencies: ["ContextWatching", "ObjectGraph", "PredicateDSL", "TestSupport"],
+      swiftSettings: settings),
+    .testTarget(
       name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "TestSupport"],
       swiftSettings: settings),
   ],

@@ -1,0 +1,72 @@
+import ContextWatching
+import ObjectGraph
+import PredicateDSL
+import Testing
+
+@Suite("Watcher: validation")
+struct WatchValidationTests {
+  @Test func unknownEntitiesAreRefused() throws {
+    let rig = Rig()
+    let error = try #require(throws: WatchError.self) { try rig.watcher.watch("Persn", where: "age > 3") }
+    #expect(error.code == .unknownEntity)
+    #expect(error.description == "watch 'Persn age > 3' on Persn: unknown entity 'Persn' (entities: Company, Department, Person, Employee)")
+    #expect(rig.watcher.watchCount == 0)
+  }
+
+  @Test func unknownKeysAreRefusedWithThePosition() throws {
+    let rig = Rig()
+    var options = WatchOptions()
+    options.label = "seniors"
+    let error = try #require(throws: WatchError.self) {
+      try rig.watcher.watch("Person", where: "name == 'x' AND agee > 3", options: options)
+    }
+    #expect(error.code == .unknownKey)
+    #expect(error.key == "agee" && error.entity == "Person" && error.watch == "seniors")
+    #expect(error.description == "watch 'seniors' on Person: Person has no key 'agee' (did you mean 'age'?) at 1:17")
+    #expect(error.detailedDescription().hasPrefix("watch 'seniors' on Person:\nerror: Person has no key 'agee'"))
+    #expect(error.detailedDescription().contains("^^^^"))
+    // The indexed conjunct does not hide an error in the rest, nor the other way round.
+    #expect(throws: WatchError.self) { try rig.watcher.watch("Person", where: "agee == 3 AND name == 'x'") }
+    #expect(throws: WatchError.self) { try rig.watcher.watch("Person", where: "employer.nme == 'x'") }
+    #expect(rig.watcher.watchCount == 0)
+  }
+
+  @Test func typeErrorsAndSyntaxErrorsAreRefused() throws {
+    let rig = Rig()
+    let typed = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age BEGINSWITH '3'") }
+    #expect(typed.code == .invalidPredicate && typed.key == "age")
+    let syntax = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age >") }
+    #expect(syntax.code == .invalidPredicate)
+    #expect(syntax.location?.column == 6)
+    let variable = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age > $minimum") }
+    #expect(variable.message == "no value for variable $minimum")
+    #expect(rig.watcher.watchCount == 0)
+  }
+
+  @Test func keyOptionsAreChecked() throws {
+    let rig = Rig()
+    let both = try #require(throws: WatchError.self) {
+      try rig.watcher.watch("Person", where: "age > 3", options: WatchOptions(watchedKeys: ["age"], ignoredKeys: ["city"]))
+    }
+    #expect(both.code == .invalidOptions)
+    let unknown = try #require(throws: WatchError.self) {
+      try rig.watcher.watch("Person", where: "age > 3", options: WatchOptions(watchedKeys: ["height"]))
+    }
+    #expect(unknown.code == .unknownKey && unknown.key == "height")
+    #expect(rig.watcher.watchCount == 0)
+  }
+
+  @Test func tokensRemoveTheirWatches() throws {
+    let rig = Rig()
+    var token: WatchToken? = try rig.watcher.watch("Person", where: "age > 3")
+    let other = try rig.watcher.watch("Person", where: "age > 3")
+    #expect(rig.watcher.watchCount == 2)
+    #expect(token!.id < other.id)
+    token = nil
+    #expect(rig.watcher.watchCount == 1)
+    other.cancel()
+    other.cancel()
+    #expect(rig.watcher.watchCount == 0)
+    #expect(rig.watcher.label(of: other.id) == nil)
+  }
+}
