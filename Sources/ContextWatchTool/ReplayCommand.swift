@@ -1,3 +1,4 @@
+import ContextWatching
 import Foundation
 import ObjectGraph
 import PredicateDSL
@@ -17,28 +18,130 @@ import PredicateDSL
 /// "new"}}}], "deleted": [{"ref", "entity", "values"}]}`, objects sorted by
 /// ref. A refused line prints `{"error": {"message", "problems"}}`, and
 /// nothing of it is applied: later lines go on from the state before it.
+///
+/// With `--watches WATCHES.json` (`[{"id", "entity", "predicate", "args"?,
+/// "events"?, "keys"?, "ignoredKeys"?}]`), a `ContextWatcher` watches the
+/// context, and each saved line is followed by one line per watch that saw
+/// something, in watch order: `{"save", "watch", "inserted", "updated",
+/// "entered", "exited", "deleted"}` with sorted refs. Watches that do not
+/// validate are reported before any save, and the exit status is 1.
 enum ReplayCommand {
-  static let usage = "usage: context-watch replay --schema SCHEMA.json < changes.jsonl"
+  static let usage = "usage: context-watch replay --schema SCHEMA.json [--watches WATCHES.json] < changes.jsonl"
 
   static func run(_ arguments: [String]) -> Int32 {
-    guard arguments.count == 2, arguments[0] == "--schema" else {
+    var options: [String: String] = [:]
+    var rest = arguments[...]
+    while let flag = rest.first, ["--schema", "--watches"].contains(flag), rest.count >= 2 {
+      options[flag] = rest.dropFirst().first
+      rest = rest.dropFirst(2)
+    }
+    guard rest.isEmpty, let schemaPath = options["--schema"] else {
       Console.error(usage)
       return 64
     }
     let schema: ObjectSchema
     do {
-      schema = try ObjectSchema(contentsOf: URL(fileURLWithPath: arguments[1]))
+      schema = try ObjectSchema(contentsOf: URL(fileURLWithPath: schemaPath))
     } catch {
-      Console.error("context-watch: \(arguments[1]): invalid schema")
+      Console.error("context-watch: \(schemaPath): invalid schema")
       for problem in error.problems { Console.error("  - \(problem)") }
       return 1
     }
     let replayer = Replayer(schema: schema)
+    if let watchesPath = options["--watches"] {
+      do {
+        let (watches, problems) = try WatchFile.read(watchesPath)
+        do {
+          try replayer.watch(watches)
+          if !problems.isEmpty { throw WatchFile.Problems(messages: problems) }
+        } catch let error as WatchFile.Problems {
+          throw WatchFile.Problems(messages: problems + error.messages)
+        }
+      } catch let error as WatchFile.Problems {
+        Console.error("context-watch: \(watchesPath): \(error.messages.count == 1 ? "a watch is" : "watches are") invalid")
+        for message in error.messages { Console.error(message) }
+        return 1
+      } catch {
+        Console.error("context-watch: \(watchesPath): \(error)")
+        return 1
+      }
+    }
     for line in Console.inputLines where !line.allSatisfy(\.isWhitespace) {
-      print(replayer.apply(line).serialized)
+      for answer in replayer.apply(line) { print(answer.serialized) }
     }
     return 0
   }
+}
+
+/// The watches file of `replay --watches`.
+enum WatchFile {
+  struct Watch {
+    var id: String
+    var entity: String
+    var predicate: String
+    var arguments: [FilterValue]
+    var options: WatchOptions
+  }
+
+  /// Every problem of a watches file, each a rendered message.
+  struct Problems: Error {
+    var messages: [String]
+  }
+
+  /// The watches of a file, and the problems of those that could not be
+  /// read (they are left out).
+  static func read(_ path: String) throws -> (watches: [Watch], problems: [String]) {
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    guard case .array(let items) = try JSONValue.parse(text) else {
+      throw Problems(messages: ["the watches file is a JSON array of watches"])
+    }
+    var watches: [Watch] = []
+    var problems: [String] = []
+    for (index, item) in items.enumerated() {
+      guard case .string(let id)? = item["id"], case .string(let entity)? = item["entity"],
+        case .string(let predicate)? = item["predicate"]
+      else {
+        problems.append("watches[\(index)]: needs \"id\", \"entity\" and \"predicate\" strings")
+        continue
+      }
+      do {
+        var options = WatchOptions(label: id)
+        if let events = item["events"] { options.events = try eventSet(events) }
+        if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
+        if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
+        var arguments: [FilterValue] = []
+        if case .array(let values)? = item["args"] { arguments = try values.map { try $0.filterValue() } }
+        watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
+      } catch {
+        problems.append("watch '\(id)': \(error)")
+      }
+    }
+    return (watches, problems)
+  }
+
+  private static func strings(_ value: JSONValue, _ field: String) throws -> [String] {
+    guard case .array(let items) = value else { throw Problems(messages: ["\"\(field)\" is an array of strings"]) }
+    return try items.map { item in
+      guard case .string(let text) = item else { throw Problems(messages: ["\"\(field)\" is an array of strings"]) }
+      return text
+    }
+  }
+
+  private static func eventSet(_ value: JSONValue) throws -> WatchEvents {
+    var events: WatchEvents = []
+    for name in try strings(value, "events") {
+      guard let event = WatchEvent(rawValue: name) else {
+        let names = WatchEvent.allCases.map(\.rawValue).joined(separator: ", ")
+        throw Problems(messages: ["unknown event '\(name)' (events: \(names))"])
+      }
+      events.insert(WatchEvents(event))
+    }
+    return events
+  }
+}
+
+extension WatchFile.Problems: CustomStringConvertible {
+  var description: String { messages.joined(separator: "; ") }
 }
 
 /// Applies JSON change lines to a context, keeping the caller's refs.
@@ -49,13 +152,60 @@ final class Replayer {
   /// Refs by object, deleted objects included, for printing.
   private var refs: [ObjectID: String] = [:]
 
+  /// The watcher and the watches, when the replay has watches.
+  private var watcher: ContextWatcher?
+  private var watches: [(id: WatchID, label: String, token: WatchToken)] = []
+  private let delivered = LockedState<[ContextChanges]>([])
+
   init(schema: ObjectSchema) {
     context = ObjectContext(schema: schema, name: "replay", notificationCenter: nil)
   }
 
-  /// The answer to one input line.
-  func apply(_ line: String) -> JSONValue {
-    context.performAndWait { _ in applyOnQueue(line) }
+  /// Adds watches; all or none.
+  ///
+  /// - Throws: ``WatchFile/Problems`` with every invalid watch's rendered
+  ///   error.
+  func watch(_ watches: [WatchFile.Watch]) throws {
+    let delivered = delivered
+    let watcher = ContextWatcher(
+      context: context, target: .handler(on: .immediate) { changes in delivered.withLock { $0.append(changes) } })
+    var problems: [String] = []
+    var added: [(WatchID, String, WatchToken)] = []
+    for watch in watches {
+      do {
+        let token = try watcher.watch(
+          watch.entity, where: watch.predicate, arguments: watch.arguments, options: watch.options)
+        added.append((token.id, watch.id, token))
+      } catch {
+        problems.append(error.detailedDescription())
+      }
+    }
+    if !problems.isEmpty { throw WatchFile.Problems(messages: problems) }
+    self.watcher = watcher
+    self.watches = added
+  }
+
+  /// The answers to one input line: the save's, then each watch's.
+  func apply(_ line: String) -> [JSONValue] {
+    let answer = context.performAndWait { _ in applyOnQueue(line) }
+    let deliveries = delivered.withLock { taken in
+      defer { taken = [] }
+      return taken
+    }
+    return [answer] + deliveries.flatMap(watchLines)
+  }
+
+  /// One line per watch that saw something, in watch order.
+  private func watchLines(_ changes: ContextChanges) -> [JSONValue] {
+    watches.compactMap { watch in
+      let events = WatchEvent.allCases.map { event in
+        (event, changes.objectIDs(for: watch.id, event).map { refs[$0] ?? $0.description }.sorted())
+      }
+      guard events.contains(where: { !$0.1.isEmpty }) else { return nil }
+      return .object(
+        [("save", .int(Int64(changes.sequenceNumber))), ("watch", .string(watch.label))]
+          + events.map { ($0.0.rawValue, .array($0.1.map(JSONValue.string))) })
+    }
   }
 
   /// An input problem: collected, so that one answer lists them all.

@@ -17,11 +17,68 @@ struct ReplayCommandTests {
     ]}
     """
 
-  private func replay(_ lines: [String], schema: String = schema) throws -> CommandRunner.Outcome {
+  private func replay(_ lines: [String], schema: String = schema, watches: String? = nil) throws -> CommandRunner.Outcome {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString).json")
     try Data(schema.utf8).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
-    return try CommandRunner.run(["replay", "--schema", url.path], input: lines.joined(separator: "\n") + "\n")
+    var arguments = ["replay", "--schema", url.path]
+    if let watches {
+      let watchesURL = FileManager.default.temporaryDirectory.appendingPathComponent("watches-\(UUID().uuidString).json")
+      try Data(watches.utf8).write(to: watchesURL)
+      arguments += ["--watches", watchesURL.path]
+    }
+    return try CommandRunner.run(arguments, input: lines.joined(separator: "\n") + "\n")
+  }
+
+  @Test func watchesPrintALinePerWatchThatSawSomething() throws {
+    let watches = """
+      [{"id": "seniors", "entity": "Person", "predicate": "age > %d", "args": [30]},
+       {"id": "acme-staff", "entity": "Person", "predicate": "employer.name == 'Acme'", "events": ["entered", "exited"]},
+       {"id": "renames", "entity": "Company", "predicate": "TRUEPREDICATE", "keys": ["name"]}]
+      """
+    let outcome = try replay(
+      [
+        #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Employee", "ref": "ann", "values": {"name": "Ann", "age": 30, "employer": "acme"}}, {"entity": "Person", "ref": "bob", "values": {"name": "Bob", "age": 50}}]}"#,
+        #"{"update": [{"ref": "ann", "values": {"age": 31}}, {"ref": "bob", "values": {"age": 20}}]}"#,
+        #"{"update": [{"ref": "acme", "values": {"name": "Acme Inc"}}]}"#,
+        #"{"update": [{"ref": "zed", "values": {"age": 1}}]}"#,
+        #"{"delete": ["ann"]}"#,
+      ], watches: watches)
+    #expect(outcome.status == 0)
+    let lines = outcome.output.split(separator: "\n").map(String.init)
+    #expect(lines.filter { $0.contains(#""watch""#) } == [
+      #"{"save":1,"watch":"seniors","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+      #"{"save":1,"watch":"renames","inserted":["acme"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+      #"{"save":2,"watch":"seniors","inserted":[],"updated":[],"entered":["ann"],"exited":["bob"],"deleted":[]}"#,
+      #"{"save":3,"watch":"acme-staff","inserted":[],"updated":[],"entered":[],"exited":["ann"],"deleted":[]}"#,
+      #"{"save":3,"watch":"renames","inserted":[],"updated":["acme"],"entered":[],"exited":[],"deleted":[]}"#,
+      // Acme's employees changed, but 'renames' watches only its name.
+      #"{"save":4,"watch":"seniors","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["ann"]}"#,
+    ])
+    // Each save line comes first, then its watches; the refused line has no watch lines.
+    #expect(lines.map { $0.hasPrefix(#"{"save":"#) ? ($0.contains(#""watch""#) ? "w" : "s") : "e" }.joined() == "swwswswwesw")
+  }
+
+  @Test func invalidWatchesAreReportedBeforeAnySave() throws {
+    let watches = """
+      [{"id": "bad", "entity": "Person", "predicate": "agee > 3"},
+       {"id": "worse", "entity": "Persn", "predicate": "age > 3"},
+       {"id": "fine", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
+      """
+    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(outcome.output == "")
+    #expect(outcome.errorOutput.contains("watches are invalid"))
+    #expect(outcome.errorOutput.contains("watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
+    #expect(outcome.errorOutput.contains("""
+      watch 'bad' on Person:
+      error: Person has no key 'agee' (did you mean 'age'?)
+       --> predicate:1:1
+        |
+      1 | agee > 3
+        | ^^^^
+      """))
+    #expect(outcome.errorOutput.contains("watch 'worse' on Persn: unknown entity 'Persn' (entities: Person, Employee, Company)"))
   }
 
   @Test func printsEverySaveWithRefsOnBothSidesOfRelationships() throws {
