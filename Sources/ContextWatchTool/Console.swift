@@ -23,7 +23,10 @@ enum Usage {
     usage: context-watch <command> [options]
 
     commands:
-      demo                     show the predicate language on built-in examples
+      demo                     watch a built-in context: deliveries, enter/exit, key filters,
+                               a change through a relationship, explain
+      demo --saves N           a generated workload: throughput and save-to-delivery latency
+      demo predicates          tour the predicate language on built-in examples
       check FORMAT [ARG...]    print FORMAT's canonical form, or the error with a caret
                                (each ARG is read as JSON if it is JSON, else as a string)
       eval --cases             read JSON lines {"format", "args"?, "vars"?, "object"?} on
@@ -31,9 +34,10 @@ enum Usage {
       eval [--count] FORMAT [ARG...]
                                print the JSON lines of standard input whose record
                                matches FORMAT (with --count, only how many)
-      replay --schema SCHEMA.json
+      replay --schema SCHEMA.json [--watches WATCHES.json]
                                apply one save per JSON line of standard input to an
                                in-memory object graph; print what each save changed
+                               and what each watch saw
 
     run `swift test` for the test suite; see README.md and docs/.
     """

@@ -1,10 +1,10 @@
 // context-watch: the command line of ContextWatcher.
 //
-//   context-watch demo                     show the predicate language at work
+//   context-watch demo [--saves N | predicates]  watch a built-in context at work
 //   context-watch check FORMAT [ARG...]    print the canonical form, or the error
 //   context-watch eval --cases             answer JSON-line test cases
 //   context-watch eval [--count] FORMAT    filter JSON lines by a predicate
-//   context-watch replay --schema S.json   apply JSON change lines, print each save
+//   context-watch replay --schema S.json [--watches W.json]  apply JSON change lines
 //
 // Exit status: 0 on success, 1 when the input was rejected, 64 for a usage
 // error.

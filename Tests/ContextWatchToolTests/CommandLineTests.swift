@@ -136,8 +136,36 @@ struct CommandLineTests {
     #expect(partial.errorOutput.contains("line 2: invalid JSON at offset 1"))
   }
 
-  @Test func demoRunsOnTheEmbeddedExamples() throws {
+  @Test func demoTellsTheWatcherStory() throws {
     let outcome = try CommandRunner.run(["demo"])
+    #expect(outcome.status == 0)
+    let output = outcome.output
+    for expected in [
+      "   ↳ delivery for save 1 on queue 'demo.deliveries':\n       pay: inserted Ann\n       seniors: inserted Bob",
+      "       seniors: entered Ann (age 59 → 60)",
+      "       seniors: updated Ann (salary 100 → 120)\n       pay: updated Ann (salary 100 → 120)",
+      "       research: entered Ann (through its department)",
+      "   ↳ save 5: no watch saw it, so nothing was delivered",
+      "       big: entered Acme",
+      "       big: exited Acme",
+      "       seniors: deleted Bob\n       research: deleted Bob",
+      "   error: Person has no key 'agee' (did you mean 'age'?)",
+      "   #4 matches watch 'seniors'\n     ✓ entity: Employee is a Person\n     ✓ age >= 60    (age = 60)",
+    ] {
+      #expect(output.contains(expected), "missing: \(expected)")
+    }
+  }
+
+  @Test func demoRunsAGeneratedWorkload() throws {
+    let outcome = try CommandRunner.run(["demo", "--saves", "20"])
+    #expect(outcome.status == 0)
+    #expect(outcome.output.contains("20 saves of 10 updated people each"))
+    #expect(outcome.output.contains("latency from save to delegate callback: p50 "))
+    #expect(try CommandRunner.run(["demo", "--saves", "none"]).status == 64)
+  }
+
+  @Test func demoToursThePredicateLanguage() throws {
+    let outcome = try CommandRunner.run(["demo", "predicates"])
     #expect(outcome.status == 0)
     #expect(outcome.output.contains("canonical: name BEGINSWITH[cd] \"jo\" AND (age >= 18 OR guardian != nil)"))
     #expect(outcome.output.contains("did you mean 'BEGINSWITH'?"))

@@ -22,6 +22,8 @@ import PredicateDSL
 struct MasterFilter {
   let schema: ObjectSchema
   private(set) var entries: [WatchEntry?] = []
+  /// The shared predicate of each watch slot, for the hot path.
+  private var predicateOfSlot: [Int] = []
   private var freeSlots: [Int] = []
   private var slotsByID: [WatchID: Int] = [:]
   private var nextID: UInt64 = 1
@@ -32,13 +34,38 @@ struct MasterFilter {
   /// Per entity, the watches that read through relationships into it.
   private var dependents: [[Int: Set<Int>]]
   private var memo = Memo()
+  /// Scratch marks per watch slot, for classifying updates.
+  private var marks: [UInt8] = []
 
   /// The watches applying to objects of one entity.
   struct Bucket {
-    var unindexed: Set<Int> = []
-    /// Per indexed slot, the watches filed under each key.
-    var indexes: [Int: [MembershipKey: Set<Int>]] = [:]
+    var unindexed = SlotList()
+    /// Per indexed attribute slot, the watches filed under each key.
+    var indexes: [Int: [MembershipKey: SlotList]] = [:]
     var count = 0
+  }
+
+  /// Watch slots in an array, for fast iteration, with O(1) removal.
+  struct SlotList {
+    private(set) var slots: [Int] = []
+    private var positions: [Int: Int] = [:]
+
+    var isEmpty: Bool { slots.isEmpty }
+
+    mutating func insert(_ slot: Int) {
+      guard positions[slot] == nil else { return }
+      positions[slot] = slots.count
+      slots.append(slot)
+    }
+
+    mutating func remove(_ slot: Int) {
+      guard let position = positions.removeValue(forKey: slot) else { return }
+      let last = slots.removeLast()
+      if position < slots.count {
+        slots[position] = last
+        positions[last] = position
+      }
+    }
   }
 
   struct PredicateKey: Hashable {
@@ -46,10 +73,18 @@ struct MasterFilter {
     var syntax: PredicateSyntax
   }
 
-  struct SharedPredicate {
-    var key: PredicateKey
-    var filter: CompiledFilter<WatchImage>
+  /// A class, so that reading one on the hot path is one retain, not a
+  /// copy of its fields.
+  final class SharedPredicate {
+    let key: PredicateKey
+    let filter: CompiledFilter<WatchImage>
     var users: Int
+
+    init(key: PredicateKey, filter: CompiledFilter<WatchImage>) {
+      self.key = key
+      self.filter = filter
+      users = 1
+    }
   }
 
   init(schema: ObjectSchema) {
@@ -121,14 +156,17 @@ struct MasterFilter {
     if let free = freeSlots.popLast() {
       slot = free
       entries[slot] = entry
+      predicateOfSlot[slot] = predicateSlot
     } else {
       slot = entries.count
       entries.append(entry)
+      predicateOfSlot.append(predicateSlot)
+      marks.append(0)
     }
     slotsByID[id] = slot
     for kind in layout.kindIndexes {
       if let indexSlot = entry.indexSlot {
-        for key in entry.indexKeys { buckets[kind].indexes[indexSlot, default: [:]][key, default: []].insert(slot) }
+        for key in entry.indexKeys { buckets[kind].indexes[indexSlot, default: [:]][key, default: SlotList()].insert(slot) }
       } else {
         buckets[kind].unindexed.insert(slot)
       }
@@ -158,14 +196,12 @@ struct MasterFilter {
     for dependency in entry.dependencies {
       for kind in dependency.targetKinds { dependents[kind][slot] = nil }
     }
-    if var shared = predicates[entry.predicateSlot] {
+    if let shared = predicates[entry.predicateSlot] {
       shared.users -= 1
       if shared.users == 0 {
         predicateIndex[shared.key] = nil
         predicates[entry.predicateSlot] = nil
         freePredicates.append(entry.predicateSlot)
-      } else {
-        predicates[entry.predicateSlot] = shared
       }
     }
     entries[slot] = nil
@@ -183,7 +219,7 @@ struct MasterFilter {
     }
     let filter = try CompiledFilter(
       key.syntax, source: source, resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: schema.layouts[key.entity]))
-    let shared = SharedPredicate(key: key, filter: filter, users: 1)
+    let shared = SharedPredicate(key: key, filter: filter)
     let slot: Int
     if let free = freePredicates.popLast() {
       slot = free
@@ -216,19 +252,33 @@ struct MasterFilter {
 
   // MARK: Matching
 
-  /// The watches that match `image`: candidates from the entity's bucket and
-  /// its indexes, then their shared residual predicates, each evaluated once.
-  mutating func matches(_ image: WatchImage, failures: inout [WatchFailure]) -> [Int] {
-    let bucket = buckets[image.layout.index]
-    guard bucket.count > 0 else { return [] }
+  /// The watches that match `image`, into `matched`: candidates from the
+  /// entity's bucket and its indexes, then their shared residual
+  /// predicates, each evaluated once.
+  mutating func matches(_ image: WatchImage, into matched: inout [Int], failures: inout [WatchFailure]) {
+    matched.removeAll(keepingCapacity: true)
+    let entity = image.layout.index
+    guard buckets[entity].count > 0 else { return }
     memo.next()
-    var matched: [Int] = []
-    for slot in bucket.unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
-    for (attribute, index) in bucket.indexes {
-      guard let slots = index[MembershipKey(image.attribute(attribute))] else { continue }
-      for slot in slots where test(slot, image, failures: &failures) { matched.append(slot) }
+    let unindexed = buckets[entity].unindexed.slots
+    for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
+    for (attribute, index) in buckets[entity].indexes {
+      guard let candidates = index[MembershipKey(image.attribute(attribute))]?.slots else { continue }
+      for slot in candidates where test(slot, image, failures: &failures) { matched.append(slot) }
     }
-    return matched
+  }
+
+  /// Marks for classifying an update: bit 0 matched before, bit 1 after.
+  mutating func mark(_ slot: Int, _ bit: UInt8) -> UInt8 {
+    let previous = marks[slot]
+    marks[slot] = previous | bit
+    return previous
+  }
+
+  /// Takes a slot's marks and clears them.
+  mutating func takeMarks(_ slot: Int) -> UInt8 {
+    defer { marks[slot] = 0 }
+    return marks[slot]
   }
 
   /// Whether one watch matches `image`, whatever the index says (for
@@ -243,14 +293,13 @@ struct MasterFilter {
   }
 
   private mutating func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
-    let entry = entries[slot]!
-    let predicate = entry.predicateSlot
+    let predicate = predicateOfSlot[slot]
     if let known = memo.result(predicate) { return known }
     let result: Bool
     do {
-      result = try predicates[predicate]!.filter.evaluate(image)
+      result = try predicates[predicate].unsafelyUnwrapped.filter.evaluate(image)
     } catch {
-      failures.append(WatchFailure(watch: entry.id, objectID: image.snapshot.objectID, error: error))
+      failures.append(WatchFailure(watch: entries[slot]!.id, objectID: image.snapshot.objectID, error: error))
       result = false
     }
     memo.record(predicate, result)
@@ -294,8 +343,10 @@ struct MasterFilter {
   }
 }
 
-/// One watch, validated and compiled.
-struct WatchEntry {
+/// One watch, validated and compiled. A class: the classifier reads entries
+/// for every candidate, and a reference is one retain where a struct of
+/// these fields would be a dozen.
+final class WatchEntry {
   let id: WatchID
   let label: String
   let entity: EntityLayout
@@ -334,6 +385,25 @@ struct WatchEntry {
       }
       return changedKeys.contains(where: keys.contains)
     }
+  }
+
+  init(
+    id: WatchID, label: String, entity: EntityLayout, predicate: PredicateSyntax, source: String?,
+    options: WatchOptions, readKeys: Set<String>, ignoredKeys: Set<String>, indexSlot: Int?,
+    indexKeys: Set<MembershipKey>, predicateSlot: Int, dependencies: [Dependency]
+  ) {
+    self.id = id
+    self.label = label
+    self.entity = entity
+    self.predicate = predicate
+    self.source = source
+    self.options = options
+    self.readKeys = readKeys
+    self.ignoredKeys = ignoredKeys
+    self.indexSlot = indexSlot
+    self.indexKeys = indexKeys
+    self.predicateSlot = predicateSlot
+    self.dependencies = dependencies
   }
 
   /// Whether an update that changed `changedKeys` counts for this watch

@@ -14,25 +14,33 @@ extension MasterFilter {
     let before = SaveGraph(side: .before, save: save, context: context)
     let after = SaveGraph(side: .after, save: save, context: context)
     var collector = Collector()
+    var was: [Int] = []
+    var now: [Int] = []
 
     for snapshot in save.inserted {
-      for slot in matches(WatchImage(snapshot: snapshot, graph: after), failures: &collector.failures) {
-        collector.record(entries[slot]!, .inserted, objectID: snapshot.objectID) { .inserted(snapshot) }
+      matches(WatchImage(snapshot: snapshot, graph: after), into: &now, failures: &collector.failures)
+      for slot in now {
+        collector.record(entries[slot].unsafelyUnwrapped, .inserted, objectID: snapshot.objectID) { .inserted(snapshot) }
       }
     }
     for update in save.updated {
-      let was = Set(matches(WatchImage(snapshot: update.before, graph: before), failures: &collector.failures))
-      let now = Set(matches(WatchImage(snapshot: update.after, graph: after), failures: &collector.failures))
-      for slot in was.union(now) {
-        let entry = entries[slot]!
-        let event: WatchEvent = was.contains(slot) ? (now.contains(slot) ? .updated : .exited) : .entered
+      matches(WatchImage(snapshot: update.before, graph: before), into: &was, failures: &collector.failures)
+      matches(WatchImage(snapshot: update.after, graph: after), into: &now, failures: &collector.failures)
+      for slot in was { _ = mark(slot, 1) }
+      for slot in now { _ = mark(slot, 2) }
+      for slot in was + now {
+        let marks = takeMarks(slot)
+        guard marks != 0 else { continue }  // seen already
+        let entry = entries[slot].unsafelyUnwrapped
+        let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
         if event == .updated && !entry.counts(update.changedKeys) { continue }
         collector.record(entry, event, objectID: update.objectID) { .update(update) }
       }
     }
     for snapshot in save.deleted {
-      for slot in matches(WatchImage(snapshot: snapshot, graph: before), failures: &collector.failures) {
-        collector.record(entries[slot]!, .deleted, objectID: snapshot.objectID) { .deleted(snapshot) }
+      matches(WatchImage(snapshot: snapshot, graph: before), into: &was, failures: &collector.failures)
+      for slot in was {
+        collector.record(entries[slot].unsafelyUnwrapped, .deleted, objectID: snapshot.objectID) { .deleted(snapshot) }
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
@@ -65,7 +73,7 @@ extension MasterFilter {
         }
       }
     }
-    for (root, slots) in reached {
+    for (root, slots) in reached.sorted(by: { $0.key < $1.key }) {
       guard let snapshot = after.snapshot(of: root) else { continue }
       for (slot, relationship) in slots.sorted(by: { $0.key < $1.key }) {
         let entry = entries[slot]!
@@ -95,7 +103,9 @@ extension MasterFilter {
   }
 }
 
-/// Gathers what each watch saw into one delivery.
+/// Gathers what each watch saw into one delivery. The classifier finishes
+/// one object before it starts the next, so an object's matches are
+/// consecutive and no lookup by object is needed.
 struct Collector {
   enum Image {
     case inserted(ObjectSnapshot)
@@ -103,7 +113,14 @@ struct Collector {
     case deleted(ObjectSnapshot)
   }
 
-  private var objects: [ObjectID: (image: Image, events: Set<WatchEvent>, matches: [WatchMatch])] = [:]
+  private struct Record {
+    var objectID: ObjectID
+    var image: Image
+    var events: UInt8
+    var matches: [WatchMatch]
+  }
+
+  private var records: [Record] = []
   var failures: [WatchFailure] = []
 
   mutating func record(_ entry: WatchEntry, _ event: WatchEvent, objectID: ObjectID, image: () -> Image) {
@@ -111,29 +128,44 @@ struct Collector {
       entry.options.objectIDs?.contains(objectID) ?? true
     else { return }
     let match = WatchMatch(watch: entry.id, event: event)
-    if objects[objectID] == nil {
-      objects[objectID] = (image(), [event], [match])
+    let bit = WatchEvents(event).rawValue
+    if let last = records.indices.last, records[last].objectID == objectID {
+      records[last].events |= bit
+      records[last].matches.append(match)
     } else {
-      objects[objectID]!.events.insert(event)
-      objects[objectID]!.matches.append(match)
+      records.append(Record(objectID: objectID, image: image(), events: bit, matches: [match]))
     }
   }
 
   func changes(for save: ContextSave) -> ContextChanges? {
-    guard !objects.isEmpty || !failures.isEmpty else { return nil }
+    guard !records.isEmpty || !failures.isEmpty else { return nil }
     var changes = ContextChanges(sequenceNumber: save.sequenceNumber, author: save.author)
-    for (id, object) in objects.sorted(by: { $0.key < $1.key }) {
-      switch object.image {
+    var records = records
+    if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
+    changes.matches.reserveCapacity(records.count)
+    for record in records {
+      switch record.image {
       case .inserted(let snapshot): changes.inserted.append(snapshot)
       case .deleted(let snapshot): changes.deleted.append(snapshot)
       case .update(let update):
-        if object.events.contains(.updated) { changes.updated.append(update) }
-        if object.events.contains(.entered) { changes.entered.append(update) }
-        if object.events.contains(.exited) { changes.exited.append(update) }
+        if record.events & WatchEvents.updated.rawValue != 0 { changes.updated.append(update) }
+        if record.events & WatchEvents.entered.rawValue != 0 { changes.entered.append(update) }
+        if record.events & WatchEvents.exited.rawValue != 0 { changes.exited.append(update) }
       }
-      changes.matches[id] = object.matches.sorted { $0.watch < $1.watch }
+      var matches = record.matches
+      if !matches.isSorted(by: { $0.watch < $1.watch }) { matches.sort { $0.watch < $1.watch } }
+      changes.matches[record.objectID] = matches
     }
     changes.failures = failures.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
     return changes
+  }
+}
+
+extension Array {
+  /// Whether the elements are in the order `areInIncreasingOrder` gives.
+  func isSorted(by areInIncreasingOrder: (Element, Element) -> Bool) -> Bool {
+    guard count > 1 else { return true }
+    for index in 1..<count where areInIncreasingOrder(self[index], self[index - 1]) { return false }
+    return true
   }
 }
