@@ -33,6 +33,30 @@ let package = Package(
       path: "Benchmarks/EvaluationBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     ),
+    .executableTarget(
+      name: "ObjectGraphBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+      ],
+      path: "Benchmarks/ObjectGraphBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
+    // Heap bytes per object, measured with glibc's mallinfo2() outside the
+    // benchmark runner (whose malloc interposer would count its own blocks):
+    //   swift run -c release ObjectGraphMemory
+    // Kept out of Benchmarks/: the plugin runs every executable there.
+    .executableTarget(
+      name: "ObjectGraphMemory",
+      dependencies: [
+        "MallocInfo",
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+      ],
+      path: "Tools/ObjectGraphMemory"
+    ),
+    .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],
   swiftLanguageModes: [.v6]
 )
