@@ -239,7 +239,7 @@ struct MasterFilter {
     var current = layout
     var inverseSteps: [(entity: EntityLayout, slot: Int)] = []
     for name in dependency.path {
-      guard case .relationship(let slot) = current.slots[name] else { return nil }
+      guard case .relationship(let slot) = current.slot(name) else { return nil }
       let relationship = current.relationships[slot]
       let destination = schema.layouts[relationship.destinationIndex]
       inverseSteps.append((destination, relationship.inverseSlot))
@@ -380,7 +380,7 @@ final class WatchEntry {
     func isAffected(by changedKeys: [String], in layout: EntityLayout) -> Bool {
       guard let keys else {
         return changedKeys.contains { key in
-          if case .attribute = layout.slots[key] { true } else { false }
+          if case .attribute = layout.slot(key) { true } else { false }
         }
       }
       return changedKeys.contains(where: keys.contains)

@@ -76,7 +76,7 @@ struct PredicateAnalysis {
     var path: [String] = []
     for (position, component) in components.enumerated() {
       let isLast = position == components.count - 1
-      switch layout.slots[component] {
+      switch layout.slot(component) {
       case .attribute:
         if path.isEmpty { readKeys.insert(component) } else { dependencies.insert(Dependency(path: path, keys: [component])) }
         return
@@ -140,7 +140,7 @@ struct IndexedConjunct {
     else { return nil }
     var (key, constant) = (comparison.lhs, comparison.rhs)
     if comparison.operator == .equal, case .constant = key.kind { swap(&key, &constant) }
-    guard case .keyPath(let path) = key.kind, case .attribute(let slot) = entity.slots[path],
+    guard case .keyPath(let path) = key.kind, case .attribute(let slot) = entity.slot(path),
       case .constant(let value) = constant.kind
     else { return nil }
     switch comparison.operator {

@@ -20,10 +20,15 @@ public final class ManagedObject {
   package let layout: EntityLayout
   /// The context the object lives in, or nil once the context is gone.
   public private(set) weak var context: ObjectContext?
+  // Exclusivity is not checked at run time on these two: every access is on
+  // the context's queue, and none overlaps another (no access hands out an
+  // inout reference that outlives the statement). The checks cost a quarter
+  // of a compiled predicate's evaluation (benchmarked, docs/benchmarks.md).
+
   /// Attribute values, by slot.
-  package internal(set) var values: [FilterValue]
+  @exclusivity(unchecked) package internal(set) var values: [FilterValue]
   /// Relationship destinations, by slot.
-  package internal(set) var relationships: [RelationshipTargets]
+  @exclusivity(unchecked) package internal(set) var relationships: [RelationshipTargets]
   /// Values and relationships as of the last save, kept from the first
   /// change after it; nil while the object is unchanged.
   var committed: (values: [FilterValue], relationships: [RelationshipTargets])?
@@ -72,7 +77,7 @@ public final class ManagedObject {
   /// The value of an attribute, or the destinations of a relationship as an
   /// array of object identifiers; nil for a key the entity does not have.
   public subscript(key: String) -> FilterValue? {
-    switch layout.slots[key] {
+    switch layout.slot(key) {
     case .attribute(let slot): values[slot]
     case .relationship: nil
     case nil: nil
@@ -81,7 +86,7 @@ public final class ManagedObject {
 
   /// The destinations of a relationship, or nil for a key that is not one.
   public func targets(of relationship: String) -> RelationshipTargets? {
-    guard case .relationship(let slot) = layout.slots[relationship] else { return nil }
+    guard case .relationship(let slot) = layout.slot(relationship) else { return nil }
     return relationships[slot]
   }
 

@@ -355,7 +355,7 @@ public final class ObjectContext: @unchecked Sendable {
   // MARK: Checks and change tracking
 
   func attributeSlot(_ key: String, in layout: EntityLayout) throws(ObjectGraphError) -> Int {
-    switch layout.slots[key] {
+    switch layout.slot(key) {
     case .attribute(let slot): return slot
     case .relationship:
       throw ObjectGraphError(
@@ -367,7 +367,7 @@ public final class ObjectContext: @unchecked Sendable {
   }
 
   func relationshipSlot(_ key: String, in layout: EntityLayout) throws(ObjectGraphError) -> Int {
-    switch layout.slots[key] {
+    switch layout.slot(key) {
     case .relationship(let slot): return slot
     case .attribute:
       throw ObjectGraphError(.unknownKey, "\(layout.name).\(key) is an attribute, not a relationship")

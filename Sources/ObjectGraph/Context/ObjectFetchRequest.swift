@@ -97,6 +97,7 @@ extension ObjectContext {
     if let filter = plan.filter {
       for index in plan.entityIndexes {
         members[index].prepareForReading()
+        matches.reserveCapacity(matches.count + members[index].count)
         for case let object? in members[index].slots where try filter.evaluate(object) {
           matches.append(object)
         }
@@ -186,7 +187,7 @@ private struct FetchPlan {
     }
     var sortSlots: [(slot: Int, ascending: Bool)] = []
     for sortKey in request.sortKeys {
-      guard case .attribute(let slot) = layout.slots[sortKey.key] else {
+      guard case .attribute(let slot) = layout.slot(sortKey.key) else {
         throw ObjectGraphError(.invalidRequest, "\(layout.name) has no attribute '\(sortKey.key)' to sort by")
       }
       let type = layout.attributes[slot].type

@@ -62,7 +62,7 @@ package struct ObjectKeyResolver<Object: GraphObject>: KeyResolver {
     throws(PredicateCompileError) -> ResolvedKey<Object>
   {
     let key = path.components[start]
-    switch layout.slots[key] {
+    switch layout.slot(key) {
     case .attribute(let slot):
       return ResolvedKey(
         consuming: start + 1, type: .attribute(layout.attributes[slot].type), entity: layout.name

@@ -22,8 +22,11 @@ package final class EntityLayout: Sendable {
   package let attributes: [AttributeDescription]
   /// Relationships, inherited first, by slot.
   package let relationships: [RelationshipLayout]
-  /// Slots by key.
-  package let slots: [String: PropertySlot]
+  /// Slots by key, for entities with many keys.
+  private let slotIndex: [String: PropertySlot]
+  /// Keys and slots in slot order, scanned for entities with few keys: a
+  /// short key compares in a word or two, cheaper than hashing it.
+  private let slotList: [(key: String, slot: PropertySlot)]
   /// The values a new object starts with.
   package let initialValues: [FilterValue]
   /// The relationship values a new object starts with.
@@ -44,12 +47,20 @@ package final class EntityLayout: Sendable {
     self.attributes = attributes
     self.relationships = relationships
     self.ignoredKeys = ignoredKeys
-    var slots: [String: PropertySlot] = [:]
-    for (slot, attribute) in attributes.enumerated() { slots[attribute.name] = .attribute(slot) }
-    for (slot, relationship) in relationships.enumerated() { slots[relationship.name] = .relationship(slot) }
-    self.slots = slots
+    var list: [(key: String, slot: PropertySlot)] = []
+    for (slot, attribute) in attributes.enumerated() { list.append((attribute.name, .attribute(slot))) }
+    for (slot, relationship) in relationships.enumerated() { list.append((relationship.name, .relationship(slot))) }
+    slotList = list
+    slotIndex = Dictionary(list.map { ($0.key, $0.slot) }, uniquingKeysWith: { first, _ in first })
     initialValues = attributes.map { $0.defaultValue ?? .null }
     initialRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+  }
+
+  /// Where `key` is stored, or nil when the entity has no such key.
+  package func slot(_ key: String) -> PropertySlot? {
+    if slotList.count > 16 { return slotIndex[key] }
+    for entry in slotList where entry.key == key { return entry.slot }
+    return nil
   }
 
   /// Whether an object of this entity is also an object of `other`.

@@ -200,7 +200,9 @@ public struct ObjectSchema: Sendable {
   }
 
   package func layout(named name: String) -> EntityLayout? {
-    indexesByName[name].map { layouts[$0] }
+    // A few names compare faster than one hash.
+    if layouts.count <= 8 { return layouts.first { $0.name == name } }
+    return indexesByName[name].map { layouts[$0] }
   }
 
   package func entityNames() -> [String] { entities.map(\.name) }

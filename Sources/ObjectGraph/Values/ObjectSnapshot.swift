@@ -47,21 +47,21 @@ public struct ObjectSnapshot: Sendable {
   /// The value of an attribute; nil for a key that is not an attribute of
   /// the entity.
   public subscript(key: String) -> FilterValue? {
-    guard case .attribute(let slot) = layout.slots[key] else { return nil }
+    guard case .attribute(let slot) = layout.slot(key) else { return nil }
     return values[slot]
   }
 
   /// The destinations of a relationship; nil for a key that is not a
   /// relationship of the entity.
   public func targets(of relationship: String) -> RelationshipTargets? {
-    guard case .relationship(let slot) = layout.slots[relationship] else { return nil }
+    guard case .relationship(let slot) = layout.slot(relationship) else { return nil }
     return relationships[slot]
   }
 
   /// The value of any key: an attribute's value or a relationship's
   /// destinations; nil for a key the entity does not have.
   public func property(_ key: String) -> PropertyValue? {
-    switch layout.slots[key] {
+    switch layout.slot(key) {
     case .attribute(let slot): .attribute(values[slot])
     case .relationship(let slot): .relationship(relationships[slot])
     case nil: nil
@@ -159,7 +159,7 @@ extension ObjectSnapshot: Codable {
     }
     var values = layout.initialValues.map { _ in FilterValue.null }
     for (key, value) in try container.decode([String: FilterValue].self, forKey: .values) {
-      guard case .attribute(let slot) = layout.slots[key],
+      guard case .attribute(let slot) = layout.slot(key),
         let coerced = AttributeValues.coerce(value, to: layout.attributes[slot].type)
       else {
         throw DecodingError.dataCorruptedError(
@@ -172,7 +172,7 @@ extension ObjectSnapshot: Codable {
     let decoded =
       try container.decodeIfPresent([String: [ObjectID]].self, forKey: .relationships) ?? [:]
     for (key, ids) in decoded {
-      guard case .relationship(let slot) = layout.slots[key],
+      guard case .relationship(let slot) = layout.slot(key),
         layout.relationships[slot].isToMany || ids.count <= 1
       else {
         throw DecodingError.dataCorruptedError(
