@@ -202,6 +202,44 @@ struct DeliveryTests {
     #expect(await consumer.value == [1, 3])
   }
 
+  @Test(.timeLimit(.minutes(1)))
+  func cancellingTheConsumerEndsItsIteration() async throws {
+    let context = WatcherFixtures.context()
+    let watcher = ContextWatcher(context: context, target: .asyncSequence)
+    let token = try watcher.watch("Person", where: "age > 0")
+    let changes = watcher.changes
+    let consumer = Task {
+      var count = 0
+      for await _ in changes { count += 1 }
+      return count
+    }
+    try await Task.sleep(for: .milliseconds(50))  // let it wait for a delivery
+    consumer.cancel()
+    #expect(await consumer.value == 0)
+    withExtendedLifetime((watcher, token)) {}
+  }
+
+  @Test func flushInsideAnImmediateDeliveryReturns() throws {
+    let context = WatcherFixtures.context()
+    let holder = LockedState<ContextWatcher?>(nil)
+    let flushed = LockedState(false)
+    let watcher = ContextWatcher(
+      context: context,
+      target: .handler(on: .immediate) { _ in
+        holder.withLock { $0 }?.flush()
+        flushed.withLock { $0 = true }
+      })
+    holder.withLock { $0 = watcher }
+    let token = try watcher.watch("Person", where: "age > 0")
+    try context.run { context in
+      try context.insert("Person", values: ["name": "Ann", "age": 1])
+      try context.save()
+    }
+    #expect(flushed.withLock { $0 })
+    holder.withLock { $0 = nil }
+    withExtendedLifetime(token) {}
+  }
+
   @MainActor
   @Test(.timeLimit(.minutes(1)))
   func deliversOnTheMainActor() async throws {

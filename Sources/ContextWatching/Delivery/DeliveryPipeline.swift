@@ -146,6 +146,9 @@ final class DeliveryPipeline: Sendable {
 
   /// Waits until every delivery enqueued before the call has run.
   func flush() {
+    // Immediate deliveries have run by the time their save returned; inside
+    // one, waiting for it would wait forever.
+    if case .immediate? = scheduler { return }
     if serialQueue != nil && DispatchQueue.getSpecific(key: queueKey) != nil {
       preconditionFailure("ContextWatcher.flush() called from its own delivery queue would wait forever")
     }
@@ -161,6 +164,7 @@ final class DeliveryPipeline: Sendable {
   /// Waits, without blocking a thread, until every delivery enqueued before
   /// the call has run.
   func flush() async {
+    if case .immediate? = scheduler { return }
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       if !register({ continuation.resume() }) { continuation.resume() }
     }
@@ -186,7 +190,9 @@ final class ChangesBuffer: Sendable {
   private struct State {
     var items: [ContextChanges] = []
     var head = 0
-    var waiter: CheckedContinuation<ContextChanges?, Never>?
+    /// Consumers waiting, first come first served.
+    var waiters: [(id: UInt64, continuation: CheckedContinuation<ContextChanges?, Never>)] = []
+    var nextWaiter: UInt64 = 0
     var isFinished = false
   }
 
@@ -207,10 +213,7 @@ final class ChangesBuffer: Sendable {
   /// once.
   func push(_ changes: ContextChanges) -> Bool {
     let waiter: CheckedContinuation<ContextChanges?, Never>? = state.withLock { state in
-      if let waiter = state.waiter {
-        state.waiter = nil
-        return waiter
-      }
+      if !state.waiters.isEmpty { return state.waiters.removeFirst().continuation }
       state.items.append(changes)
       return nil
     }
@@ -218,17 +221,23 @@ final class ChangesBuffer: Sendable {
     return waiter != nil
   }
 
+  /// Ends the sequence: waiting consumers get nil, and so do later calls
+  /// once the buffered deliveries are taken.
   func finish() {
-    let waiter = state.withLock { state in
+    let waiters = state.withLock { state in
       state.isFinished = true
-      defer { state.waiter = nil }
-      return state.waiter
+      defer { state.waiters = [] }
+      return state.waiters
     }
-    waiter?.resume(returning: nil)
+    for waiter in waiters { waiter.continuation.resume(returning: nil) }
   }
 
   func next() async -> ContextChanges? {
-    await withTaskCancellationHandler {
+    let id = state.withLock { state in
+      state.nextWaiter += 1
+      return state.nextWaiter
+    }
+    return await withTaskCancellationHandler {
       await withCheckedContinuation { (continuation: CheckedContinuation<ContextChanges?, Never>) in
         let taken: ContextChanges?? = state.withLock { state in
           if state.head < state.items.count {
@@ -241,7 +250,7 @@ final class ChangesBuffer: Sendable {
             return .some(item)
           }
           if state.isFinished || Task.isCancelled { return .some(nil) }
-          state.waiter = continuation
+          state.waiters.append((id, continuation))
           return nil
         }
         if let taken {
@@ -251,8 +260,7 @@ final class ChangesBuffer: Sendable {
       }
     } onCancel: {
       let waiter = state.withLock { state in
-        defer { state.waiter = nil }
-        return state.waiter
+        state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
       }
       waiter?.resume(returning: nil)
     }
@@ -260,7 +268,8 @@ final class ChangesBuffer: Sendable {
 }
 
 /// The deliveries of a watcher created with ``DeliveryTarget/asyncSequence``,
-/// in save order, for one consumer.
+/// in save order. Usually one task consumes them; several consumers share
+/// them, each delivery going to one of them.
 ///
 /// ```swift
 /// let watcher = ContextWatcher(context: context, target: .asyncSequence)
@@ -289,8 +298,8 @@ public struct ContextChangesSequence: AsyncSequence, Sendable {
   public struct AsyncIterator: AsyncIteratorProtocol {
     let buffer: ChangesBuffer
 
-    /// The next delivery, waiting for it; nil once the watcher is gone or
-    /// the task is cancelled.
+    /// The next delivery, waiting for it; nil once the watcher is gone and
+    /// the buffer is empty, or when the task is cancelled.
     public mutating func next() async -> ContextChanges? { await buffer.next() }
   }
 }
