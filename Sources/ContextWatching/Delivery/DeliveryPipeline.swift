@@ -174,8 +174,11 @@ final class DeliveryPipeline: Sendable {
   /// run; false when they already have.
   private func register(_ resume: @escaping @Sendable () -> Void) -> Bool {
     state.withLock { state in
-      guard state.completed < state.scheduled else { return false }
-      state.waiters.append((state.scheduled, resume))
+      // Dropped deliveries are owed an overflow signal, enqueued as soon as
+      // there is room: wait for it too.
+      let target = state.scheduled + (state.missed == nil ? 0 : 1)
+      guard state.completed < target else { return false }
+      state.waiters.append((target, resume))
       return true
     }
   }
