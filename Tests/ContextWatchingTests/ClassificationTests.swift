@@ -152,6 +152,35 @@ struct ClassificationTests {
     } == nil)
   }
 
+  @Test func dependenciesFollowSeveralHops() throws {
+    let rig = Rig()
+    let acmeStaff = try rig.watcher.watch("Person", where: "department.company.name == 'Acme'")
+    let acmeDepartments = try rig.watcher.watch("Department", where: "ANY members.employer.name == 'Acme'")
+    var acme: ManagedObject!
+    var initech: ManagedObject!
+    var lab: ManagedObject!
+    var ann: ManagedObject!
+    try rig.save { context in
+      acme = try context.insert("Company", values: ["name": "Acme"])
+      initech = try context.insert("Company", values: ["name": "Initech"])
+      lab = try context.insert("Department", values: ["name": "Lab"])
+      ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
+      try lab.setRelationship("company", to: initech)
+      try ann.setRelationship("department", to: lab)
+      try ann.setRelationship("employer", to: initech)
+    }
+    // The department moves to Acme: Ann, two hops away, enters.
+    let moved = try #require(try rig.save { _ in try lab.setRelationship("company", to: acme) })
+    #expect(moved.matches[ann.objectID] == [WatchMatch(watch: acmeStaff.id, event: .entered)])
+    // Acme is renamed: Ann exits.
+    let renamed = try #require(try rig.save { _ in try acme.setValue("Acme Inc", forKey: "name") })
+    #expect(renamed.matches[ann.objectID] == [WatchMatch(watch: acmeStaff.id, event: .exited)])
+    // Initech is renamed Acme: the department of a member employed there enters.
+    let rebranded = try #require(try rig.save { _ in try initech.setValue("Acme", forKey: "name") })
+    #expect(rebranded.matches[lab.objectID] == [WatchMatch(watch: acmeDepartments.id, event: .entered)])
+    #expect(rebranded.matches[ann.objectID] == nil)  // her department's company is Acme Inc
+  }
+
   @Test func explainTellsWhyClauseByClause() throws {
     let rig = Rig()
     let token = try rig.watcher.watch(
