@@ -8,11 +8,12 @@ import PredicateDSL
 /// - **Entity first.** Each entity has a bucket of the watches that apply to
 ///   its objects (watches on it and on its ancestors), so an object meets
 ///   only the watches of its entity.
-/// - **Index.** A watch whose predicate has a top-level `key == constant` or
+/// - **Indexes.** A watch whose predicate has a top-level `key == constant` or
 ///   `key IN {constants}` conjunct is filed under each constant in a hash
 ///   index of its bucket; an object reaches it only when the object's value
-///   of that key is one of them. The other watches of the bucket are always
-///   candidates.
+///   of that key is one of them. Failing that, a `key > c` (`>=`, `<`, `<=`,
+///   `BETWEEN`) conjunct on a number or date files it in a range index of
+///   sorted bounds. The other watches of the bucket are always candidates.
 /// - **Shared predicates.** The predicate a candidate must still match (the
 ///   residual, without the indexed conjunct) is compiled once per distinct
 ///   predicate and entity, and evaluated once per object image however many
@@ -36,12 +37,16 @@ struct MasterFilter {
   private var memo = Memo()
   /// Scratch marks per watch slot, for classifying updates.
   private var marks: [UInt8] = []
+  /// Scratch list of range candidates.
+  private var rangeCandidates: [Int] = []
 
   /// The watches applying to objects of one entity.
   struct Bucket {
     var unindexed = SlotList()
     /// Per indexed attribute slot, the watches filed under each key.
     var indexes: [Int: [MembershipKey: SlotList]] = [:]
+    /// Per attribute slot, the watches indexed by range.
+    var ranges: [Int: RangeIndex] = [:]
     var count = 0
   }
 
@@ -144,7 +149,7 @@ struct MasterFilter {
       id: id, label: label, entity: layout, predicate: predicate, source: source, options: options,
       readKeys: read,
       ignoredKeys: options.ignoredKeys.union(layout.ignoredKeys).subtracting(read),
-      indexSlot: index?.slot, indexKeys: index.map { Set($0.keys) } ?? [], predicateSlot: predicateSlot,
+      index: index, predicateSlot: predicateSlot,
       dependencies: analysis.dependencies.sorted { $0.path.count < $1.path.count }.compactMap {
         resolve($0, from: layout)
       }.enumerated().map { number, dependency in
@@ -165,9 +170,12 @@ struct MasterFilter {
     }
     slotsByID[id] = slot
     for kind in layout.kindIndexes {
-      if let indexSlot = entry.indexSlot {
-        for key in entry.indexKeys { buckets[kind].indexes[indexSlot, default: [:]][key, default: SlotList()].insert(slot) }
-      } else {
+      switch entry.index?.kind {
+      case .equal(let keys)?:
+        for key in keys { buckets[kind].indexes[entry.index!.slot, default: [:]][key, default: SlotList()].insert(slot) }
+      case .range(let bounds)?:
+        buckets[kind].ranges[entry.index!.slot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
+      case nil:
         buckets[kind].unindexed.insert(slot)
       }
       buckets[kind].count += 1
@@ -182,13 +190,17 @@ struct MasterFilter {
   mutating func remove(_ id: WatchID) {
     guard let slot = slotsByID.removeValue(forKey: id), let entry = entries[slot] else { return }
     for kind in entry.entity.kindIndexes {
-      if let indexSlot = entry.indexSlot {
-        for key in entry.indexKeys {
+      switch entry.index?.kind {
+      case .equal(let keys)?:
+        let indexSlot = entry.index!.slot
+        for key in keys {
           buckets[kind].indexes[indexSlot]?[key]?.remove(slot)
           if buckets[kind].indexes[indexSlot]?[key]?.isEmpty == true { buckets[kind].indexes[indexSlot]?[key] = nil }
         }
         if buckets[kind].indexes[indexSlot]?.isEmpty == true { buckets[kind].indexes[indexSlot] = nil }
-      } else {
+      case .range?:
+        buckets[kind].ranges[entry.index!.slot]?.noteRemoval()
+      case nil:
         buckets[kind].unindexed.remove(slot)
       }
       buckets[kind].count -= 1
@@ -266,6 +278,15 @@ struct MasterFilter {
       guard let candidates = index[MembershipKey(image.attribute(attribute))]?.slots else { continue }
       for slot in candidates where test(slot, image, failures: &failures) { matched.append(slot) }
     }
+    guard !buckets[entity].ranges.isEmpty else { return }
+    for attribute in Array(buckets[entity].ranges.keys) {
+      buckets[entity].ranges[attribute]!.prepare(live: entries)
+      let value = image.attribute(attribute)
+      guard !value.isNull else { continue }
+      rangeCandidates.removeAll(keepingCapacity: true)
+      buckets[entity].ranges[attribute]!.collect(value, live: entries, into: &rangeCandidates)
+      for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
+    }
   }
 
   /// Marks for classifying an update: bit 0 matched before, bit 1 after.
@@ -285,9 +306,7 @@ struct MasterFilter {
   /// objects reached through relationships, and for `explain`).
   mutating func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
-    if let indexSlot = entry.indexSlot, !entry.indexKeys.contains(MembershipKey(image.attribute(indexSlot))) {
-      return false
-    }
+    if let index = entry.index, !index.admits(image.attribute(index.slot)) { return false }
     memo.next()
     return test(slot, image, failures: &failures)
   }
@@ -358,8 +377,8 @@ final class WatchEntry {
   let readKeys: Set<String>
   /// Keys whose changes alone do not count (never one the predicate reads).
   let ignoredKeys: Set<String>
-  let indexSlot: Int?
-  let indexKeys: Set<MembershipKey>
+  /// The conjunct an index serves; the shared predicate is the rest.
+  let index: IndexedConjunct?
   let predicateSlot: Int
   let dependencies: [Dependency]
 
@@ -389,8 +408,8 @@ final class WatchEntry {
 
   init(
     id: WatchID, label: String, entity: EntityLayout, predicate: PredicateSyntax, source: String?,
-    options: WatchOptions, readKeys: Set<String>, ignoredKeys: Set<String>, indexSlot: Int?,
-    indexKeys: Set<MembershipKey>, predicateSlot: Int, dependencies: [Dependency]
+    options: WatchOptions, readKeys: Set<String>, ignoredKeys: Set<String>, index: IndexedConjunct?,
+    predicateSlot: Int, dependencies: [Dependency]
   ) {
     self.id = id
     self.label = label
@@ -400,8 +419,7 @@ final class WatchEntry {
     self.options = options
     self.readKeys = readKeys
     self.ignoredKeys = ignoredKeys
-    self.indexSlot = indexSlot
-    self.indexKeys = indexKeys
+    self.index = index
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
   }

@@ -106,35 +106,56 @@ struct PredicateAnalysis {
   }
 }
 
-/// The conjunct of a predicate that a hash index can serve: `key == constant`
-/// or `key IN {constants}` on an attribute of the watched entity, without
-/// options, at the top level of the predicate (alone, or in an AND).
+/// The conjunct of a predicate that an index can serve, at the top level of
+/// the predicate (alone, or in an AND), without options, on an attribute
+/// of the watched entity: `key == constant` or `key IN {constants}` (a hash
+/// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
+/// number or date attribute (sorted bounds).
 struct IndexedConjunct {
+  enum Kind {
+    /// The object's value must be one of these keys.
+    case equal([MembershipKey])
+    /// The object's value must lie within these bounds.
+    case range(RangeBounds)
+  }
+
   var slot: Int
-  var keys: [MembershipKey]
+  var kind: Kind
   /// The rest of the predicate, which candidates must still match.
   var residual: PredicateSyntax
 
   init?(_ predicate: PredicateSyntax, entity: EntityLayout) {
     let conjuncts: [PredicateSyntax] =
       if case .and(let operands) = predicate.kind { operands } else { [predicate] }
-    for (position, conjunct) in conjuncts.enumerated() {
-      guard let (slot, keys) = Self.indexable(conjunct, entity: entity) else { continue }
-      var rest = conjuncts
-      rest.remove(at: position)
-      self.slot = slot
-      self.keys = keys
-      switch rest.count {
-      case 0: residual = PredicateSyntax(.constant(true))
-      case 1: residual = rest[0]
-      default: residual = PredicateSyntax(.and(rest), range: predicate.range)
-      }
-      return
+    // An equality is the most selective: prefer it to a range.
+    let found =
+      conjuncts.indices.lazy.compactMap { position in
+        Self.equality(conjuncts[position], entity: entity).map { (position, $0.0, Kind.equal($0.1)) }
+      }.first
+      ?? conjuncts.indices.lazy.compactMap { position in
+        Self.range(conjuncts[position], entity: entity).map { (position, $0.0, Kind.range($0.1)) }
+      }.first
+    guard let (position, slot, kind) = found else { return nil }
+    var rest = conjuncts
+    rest.remove(at: position)
+    self.slot = slot
+    self.kind = kind
+    switch rest.count {
+    case 0: residual = PredicateSyntax(.constant(true))
+    case 1: residual = rest[0]
+    default: residual = PredicateSyntax(.and(rest), range: predicate.range)
     }
-    return nil
   }
 
-  private static func indexable(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [MembershipKey])? {
+  /// Whether `value` satisfies the indexed conjunct.
+  func admits(_ value: FilterValue) -> Bool {
+    switch kind {
+    case .equal(let keys): keys.contains(MembershipKey(value))
+    case .range(let bounds): bounds.contains(value)
+    }
+  }
+
+  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [MembershipKey])? {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
     else { return nil }
@@ -154,6 +175,139 @@ struct IndexedConjunct {
       }
     default:
       return nil
+    }
+  }
+
+  private static func range(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, RangeBounds)? {
+    guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
+      comparison.options.isEmpty
+    else { return nil }
+    var (key, constant, operation) = (comparison.lhs, comparison.rhs, comparison.operator)
+    if case .constant = key.kind {
+      // `30 < age` is `age > 30`.
+      swap(&key, &constant)
+      switch operation {
+      case .less: operation = .greater
+      case .lessOrEqual: operation = .greaterOrEqual
+      case .greater: operation = .less
+      case .greaterOrEqual: operation = .lessOrEqual
+      default: return nil
+      }
+    }
+    guard case .keyPath(let path) = key.kind, case .attribute(let slot) = entity.slot(path),
+      case .constant(let value) = constant.kind
+    else { return nil }
+    let type = entity.attributes[slot].type
+    func fits(_ bound: FilterValue) -> Bool {
+      switch bound {
+      case .int, .double, .bool: type.isNumeric
+      case .date: type == .date
+      default: false
+      }
+    }
+    switch operation {
+    case .greater, .greaterOrEqual:
+      guard fits(value) else { return nil }
+      return (slot, RangeBounds(lower: (value, operation == .greaterOrEqual), upper: nil))
+    case .less, .lessOrEqual:
+      guard fits(value) else { return nil }
+      return (slot, RangeBounds(lower: nil, upper: (value, operation == .lessOrEqual)))
+    case .between:
+      guard case .array(let bounds) = value, bounds.count == 2, fits(bounds[0]), fits(bounds[1]) else { return nil }
+      return (slot, RangeBounds(lower: (bounds[0], true), upper: (bounds[1], true)))
+    default:
+      return nil
+    }
+  }
+}
+
+/// The bounds of a range conjunct; each is a constant and whether it is
+/// included.
+struct RangeBounds {
+  var lower: (value: FilterValue, inclusive: Bool)?
+  var upper: (value: FilterValue, inclusive: Bool)?
+
+  /// The order of two values as the predicate's comparison sees them; nil
+  /// when they have none (nil, NaN), which no range admits.
+  static func order(_ lhs: FilterValue, _ rhs: FilterValue) -> Int? {
+    (try? FilterValue.predicateOrder(lhs, rhs)) ?? nil
+  }
+
+  func contains(_ value: FilterValue) -> Bool {
+    if let lower {
+      guard let order = Self.order(value, lower.value), order > 0 || (order == 0 && lower.inclusive) else {
+        return false
+      }
+    }
+    if let upper {
+      guard let order = Self.order(value, upper.value), order < 0 || (order == 0 && upper.inclusive) else {
+        return false
+      }
+    }
+    return true
+  }
+}
+
+/// Range watches of one attribute, by sorted bounds: the watches with a
+/// lower bound sorted by it (a value reaches those whose bound it passes: a
+/// prefix), and those with only an upper bound sorted by it, descending.
+///
+/// Insertion appends and sorting waits for the next query; removal leaves a
+/// stale entry (recognised by its watch identifier) that the next sort
+/// after enough removals drops. Both are O(1) when they happen.
+struct RangeIndex {
+  struct Entry {
+    var bounds: RangeBounds
+    var slot: Int
+    var id: WatchID
+  }
+
+  private var lowers: [Entry] = []
+  private var uppers: [Entry] = []
+  private var isSorted = true
+  private var stale = 0
+  private(set) var count = 0
+
+  mutating func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
+    let entry = Entry(bounds: bounds, slot: slot, id: id)
+    if bounds.lower != nil { lowers.append(entry) } else { uppers.append(entry) }
+    isSorted = false
+    count += 1
+  }
+
+  mutating func noteRemoval() {
+    stale += 1
+    count -= 1
+  }
+
+  /// Sorts after insertions and drops stale entries after many removals.
+  mutating func prepare(live entries: [WatchEntry?]) {
+    if stale > 32 && stale > count {
+      func isLive(_ entry: Entry) -> Bool { entries[entry.slot]?.id == entry.id }
+      lowers.removeAll { !isLive($0) }
+      uppers.removeAll { !isLive($0) }
+      stale = 0
+    }
+    guard !isSorted else { return }
+    lowers.sort { (RangeBounds.order($0.bounds.lower!.value, $1.bounds.lower!.value) ?? 0) < 0 }
+    uppers.sort { (RangeBounds.order($0.bounds.upper!.value, $1.bounds.upper!.value) ?? 0) > 0 }
+    isSorted = true
+  }
+
+  /// The slots of the live watches whose bounds admit `value`. Call
+  /// `prepare` first.
+  func collect(_ value: FilterValue, live entries: [WatchEntry?], into slots: inout [Int]) {
+    for entry in lowers {
+      guard let order = RangeBounds.order(value, entry.bounds.lower!.value) else { break }
+      if order < 0 { break }  // this bound and every later one lie above the value
+      guard entry.bounds.contains(value), entries[entry.slot]?.id == entry.id else { continue }
+      slots.append(entry.slot)
+    }
+    for entry in uppers {
+      guard let order = RangeBounds.order(value, entry.bounds.upper!.value) else { break }
+      if order > 0 { break }
+      guard entry.bounds.contains(value), entries[entry.slot]?.id == entry.id else { continue }
+      slots.append(entry.slot)
     }
   }
 }

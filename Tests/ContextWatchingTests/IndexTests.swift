@@ -1,0 +1,68 @@
+import ContextWatching
+import ObjectGraph
+import PredicateDSL
+import Testing
+
+/// The master filter's indexes must never change what matches: for edge
+/// values and many shapes of indexable conjuncts, what the watcher reports
+/// equals evaluating each predicate directly.
+@Suite("Watcher: indexes agree with direct evaluation")
+struct IndexTests {
+  static let formats = [
+    "age > 30", "age >= 30", "age < 30", "age <= 30", "30 < age", "30.5 <= age", "age > 29.5",
+    "age BETWEEN {20, 30}", "age BETWEEN {30, 20}", "age > 30 AND city == 'Oslo'", "city == 'Oslo' AND age < 40",
+    "age == 30", "age == 30.0", "age IN {1, 30, 45}", "city IN {'Oslo', 'Rome'}", "city == nil", "age == nil",
+    "age > 30 OR city == 'Rome'", "NOT age > 30", "age != 30", "age > -1", "age < 1e3",
+  ]
+  static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
+
+  @Test func everyIndexedShapeMatchesLikeItsPredicate() throws {
+    let rig = Rig()
+    var tokens: [(WatchID, CompiledFilter<ObjectSnapshot>)] = []
+    var holders: [WatchToken] = []
+    for format in Self.formats {
+      let token = try rig.watcher.watch("Person", where: format)
+      holders.append(token)
+      tokens.append((token.id, try WatcherFixtures.schema.snapshotFilter(format, for: "Person")))
+    }
+    // Churn: add and remove many range watches so that stale entries are dropped and slots reused.
+    for round in 0..<100 {
+      let token = try rig.watcher.watch("Person", where: "age > %d", .int(Int64(round)))
+      token.cancel()
+    }
+    let changes = try #require(try rig.save { context in
+      for (index, age) in Self.ages.enumerated() {
+        try context.insert(
+          index % 2 == 0 ? "Person" : "Employee",
+          values: [
+            "name": .string("P\(index)"), "age": age,
+            "city": index % 3 == 0 ? "Oslo" : (index % 3 == 1 ? "Rome" : FilterValue.null),
+          ])
+      }
+    })
+    for snapshot in changes.inserted {
+      let expected: [WatchID] = try tokens.filter { try $0.1.evaluate(snapshot) }.map { $0.0 }
+      let actual: [WatchID] = changes.matches[snapshot.objectID]?.map { $0.watch } ?? []
+      #expect(actual == expected, "age \(snapshot["age"] ?? .null), city \(snapshot["city"] ?? .null)")
+    }
+    let all = try rig.context.run { try $0.objects(of: "Person").map { $0.snapshot() } }
+    let unmatched = try all.filter { snapshot in try tokens.allSatisfy { try !$0.1.evaluate(snapshot) } }
+    #expect(changes.inserted.count == all.count - unmatched.count)
+
+    // Updates across the bounds: before and after both go through the indexes.
+    let updates = try #require(try rig.save { context in
+      for (index, person) in try context.objects(of: "Person").enumerated() {
+        try person.setValue(Self.ages[(index + 3) % Self.ages.count], forKey: "age")
+      }
+    })
+    for update in updates.updated + updates.entered + updates.exited {
+      for (id, filter) in tokens {
+        let (was, now) = (try filter.evaluate(update.before), try filter.evaluate(update.after))
+        let event: WatchEvent? = was && now ? .updated : (now ? .entered : (was ? .exited : nil))
+        let reported = updates.matches[update.objectID]?.first { $0.watch == id }?.event
+        #expect(reported == event, "\(update.before["age"] ?? .null) → \(update.after["age"] ?? .null)")
+      }
+    }
+    withExtendedLifetime(holders) {}
+  }
+}
