@@ -230,7 +230,8 @@ struct RangeBounds {
   /// The order of two values as the predicate's comparison sees them; nil
   /// when they have none (nil, NaN), which no range admits.
   static func order(_ lhs: FilterValue, _ rhs: FilterValue) -> Int? {
-    (try? FilterValue.predicateOrder(lhs, rhs)) ?? nil
+    guard let lhs = RangeKey(lhs), let rhs = RangeKey(rhs) else { return nil }
+    return RangeKey.order(lhs, rhs)
   }
 
   func contains(_ value: FilterValue) -> Bool {
@@ -248,6 +249,50 @@ struct RangeBounds {
   }
 }
 
+/// A number or date as the range index compares it: exactly, integers as
+/// integers, doubles and dates as doubles. A trivial value, so the index's
+/// entries copy without reference counting.
+struct RangeKey {
+  private enum Storage { case int(Int64), double(Double) }
+  private let storage: Storage
+
+  /// The key of a bound or an object's value; nil for values with no order
+  /// against numbers and dates (nil, strings).
+  init?(_ value: FilterValue) {
+    switch value {
+    case .int(let number): storage = .int(number)
+    case .bool(let flag): storage = .int(flag ? 1 : 0)
+    case .double(let number): storage = .double(number)
+    case .date(let seconds): storage = .double(seconds)
+    default: return nil
+    }
+  }
+
+  /// -1, 0 or 1, exactly, as the predicate's comparison orders numbers; nil
+  /// when a NaN is involved.
+  @inline(__always)
+  static func order(_ lhs: RangeKey, _ rhs: RangeKey) -> Int? {
+    switch (lhs.storage, rhs.storage) {
+    case (.int(let a), .int(let b)): return a < b ? -1 : (a == b ? 0 : 1)
+    case (.double(let a), .double(let b)): return a < b ? -1 : (a == b ? 0 : (a > b ? 1 : nil))
+    case (.int(let a), .double(let b)): return order(a, b)
+    case (.double(let a), .int(let b)): return order(b, a).map { -$0 }
+    }
+  }
+
+  /// An integer against a double, exactly: rounding the integer to a
+  /// double keeps the order except on a tie, which the integers decide.
+  private static func order(_ integer: Int64, _ double: Double) -> Int? {
+    guard !double.isNaN else { return nil }
+    let rounded = Double(integer)
+    if rounded < double { return -1 }
+    if rounded > double { return 1 }
+    if double >= 9_223_372_036_854_775_808.0 { return -1 }
+    let whole = Int64(double)
+    return integer < whole ? -1 : (integer == whole ? 0 : 1)
+  }
+}
+
 /// Range watches of one attribute, by sorted bounds: the watches with a
 /// lower bound sorted by it (a value reaches those whose bound it passes: a
 /// prefix), and those with only an upper bound sorted by it, descending.
@@ -257,9 +302,23 @@ struct RangeBounds {
 /// after enough removals drops. Both are O(1) when they happen.
 struct RangeIndex {
   struct Entry {
-    var bounds: RangeBounds
+    var lower: RangeKey?
+    var lowerIncluded: Bool
+    var upper: RangeKey?
+    var upperIncluded: Bool
     var slot: Int
     var id: WatchID
+
+    @inline(__always)
+    func admits(_ value: RangeKey) -> Bool {
+      if let lower {
+        guard let order = RangeKey.order(value, lower), order > 0 || (order == 0 && lowerIncluded) else { return false }
+      }
+      if let upper {
+        guard let order = RangeKey.order(value, upper), order < 0 || (order == 0 && upperIncluded) else { return false }
+      }
+      return true
+    }
   }
 
   private var lowers: [Entry] = []
@@ -269,8 +328,11 @@ struct RangeIndex {
   private(set) var count = 0
 
   mutating func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
-    let entry = Entry(bounds: bounds, slot: slot, id: id)
-    if bounds.lower != nil { lowers.append(entry) } else { uppers.append(entry) }
+    let entry = Entry(
+      lower: bounds.lower.flatMap { RangeKey($0.value) }, lowerIncluded: bounds.lower?.inclusive ?? false,
+      upper: bounds.upper.flatMap { RangeKey($0.value) }, upperIncluded: bounds.upper?.inclusive ?? false,
+      slot: slot, id: id)
+    if entry.lower != nil { lowers.append(entry) } else { uppers.append(entry) }
     isSorted = false
     count += 1
   }
@@ -289,24 +351,25 @@ struct RangeIndex {
       stale = 0
     }
     guard !isSorted else { return }
-    lowers.sort { (RangeBounds.order($0.bounds.lower!.value, $1.bounds.lower!.value) ?? 0) < 0 }
-    uppers.sort { (RangeBounds.order($0.bounds.upper!.value, $1.bounds.upper!.value) ?? 0) > 0 }
+    lowers.sort { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
+    uppers.sort { (RangeKey.order($0.upper!, $1.upper!) ?? 0) > 0 }
     isSorted = true
   }
 
   /// The slots of the live watches whose bounds admit `value`. Call
   /// `prepare` first.
   func collect(_ value: FilterValue, live entries: [WatchEntry?], into slots: inout [Int]) {
+    guard let key = RangeKey(value) else { return }
     for entry in lowers {
-      guard let order = RangeBounds.order(value, entry.bounds.lower!.value) else { break }
+      guard let order = RangeKey.order(key, entry.lower!) else { break }
       if order < 0 { break }  // this bound and every later one lie above the value
-      guard entry.bounds.contains(value), entries[entry.slot]?.id == entry.id else { continue }
+      guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
       slots.append(entry.slot)
     }
     for entry in uppers {
-      guard let order = RangeBounds.order(value, entry.bounds.upper!.value) else { break }
+      guard let order = RangeKey.order(key, entry.upper!) else { break }
       if order > 0 { break }
-      guard entry.bounds.contains(value), entries[entry.slot]?.id == entry.id else { continue }
+      guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
       slots.append(entry.slot)
     }
   }
