@@ -35,6 +35,12 @@ struct WatchValidationTests {
     let rig = Rig()
     let typed = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age BEGINSWITH '3'") }
     #expect(typed.code == .invalidPredicate && typed.key == "age")
+    // Indexed conjuncts are checked too.
+    for format in ["age == 'x'", "age IN {1, 'x'}", "name == 3 AND age > 1", "city == 'Oslo' AND age > 'x'"] {
+      let error = try #require(throws: WatchError.self, "\(format)") { try rig.watcher.watch("Person", where: format) }
+      #expect(error.code == .invalidPredicate, "\(format)")
+      #expect(error.message.contains("never equal") || error.message.contains("cannot be ordered"), "\(error.message)")
+    }
     let syntax = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age >") }
     #expect(syntax.code == .invalidPredicate)
     #expect(syntax.location?.column == 6)

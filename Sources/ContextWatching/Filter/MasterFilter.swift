@@ -115,25 +115,26 @@ struct MasterFilter {
         .unknownEntity, watch: label, entity: entityName,
         message: "unknown entity '\(entityName)' (entities: \(names))")
     }
-    let keys = Set(layout.keys)
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
         .invalidOptions, watch: label, entity: entityName,
         message: "a watch takes watched keys or ignored keys, not both")
     }
-    for key in (options.watchedKeys ?? []).union(options.ignoredKeys).sorted() where !keys.contains(key) {
+    for key in (options.watchedKeys ?? []).union(options.ignoredKeys).sorted() where layout.slot(key) == nil {
       throw WatchError(
         .unknownKey, watch: label, entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
     }
 
-    // Compile the whole predicate once, to validate it with its positions
-    // (the residual alone could hide an error in the indexed conjunct).
+    // The residual is compiled (or shared) below. The indexed conjunct is
+    // checked here: when its constants fit the attribute's type it is valid;
+    // otherwise the whole predicate is compiled, for the compiler's error
+    // with its position.
     let index = IndexedConjunct(predicate, entity: layout)
     let residual = index?.residual ?? predicate
     let predicateSlot: Int
     do throws(PredicateCompileError) {
-      if index != nil {
+      if let index, !index.fits(layout.attributes[index.slot].type) {
         _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
       }
       predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
@@ -142,7 +143,7 @@ struct MasterFilter {
     }
 
     let analysis = PredicateAnalysis(predicate, entity: layout, schema: schema)
-    let read = analysis.readsWholeObject ? keys : analysis.readKeys
+    let read = analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys
     let id = WatchID(rawValue: nextID)
     nextID += 1
     let entry = WatchEntry(

@@ -147,6 +147,24 @@ struct IndexedConjunct {
     }
   }
 
+  /// Whether every constant of the conjunct has a type the attribute's
+  /// values can equal or be ordered against, so that the conjunct needs no
+  /// compiling to be valid. (Ranges are only formed when it does.)
+  func fits(_ type: AttributeType) -> Bool {
+    guard case .equal(let keys) = kind else { return true }
+    return keys.allSatisfy { key in
+      switch key {
+      case .null: true
+      case .int, .double: type.isNumeric
+      case .string: type == .string
+      case .date: type == .date
+      case .uuid: type == .uuid
+      case .data: type == .data
+      case .array, .set, .record: false
+      }
+    }
+  }
+
   /// Whether `value` satisfies the indexed conjunct.
   func admits(_ value: FilterValue) -> Bool {
     switch kind {
