@@ -286,6 +286,15 @@ struct RangeKey {
     }
   }
 
+  /// The key as a double (rounded for large integers): for choosing where
+  /// to start a scan, never for deciding a match.
+  var approximate: Double {
+    switch storage {
+    case .int(let number): Double(number)
+    case .double(let number): number
+    }
+  }
+
   /// -1, 0 or 1, exactly, as the predicate's comparison orders numbers; nil
   /// when a NaN is involved.
   @inline(__always)
@@ -311,9 +320,18 @@ struct RangeKey {
   }
 }
 
-/// Range watches of one attribute, by sorted bounds: the watches with a
-/// lower bound sorted by it (a value reaches those whose bound it passes: a
-/// prefix), and those with only an upper bound sorted by it, descending.
+/// Range watches of one attribute, by sorted bounds.
+///
+/// - Watches with only a lower bound (`key > c`) are sorted by it: a value
+///   reaches exactly a prefix of them.
+/// - Watches with only an upper bound (`key < c`) are sorted by it,
+///   descending: again a prefix.
+/// - Watches with both (`BETWEEN`) are grouped by the width of their
+///   interval, in powers of two, and sorted by lower bound within a group:
+///   an interval of width at most 2ᵏ that holds `v` starts at or after
+///   `v - 2ᵏ`, so each group is scanned from a binary search to `v`. The
+///   scan meets only intervals that start near the value, whatever their
+///   number.
 ///
 /// Insertion appends and sorting waits for the next query; removal leaves a
 /// stale entry (recognised by its watch identifier) that the next sort
@@ -341,6 +359,8 @@ struct RangeIndex {
 
   private var lowers: [Entry] = []
   private var uppers: [Entry] = []
+  /// Intervals by the exponent of their width's power-of-two ceiling.
+  private var intervals: [Int: [Entry]] = [:]
   private var isSorted = true
   private var stale = 0
   private(set) var count = 0
@@ -350,9 +370,22 @@ struct RangeIndex {
       lower: bounds.lower.flatMap { RangeKey($0.value) }, lowerIncluded: bounds.lower?.inclusive ?? false,
       upper: bounds.upper.flatMap { RangeKey($0.value) }, upperIncluded: bounds.upper?.inclusive ?? false,
       slot: slot, id: id)
-    if entry.lower != nil { lowers.append(entry) } else { uppers.append(entry) }
+    switch (entry.lower, entry.upper) {
+    case (let lower?, let upper?):
+      intervals[Self.widthClass(upper.approximate - lower.approximate), default: []].append(entry)
+    case (.some, nil): lowers.append(entry)
+    default: uppers.append(entry)
+    }
     isSorted = false
     count += 1
+  }
+
+  /// The exponent of the smallest power of two at least `width` (clamped;
+  /// empty, negative and NaN widths go to the first class).
+  private static func widthClass(_ width: Double) -> Int {
+    guard width > 1 else { return 0 }
+    guard width.isFinite else { return 1100 }
+    return Int(width.exponent) + 1
   }
 
   mutating func noteRemoval() {
@@ -366,11 +399,17 @@ struct RangeIndex {
       func isLive(_ entry: Entry) -> Bool { entries[entry.slot]?.id == entry.id }
       lowers.removeAll { !isLive($0) }
       uppers.removeAll { !isLive($0) }
+      for key in Array(intervals.keys) {
+        intervals[key]!.removeAll { !isLive($0) }
+        if intervals[key]!.isEmpty { intervals[key] = nil }
+      }
       stale = 0
     }
     guard !isSorted else { return }
-    lowers.sort { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
+    let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
+    lowers.sort(by: byLower)
     uppers.sort { (RangeKey.order($0.upper!, $1.upper!) ?? 0) > 0 }
+    for key in Array(intervals.keys) { intervals[key]!.sort(by: byLower) }
     isSorted = true
   }
 
@@ -389,6 +428,24 @@ struct RangeIndex {
       if order > 0 { break }
       guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
       slots.append(entry.slot)
+    }
+    for (widthClass, group) in intervals {
+      // Intervals of this class that hold the value start at or after
+      // value - 2^class; start a little lower, to absorb rounding.
+      let reach = widthClass >= 1100 ? Double.infinity : Double(sign: .plus, exponent: widthClass, significand: 1)
+      let threshold = RangeKey(.double(key.approximate - reach * (1 + 1e-9) - 1))!
+      var low = 0
+      var high = group.count
+      while low < high {
+        let middle = (low + high) / 2
+        if (RangeKey.order(group[middle].lower!, threshold) ?? 1) < 0 { low = middle + 1 } else { high = middle }
+      }
+      for entry in group[low...] {
+        guard let order = RangeKey.order(key, entry.lower!) else { break }
+        if order < 0 { break }
+        guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
+        slots.append(entry.slot)
+      }
     }
   }
 }
