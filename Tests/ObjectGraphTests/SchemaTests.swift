@@ -122,3 +122,47 @@ struct SchemaTests {
     #expect(notJSON.problems[0].hasPrefix("invalid schema JSON at the top level"))
   }
 }
+
+@Suite("Schema builder")
+struct SchemaBuilderTests {
+  @Test func buildsTheSameSchemaAsTheDescriptions() throws {
+    let withHistory = true
+    let built = try ObjectSchema {
+      EntityDescription("Company") {
+        AttributeDescription("name", .string)
+        RelationshipDescription.toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)
+      }
+      EntityDescription("Person") {
+        AttributeDescription("name", .string)
+        AttributeDescription("age", .integer, isOptional: true, defaultValue: 0)
+        RelationshipDescription.toOne("employer", destination: "Company", inverse: "employees")
+        EntityProperty.ignoring("lastSeen")
+        if withHistory { AttributeDescription("lastSeen", .date, isOptional: true) }
+        for index in 1...2 { AttributeDescription("note\(index)", .string, isOptional: true) }
+      }
+      EntityDescription("Employee", parent: "Person") {
+        AttributeDescription("salary", .double, isOptional: true)
+      }
+    }
+    #expect(built.entities == [
+      EntityDescription(
+        "Company", attributes: [.init("name", .string)],
+        relationships: [.toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)]),
+      EntityDescription(
+        "Person",
+        attributes: [
+          .init("name", .string), .init("age", .integer, isOptional: true, defaultValue: 0),
+          .init("lastSeen", .date, isOptional: true), .init("note1", .string, isOptional: true),
+          .init("note2", .string, isOptional: true),
+        ],
+        relationships: [.toOne("employer", destination: "Company", inverse: "employees")], ignoredKeys: ["lastSeen"]),
+      EntityDescription("Employee", parent: "Person", attributes: [.init("salary", .double, isOptional: true)]),
+    ])
+    let error = try #require(throws: SchemaError.self) {
+      try ObjectSchema {
+        EntityDescription("Person") { RelationshipDescription.toOne("pet", destination: "Dog", inverse: "owner") }
+      }
+    }
+    #expect(error.problems == ["Person.pet: unknown destination entity 'Dog'"])
+  }
+}
