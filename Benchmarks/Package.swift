@@ -43,6 +43,18 @@ let package = Package(
       path: "Benchmarks/ObjectGraphBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
     ),
+    .executableTarget(
+      name: "WatcherBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "package-benchmark"),
+        .product(name: "ContextWatching", package: "main"),
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatcherTestSupport", package: "main"),
+      ],
+      path: "Benchmarks/WatcherBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    ),
     // Heap bytes per object, measured with glibc's mallinfo2() outside the
     // benchmark runner (whose malloc interposer would count its own blocks):
     //   swift run -c release ObjectGraphMemory
@@ -55,6 +67,36 @@ let package = Package(
         .product(name: "PredicateDSL", package: "main"),
       ],
       path: "Tools/ObjectGraphMemory"
+    ),
+    // Heap bytes per watch, the same way:
+    //   swift run -c release WatcherMemory
+    .executableTarget(
+      name: "WatcherMemory",
+      dependencies: [
+        "MallocInfo",
+        .product(name: "ContextWatching", package: "main"),
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+      ],
+      path: "Tools/WatcherMemory"
+    ),
+    // Drivers for callgrind profiles (see their headers).
+    .executableTarget(
+      name: "ObjectGraphProfile",
+      dependencies: [
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+      ],
+      path: "Tools/ObjectGraphProfile"
+    ),
+    .executableTarget(
+      name: "WatcherProfile",
+      dependencies: [
+        .product(name: "ContextWatching", package: "main"),
+        .product(name: "ObjectGraph", package: "main"),
+        .product(name: "PredicateDSL", package: "main"),
+      ],
+      path: "Tools/WatcherProfile"
     ),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],

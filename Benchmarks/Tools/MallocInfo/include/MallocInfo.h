@@ -1,5 +1,5 @@
 // glibc's allocator statistics, which Swift's Glibc module does not export
-// (it does not include <malloc.h>). Used by ObjectGraphMemory.
+// (it does not include <malloc.h>). Used by ObjectGraphMemory and WatcherMemory.
 #ifndef MALLOC_INFO_H
 #define MALLOC_INFO_H
 

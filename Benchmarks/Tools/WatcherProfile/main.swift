@@ -1,0 +1,167 @@
+// A driver for profiling the watcher under callgrind (issue #5): the work
+// of one benchmark, repeated, inside a function named `measuredLoop` so
+// that callgrind can count it alone.
+//
+//   swift build -c release --product WatcherProfile
+//   valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredLoop*' \
+//     .build/release/WatcherProfile process 100000 200
+//
+// Modes:
+//   process WATCHES ROUNDS   `watcher.process(save)` of 100 updated people,
+//                            `city == %@ AND age > %@` watches, ten per city
+//   ranges ROUNDS            the same with 1,000 watches, a third of them
+//                            `age BETWEEN {a, b}`
+//   register WATCHES         adds WATCHES `city == %@` watches (distinct cities)
+//   preparsed WATCHES        the same through `watch(_:predicate:)`, parsed
+//                            before the loop
+//   remove WATCHES           cancels the tokens of WATCHES such watches
+//   save ROUNDS              10,000 watches on a context of 10,000 people,
+//                            delegate on a queue; each round changes 100
+//                            people and saves (the saving side of the latency
+//                            benchmark), then waits for the delivery
+//   save1 ROUNDS             the same with 10 watches, 100 people, one
+//                            changed person
+//
+// Figures: docs/benchmarks.md.
+
+import ContextWatching
+import Dispatch
+import ObjectGraph
+import PredicateDSL
+
+let schema = try! ObjectSchema([
+  EntityDescription(
+    "Person",
+    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
+])
+
+/// SplitMix64, so that every run builds the same data.
+struct Generator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+func watches(_ count: Int, cities: Int, ranges: Bool) -> [(String, [FilterValue])] {
+  var generator = Generator(state: 5)
+  var equalities = 0
+  return (0..<count).map { index in
+    if ranges && index % 3 == 2 {
+      let low = Int64.random(in: 18...70, using: &generator)
+      return ("age BETWEEN {%@, %@}", [.int(low), .int(low + Int64.random(in: 5...20, using: &generator))])
+    }
+    defer { equalities += 1 }
+    return ("city == %@ AND age > %@", [.string("C\(equalities % cities)"), .int(Int64.random(in: 18...69, using: &generator))])
+  }
+}
+
+func people(_ count: Int, cities: Int, into context: ObjectContext) -> [ManagedObject] {
+  var generator = Generator(state: 11)
+  return context.performAndWait { context in
+    let objects = (0..<count).map { index in
+      try! context.insert(
+        "Person",
+        values: [
+          "name": .string("P\(index)"), "city": .string("C\(Int.random(in: 0..<cities, using: &generator))"),
+          "age": .int(Int64.random(in: 18...80, using: &generator)),
+          "score": .double(Double.random(in: 0...100, using: &generator)),
+        ])
+    }
+    try! context.save()
+    return objects
+  }
+}
+
+final class Counter: @unchecked Sendable {
+  var matches = 0
+}
+
+@inline(never)
+func measuredLoop(_ rounds: Int, _ body: () -> Void) {
+  for _ in 0..<rounds { body() }
+}
+
+let arguments = CommandLine.arguments.dropFirst().map { $0 }
+let mode = arguments.first ?? "process"
+let numbers = arguments.dropFirst().compactMap { Int($0) }
+
+switch mode {
+case "process", "ranges":
+  let count = mode == "ranges" ? 1_000 : (numbers.first ?? 100_000)
+  let rounds = mode == "ranges" ? (numbers.first ?? 50) : (numbers.dropFirst().first ?? 200)
+  let cities = mode == "ranges" ? 100 : max(1, count / 10)
+  let counter = Counter()
+  let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { changes in
+    for (_, matches) in changes.matches { counter.matches += matches.count }
+  })
+  let tokens = watches(count, cities: cities, ranges: mode == "ranges").map { format, arguments in
+    try! watcher.watch("Person", where: format, arguments: arguments)
+  }
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let objects = people(1_000, cities: cities, into: context)
+  var generator = Generator(state: 13)
+  let save = context.performAndWait { context in
+    for object in objects[..<100] {
+      guard case .int(let age)? = object["age"] else { fatalError() }
+      try! context.setValue(.int(18 + (age - 18 + 1 + Int64.random(in: 0..<62, using: &generator)) % 63), forKey: "age", of: object)
+    }
+    return try! context.save()!
+  }
+  measuredLoop(rounds) { watcher.process(save) }
+  print("\(mode): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
+  withExtendedLifetime(tokens) {}
+
+case "register", "remove", "preparsed":
+  let count = numbers.first ?? 100_000
+  let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
+  let cities: [[FilterValue]] = (0..<count).map { [.string("C\($0)")] }
+  var tokens: [WatchToken] = []
+  tokens.reserveCapacity(count)
+  if mode == "preparsed" {
+    let parsed = cities.map { try! PredicateParser.parse("city == %@", arguments: $0) }
+    measuredLoop(1) { for predicate in parsed { tokens.append(try! watcher.watch("Person", predicate: predicate)) } }
+  } else if mode == "register" {
+    measuredLoop(1) { for city in cities { tokens.append(try! watcher.watch("Person", where: "city == %@", arguments: city)) } }
+  } else {
+    for city in cities { tokens.append(try! watcher.watch("Person", where: "city == %@", arguments: city)) }
+    measuredLoop(1) { for token in tokens { token.cancel() } }
+  }
+  print("\(mode): \(count) watches, \(watcher.watchCount) left")
+
+case "save", "save1":
+  let rounds = numbers.first ?? 200
+  let (watchCount, peopleCount, cities, step) = mode == "save" ? (10_000, 10_000, 1_000, 100) : (10, 100, 10, 100)
+  final class Probe: ContextWatcherDelegate, @unchecked Sendable {
+    var matches = 0
+    func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
+      for (_, matches) in changes.matches { self.matches += matches.count }
+    }
+  }
+  let probe = Probe()
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let watcher = ContextWatcher(context: context, target: .delegate(probe, on: .queue(DispatchQueue(label: "delegate"))))
+  let tokens = watches(watchCount, cities: cities, ranges: false).map { format, arguments in
+    try! watcher.watch("Person", where: format, arguments: arguments)
+  }
+  let objects = people(peopleCount, cities: cities, into: context)
+  let changed = stride(from: 0, to: objects.count, by: step).map { objects[$0] }
+  var round = 0
+  measuredLoop(rounds) {
+    round += 1
+    context.performAndWait { context in
+      for object in changed { try! context.setValue(.double(1_000 + Double(round)), forKey: "score", of: object) }
+      try! context.save()
+    }
+    watcher.flush()
+  }
+  print("\(mode): \(rounds) rounds, \(probe.matches / max(1, rounds)) matches per save")
+  withExtendedLifetime(tokens) {}
+
+default:
+  fatalError("unknown mode \(mode)")
+}
