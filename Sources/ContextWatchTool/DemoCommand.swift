@@ -71,7 +71,7 @@ enum DemoCommand {
       lastDelivered.withLock { $0 = changes.sequenceNumber }
       let labels = labels.withLock { $0 }
       var lines = ["   ↳ delivery for save \(changes.sequenceNumber) on queue 'demo.deliveries':"]
-      for (id, matches) in changes.matches.sorted(by: { $0.key < $1.key }) {
+      for (id, matches) in changes.attribution.map({ ($0.objectID, $0.matches) }) {
         let name = DemoCommand.name(of: id, in: changes)
         for match in matches {
           var line = "       \(labels[match.watch] ?? "\(match.watch)"): \(match.event) \(name)"

@@ -21,7 +21,7 @@ enum WorkloadDemo {
       if let start = starts.withLock({ $0[changes.sequenceNumber] }) {
         latencies.withLock { $0.append(now - start) }
       }
-      objects.withLock { $0 += changes.matches.count }
+      objects.withLock { $0 += changes.attribution.count }
     }
   }
 

@@ -120,8 +120,8 @@ final class Counter: @unchecked Sendable {
 
   func count(_ changes: ContextChanges) {
     deliveries += 1
-    objects += changes.matches.count
-    for (_, matches) in changes.matches { self.matches += matches.count }
+    objects += changes.attribution.count
+    for attributed in changes.attribution { self.matches += attributed.matches.count }
   }
 }
 
@@ -268,7 +268,7 @@ final class LatencyProbe: ContextWatcherDelegate, @unchecked Sendable {
   func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
     let now = DispatchTime.now().uptimeNanoseconds
     var count = 0
-    for (_, matches) in changes.matches { count += matches.count }
+    for attributed in changes.attribution { count += attributed.matches.count }
     matches = count
     arrival.store(now, ordering: .releasing)
   }

@@ -97,7 +97,7 @@ case "process", "ranges":
   let cities = mode == "ranges" ? 100 : max(1, count / 10)
   let counter = Counter()
   let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { changes in
-    for (_, matches) in changes.matches { counter.matches += matches.count }
+    for attributed in changes.attribution { counter.matches += attributed.matches.count }
   })
   let tokens = watches(count, cities: cities, ranges: mode == "ranges").map { format, arguments in
     try! watcher.watch("Person", where: format, arguments: arguments)
@@ -139,7 +139,7 @@ case "save", "save1":
   final class Probe: ContextWatcherDelegate, @unchecked Sendable {
     var matches = 0
     func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
-      for (_, matches) in changes.matches { self.matches += matches.count }
+      for attributed in changes.attribution { self.matches += attributed.matches.count }
     }
   }
   let probe = Probe()

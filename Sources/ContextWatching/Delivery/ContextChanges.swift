@@ -6,13 +6,13 @@ public import PredicateDSL
 ///
 /// Each object appears in the sets of the events its watches saw: an object
 /// that entered one watch and stayed in another is in ``entered`` and in
-/// ``updated``. ``matches`` says which watch saw what (attribution).
+/// ``updated``. ``attribution`` says which watch saw what.
 ///
 /// ```swift
 /// func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
 ///   for update in changes.entered { print("now matching:", update.after) }
 ///   for update in changes.exited { print("no longer matching:", update.after) }
-///   print(changes.matches[someID] ?? [])   // [WatchMatch(watch: watch 1, event: entered)]
+///   print(changes.matches(for: someID))   // [watch 1 entered]
 /// }
 /// ```
 public struct ContextChanges: Sendable, Hashable {
@@ -36,9 +36,9 @@ public struct ContextChanges: Sendable, Hashable {
   public var exited: [ObjectUpdate]
   /// Deleted objects that matched a watch on their last values.
   public var deleted: [ObjectSnapshot]
-  /// For each object delivered, the watches that saw it and what they saw,
-  /// in watch order.
-  public var matches: [ObjectID: [WatchMatch]]
+  /// For each object delivered, in identifier order, the watches that saw
+  /// it and what they saw, in watch order.
+  public var attribution: [ObjectAttribution]
   /// Watches whose predicate could not be evaluated on an object (as where
   /// Apple's evaluation raises: an index out of range, say). Such an object
   /// is not counted as matching that watch; the failure is reported here
@@ -53,7 +53,7 @@ public struct ContextChanges: Sendable, Hashable {
   public init(
     sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [],
     entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [], deleted: [ObjectSnapshot] = [],
-    matches: [ObjectID: [WatchMatch]] = [:], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil
+    attribution: [ObjectAttribution] = [], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil
   ) {
     self.sequenceNumber = sequenceNumber
     self.author = author
@@ -62,7 +62,7 @@ public struct ContextChanges: Sendable, Hashable {
     self.entered = entered
     self.exited = exited
     self.deleted = deleted
-    self.matches = matches
+    self.attribution = attribution
     self.failures = failures
     self.missedSaves = missedSaves
   }
@@ -77,12 +77,31 @@ public struct ContextChanges: Sendable, Hashable {
   /// Whether this delivery signals dropped deliveries (see ``missedSaves``).
   public var isOverflow: Bool { missedSaves != nil }
 
+  /// The watches that saw an object and what each saw, in watch order;
+  /// empty for an object not delivered.
+  ///
+  /// - Complexity: O(log *n*) in the objects delivered.
+  public func matches(for objectID: ObjectID) -> [WatchMatch] {
+    var (low, high) = (0, attribution.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if attribution[middle].objectID < objectID { low = middle + 1 } else { high = middle }
+    }
+    guard low < attribution.count, attribution[low].objectID == objectID else { return [] }
+    return Array(attribution[low].matches)
+  }
+
+  /// The attribution as a dictionary from object to matches (built on each
+  /// call: prefer ``attribution`` or ``matches(for:)`` in hot code).
+  public var matches: [ObjectID: [WatchMatch]] {
+    Dictionary(uniqueKeysWithValues: attribution.map { ($0.objectID, Array($0.matches)) })
+  }
+
   /// The identifiers of the objects `watch` saw with `event`, in identifier
   /// order.
   public func objectIDs(for watch: WatchID, _ event: WatchEvent) -> [ObjectID] {
-    matches.compactMap { id, matches in
-      matches.contains(WatchMatch(watch: watch, event: event)) ? id : nil
-    }.sorted()
+    let match = WatchMatch(watch: watch, event: event)
+    return attribution.compactMap { $0.matches.contains(match) ? $0.objectID : nil }
   }
 
   /// The delivery as Core Data's did-save `userInfo` was, filtered, keyed
@@ -96,6 +115,22 @@ public struct ContextChanges: Sendable, Hashable {
       ObjectContext.SaveUserInfoKey.inserted: inserted, ObjectContext.SaveUserInfoKey.updated: updates,
       ObjectContext.SaveUserInfoKey.deleted: deleted,
     ]
+  }
+}
+
+/// The watches that saw one object in a delivery.
+public struct ObjectAttribution: Hashable, Sendable {
+  /// The object.
+  public var objectID: ObjectID
+  /// The watches that saw it and what each saw, in watch order. (A slice of
+  /// the delivery's shared storage: one allocation per delivery, not per
+  /// object.)
+  public var matches: ArraySlice<WatchMatch>
+
+  /// Creates an attribution.
+  public init(objectID: ObjectID, matches: ArraySlice<WatchMatch>) {
+    self.objectID = objectID
+    self.matches = matches
   }
 }
 

@@ -291,10 +291,8 @@ struct MasterFilter {
   }
 
   /// Marks for classifying an update: bit 0 matched before, bit 1 after.
-  mutating func mark(_ slot: Int, _ bit: UInt8) -> UInt8 {
-    let previous = marks[slot]
-    marks[slot] = previous | bit
-    return previous
+  mutating func mark(_ slot: Int, _ bit: UInt8) {
+    marks[slot] |= bit
   }
 
   /// Takes a slot's marks and clears them.
@@ -382,6 +380,8 @@ final class WatchEntry {
   let index: IndexedConjunct?
   let predicateSlot: Int
   let dependencies: [Dependency]
+  /// Whether the options filter events or objects (most watches do not).
+  let filtersEvents: Bool
 
   /// A relationship path the predicate reads through.
   struct Dependency {
@@ -423,7 +423,9 @@ final class WatchEntry {
     self.index = index
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
+    filtersEvents = options.events != .all || options.objectIDs != nil
   }
+
 
   /// Whether an update that changed `changedKeys` counts for this watch
   /// (it still has to match before and after).

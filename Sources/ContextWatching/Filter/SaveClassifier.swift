@@ -17,34 +17,42 @@ extension MasterFilter {
     var was: [Int] = []
     var now: [Int] = []
 
-    for snapshot in save.inserted {
+    for (position, snapshot) in save.inserted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: after), into: &now, failures: &collector.failures)
       for slot in now {
-        collector.record(entries[slot].unsafelyUnwrapped, .inserted, objectID: snapshot.objectID) { .inserted(snapshot) }
+        collector.record(entries[slot].unsafelyUnwrapped, .inserted, objectID: snapshot.objectID, image: .inserted(position))
       }
     }
-    for update in save.updated {
+    for (position, update) in save.updated.enumerated() {
       matches(WatchImage(snapshot: update.before, graph: before), into: &was, failures: &collector.failures)
       matches(WatchImage(snapshot: update.after, graph: after), into: &now, failures: &collector.failures)
-      for slot in was { _ = mark(slot, 1) }
-      for slot in now { _ = mark(slot, 2) }
-      for slot in was + now {
-        let marks = takeMarks(slot)
-        guard marks != 0 else { continue }  // seen already
-        let entry = entries[slot].unsafelyUnwrapped
-        let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-        if event == .updated && !entry.counts(update.changedKeys) { continue }
-        collector.record(entry, event, objectID: update.objectID) { .update(update) }
-      }
+      guard !was.isEmpty || !now.isEmpty else { continue }
+      for slot in was { mark(slot, 1) }
+      for slot in now { mark(slot, 2) }
+      classify(was, update, position, into: &collector)
+      classify(now, update, position, into: &collector)
     }
-    for snapshot in save.deleted {
+    for (position, snapshot) in save.deleted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: before), into: &was, failures: &collector.failures)
       for slot in was {
-        collector.record(entries[slot].unsafelyUnwrapped, .deleted, objectID: snapshot.objectID) { .deleted(snapshot) }
+        collector.record(entries[slot].unsafelyUnwrapped, .deleted, objectID: snapshot.objectID, image: .deleted(position))
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
     return collector.changes(for: save)
+  }
+
+  /// Records the marked slots of an update as updated, entered or exited,
+  /// clearing their marks (a slot in both lists is recorded once).
+  private mutating func classify(_ slots: [Int], _ update: ObjectUpdate, _ position: Int, into collector: inout Collector) {
+    for slot in slots {
+      let marks = takeMarks(slot)
+      guard marks != 0 else { continue }  // seen already
+      let entry = entries[slot].unsafelyUnwrapped
+      let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
+      if event == .updated && !entry.counts(update.changedKeys) { continue }
+      collector.record(entry, event, objectID: update.objectID, image: .updated(position))
+    }
   }
 
   /// Objects whose own values did not change, but whose related objects
@@ -82,7 +90,7 @@ extension MasterFilter {
         let now = matches(slot, WatchImage(snapshot: snapshot, graph: after), failures: &collector.failures)
         guard was != now else { continue }
         let update = ObjectUpdate(before: snapshot, after: snapshot, changedKeys: [relationship])
-        collector.record(entry, now ? .entered : .exited, objectID: root) { .update(update) }
+        collector.record(entry, now ? .entered : .exited, objectID: root, image: .indirect(update))
       }
     }
   }
@@ -105,67 +113,83 @@ extension MasterFilter {
 
 /// Gathers what each watch saw into one delivery. The classifier finishes
 /// one object before it starts the next, so an object's matches are
-/// consecutive and no lookup by object is needed.
+/// consecutive: they go to one flat array, and a record per object points
+/// into it and into the save's own arrays, without copying snapshots.
 struct Collector {
   enum Image {
-    case inserted(ObjectSnapshot)
-    case update(ObjectUpdate)
-    case deleted(ObjectSnapshot)
+    case inserted(Int)
+    case updated(Int)
+    case deleted(Int)
+    /// An object reached through a relationship: not in the save.
+    case indirect(ObjectUpdate)
   }
 
   private struct Record {
     var objectID: ObjectID
     var image: Image
     var events: UInt8
-    var matches: [WatchMatch]
+    var start: Int
+    var count: Int
   }
 
   private var records: [Record] = []
+  private var flat: [WatchMatch] = []
   var failures: [WatchFailure] = []
 
-  mutating func record(_ entry: WatchEntry, _ event: WatchEvent, objectID: ObjectID, image: () -> Image) {
-    guard entry.options.events.contains(WatchEvents(event)),
-      entry.options.objectIDs?.contains(objectID) ?? true
-    else { return }
-    let match = WatchMatch(watch: entry.id, event: event)
+  mutating func record(_ entry: WatchEntry, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image) {
+    if entry.filtersEvents {
+      guard entry.options.events.contains(WatchEvents(event)), entry.options.objectIDs?.contains(objectID) ?? true
+      else { return }
+    }
+    flat.append(WatchMatch(watch: entry.id, event: event))
     let bit = WatchEvents(event).rawValue
     if let last = records.indices.last, records[last].objectID == objectID {
       records[last].events |= bit
-      records[last].matches.append(match)
+      records[last].count += 1
     } else {
-      records.append(Record(objectID: objectID, image: image(), events: bit, matches: [match]))
+      records.append(Record(objectID: objectID, image: image(), events: bit, start: flat.count - 1, count: 1))
     }
   }
 
-  func changes(for save: ContextSave) -> ContextChanges? {
+  mutating func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
     var changes = ContextChanges(sequenceNumber: save.sequenceNumber, author: save.author)
-    var records = records
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
-    changes.matches.reserveCapacity(records.count)
+    for record in records where record.count > 1 {
+      let range = record.start..<(record.start + record.count)
+      if !flat[range].isSorted(by: { $0.watch < $1.watch }) { flat[range].sort { $0.watch < $1.watch } }
+    }
+    let matches = flat
+    changes.attribution.reserveCapacity(records.count)
     for record in records {
       switch record.image {
-      case .inserted(let snapshot): changes.inserted.append(snapshot)
-      case .deleted(let snapshot): changes.deleted.append(snapshot)
-      case .update(let update):
-        if record.events & WatchEvents.updated.rawValue != 0 { changes.updated.append(update) }
-        if record.events & WatchEvents.entered.rawValue != 0 { changes.entered.append(update) }
-        if record.events & WatchEvents.exited.rawValue != 0 { changes.exited.append(update) }
+      case .inserted(let position): changes.inserted.append(save.inserted[position])
+      case .deleted(let position): changes.deleted.append(save.deleted[position])
+      case .updated(let position): Self.add(save.updated[position], record.events, to: &changes)
+      case .indirect(let update): Self.add(update, record.events, to: &changes)
       }
-      var matches = record.matches
-      if !matches.isSorted(by: { $0.watch < $1.watch }) { matches.sort { $0.watch < $1.watch } }
-      changes.matches[record.objectID] = matches
+      changes.attribution.append(
+        ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
     }
     changes.failures = failures.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
     return changes
   }
+
+  private static func add(_ update: ObjectUpdate, _ events: UInt8, to changes: inout ContextChanges) {
+    if events & WatchEvents.updated.rawValue != 0 { changes.updated.append(update) }
+    if events & WatchEvents.entered.rawValue != 0 { changes.entered.append(update) }
+    if events & WatchEvents.exited.rawValue != 0 { changes.exited.append(update) }
+  }
 }
 
-extension Array {
+extension RandomAccessCollection {
   /// Whether the elements are in the order `areInIncreasingOrder` gives.
   func isSorted(by areInIncreasingOrder: (Element, Element) -> Bool) -> Bool {
-    guard count > 1 else { return true }
-    for index in 1..<count where areInIncreasingOrder(self[index], self[index - 1]) { return false }
+    var previous: Element?
+    for element in self {
+      if let previous, areInIncreasingOrder(element, previous) { return false }
+      previous = element
+    }
     return true
   }
 }
