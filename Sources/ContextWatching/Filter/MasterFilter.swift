@@ -34,7 +34,11 @@ struct MasterFilter {
   private var predicateIndex: [PredicateKey: Int] = [:]
   /// Per entity, the watches that read through relationships into it.
   private var dependents: [[Int: Set<Int>]]
-  private var memo = Memo()
+  private let memo = Memo()
+  /// The compiled shared predicates by slot, for the hot path (a freed slot
+  /// holds a constant-false filter until reused).
+  private var filters: [CompiledFilter<WatchImage>] = []
+  private let unusedFilter: CompiledFilter<WatchImage>?
   /// Scratch marks per watch slot, for classifying updates.
   private var marks: [UInt8] = []
   /// Scratch list of range candidates.
@@ -50,25 +54,43 @@ struct MasterFilter {
     var count = 0
   }
 
-  /// Watch slots in an array, for fast iteration, with O(1) removal.
+  /// Watch slots in an array, for fast iteration, with O(1) removal: a
+  /// short list (most index keys hold one watch) is searched on removal; a
+  /// long one keeps a map of positions.
   struct SlotList {
     private(set) var slots: [Int] = []
-    private var positions: [Int: Int] = [:]
+    private var positions: [Int: Int]?
+
+    private static let mapThreshold = 16
 
     var isEmpty: Bool { slots.isEmpty }
 
     mutating func insert(_ slot: Int) {
-      guard positions[slot] == nil else { return }
-      positions[slot] = slots.count
+      if positions == nil && slots.count >= Self.mapThreshold {
+        positions = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1, $0) })
+      }
+      if positions != nil {
+        guard positions![slot] == nil else { return }
+        positions![slot] = slots.count
+      } else if slots.contains(slot) {
+        return
+      }
       slots.append(slot)
     }
 
     mutating func remove(_ slot: Int) {
-      guard let position = positions.removeValue(forKey: slot) else { return }
+      let position: Int
+      if positions != nil {
+        guard let found = positions!.removeValue(forKey: slot) else { return }
+        position = found
+      } else {
+        guard let found = slots.firstIndex(of: slot) else { return }
+        position = found
+      }
       let last = slots.removeLast()
       if position < slots.count {
         slots[position] = last
-        positions[last] = position
+        positions?[last] = position
       }
     }
   }
@@ -94,6 +116,12 @@ struct MasterFilter {
 
   init(schema: ObjectSchema) {
     self.schema = schema
+    // A constant predicate compiles without reading a key, so any entity
+    // serves (and a schema without entities has no watches to free).
+    unusedFilter = schema.layouts.first.flatMap { layout in
+      try? CompiledFilter(
+        PredicateSyntax(.constant(false)), resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: layout))
+    }
     buckets = schema.layouts.map { _ in Bucket() }
     dependents = schema.layouts.map { _ in [:] }
   }
@@ -108,21 +136,22 @@ struct MasterFilter {
   mutating func add(
     entity entityName: String, predicate: PredicateSyntax, source: String?, options: WatchOptions
   ) throws(WatchError) -> WatchID {
-    let label = options.label ?? "\(entityName) \(source ?? predicate.description)"
+    // Built only for errors: describing a predicate costs more than adding it.
+    func label() -> String { options.label ?? "\(entityName) \(source ?? predicate.description)" }
     guard let layout = schema.layout(named: entityName) else {
       let names = schema.entities.map(\.name).joined(separator: ", ")
       throw WatchError(
-        .unknownEntity, watch: label, entity: entityName,
+        .unknownEntity, watch: label(), entity: entityName,
         message: "unknown entity '\(entityName)' (entities: \(names))")
     }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
-        .invalidOptions, watch: label, entity: entityName,
+        .invalidOptions, watch: label(), entity: entityName,
         message: "a watch takes watched keys or ignored keys, not both")
     }
     for key in (options.watchedKeys ?? []).union(options.ignoredKeys).sorted() where layout.slot(key) == nil {
       throw WatchError(
-        .unknownKey, watch: label, entity: entityName, key: key,
+        .unknownKey, watch: label(), entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
     }
 
@@ -131,33 +160,35 @@ struct MasterFilter {
     // otherwise the whole predicate is compiled, for the compiler's error
     // with its position.
     let index = IndexedConjunct(predicate, entity: layout)
-    let residual = index?.residual ?? predicate
     let predicateSlot: Int
     do throws(PredicateCompileError) {
       if let index, !index.fits(layout.attributes[index.slot].type) {
         _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
       }
-      predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
+      predicateSlot = try sharedPredicate(
+        PredicateKey(entity: layout.index, syntax: index?.residual ?? predicate), source: source)
     } catch {
-      throw WatchError(watch: label, entity: entityName, compile: error)
+      throw WatchError(watch: label(), entity: entityName, compile: error)
     }
 
     let analysis = PredicateAnalysis(predicate, entity: layout, schema: schema)
-    let read = analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys
+    var ignoredKeys = options.ignoredKeys.union(layout.ignoredKeys)
+    if !ignoredKeys.isEmpty {
+      ignoredKeys.subtract(analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys)
+    }
+    var dependencies: [WatchEntry.Dependency] = []
+    if !analysis.dependencies.isEmpty {
+      for dependency in analysis.dependencies.sorted(by: { $0.path.count < $1.path.count }) {
+        guard var resolved = resolve(dependency, from: layout) else { continue }
+        resolved.number = dependencies.count
+        dependencies.append(resolved)
+      }
+    }
     let id = WatchID(rawValue: nextID)
     nextID += 1
     let entry = WatchEntry(
-      id: id, label: label, entity: layout, predicate: predicate, source: source, options: options,
-      readKeys: read,
-      ignoredKeys: options.ignoredKeys.union(layout.ignoredKeys).subtracting(read),
-      index: index, predicateSlot: predicateSlot,
-      dependencies: analysis.dependencies.sorted { $0.path.count < $1.path.count }.compactMap {
-        resolve($0, from: layout)
-      }.enumerated().map { number, dependency in
-        var numbered = dependency
-        numbered.number = number
-        return numbered
-      })
+      id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
+      indexSlot: index?.slot ?? 0, index: index?.kind, predicateSlot: predicateSlot, dependencies: dependencies)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -171,11 +202,11 @@ struct MasterFilter {
     }
     slotsByID[id] = slot
     for kind in layout.kindIndexes {
-      switch entry.index?.kind {
+      switch entry.index {
       case .equal(let keys)?:
-        for key in keys { buckets[kind].indexes[entry.index!.slot, default: [:]][key, default: SlotList()].insert(slot) }
+        for key in keys { buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: SlotList()].insert(slot) }
       case .range(let bounds)?:
-        buckets[kind].ranges[entry.index!.slot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
+        buckets[kind].ranges[entry.indexSlot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
       case nil:
         buckets[kind].unindexed.insert(slot)
       }
@@ -191,16 +222,16 @@ struct MasterFilter {
   mutating func remove(_ id: WatchID) {
     guard let slot = slotsByID.removeValue(forKey: id), let entry = entries[slot] else { return }
     for kind in entry.entity.kindIndexes {
-      switch entry.index?.kind {
+      switch entry.index {
       case .equal(let keys)?:
-        let indexSlot = entry.index!.slot
+        let indexSlot = entry.indexSlot
         for key in keys {
           buckets[kind].indexes[indexSlot]?[key]?.remove(slot)
           if buckets[kind].indexes[indexSlot]?[key]?.isEmpty == true { buckets[kind].indexes[indexSlot]?[key] = nil }
         }
         if buckets[kind].indexes[indexSlot]?.isEmpty == true { buckets[kind].indexes[indexSlot] = nil }
       case .range?:
-        buckets[kind].ranges[entry.index!.slot]?.noteRemoval()
+        buckets[kind].ranges[entry.indexSlot]?.noteRemoval()
       case nil:
         buckets[kind].unindexed.remove(slot)
       }
@@ -214,6 +245,7 @@ struct MasterFilter {
       if shared.users == 0 {
         predicateIndex[shared.key] = nil
         predicates[entry.predicateSlot] = nil
+        if let unusedFilter { filters[entry.predicateSlot] = unusedFilter }
         freePredicates.append(entry.predicateSlot)
       }
     }
@@ -237,9 +269,11 @@ struct MasterFilter {
     if let free = freePredicates.popLast() {
       slot = free
       predicates[slot] = shared
+      filters[slot] = filter
     } else {
       slot = predicates.count
       predicates.append(shared)
+      filters.append(filter)
     }
     predicateIndex[key] = slot
     memo.grow(to: predicates.count)
@@ -305,7 +339,7 @@ struct MasterFilter {
   /// objects reached through relationships, and for `explain`).
   mutating func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
-    if let index = entry.index, !index.admits(image.attribute(index.slot)) { return false }
+    if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
     memo.next()
     return test(slot, image, failures: &failures)
   }
@@ -315,7 +349,7 @@ struct MasterFilter {
     if let known = memo.result(predicate) { return known }
     let result: Bool
     do {
-      result = try predicates[predicate].unsafelyUnwrapped.filter.evaluate(image)
+      result = try filters[predicate].evaluate(image)
     } catch {
       failures.append(WatchFailure(watch: entries[slot]!.id, objectID: image.snapshot.objectID, error: error))
       result = false
@@ -331,30 +365,56 @@ struct MasterFilter {
   /// The slot of a watch, for callers holding its identifier.
   func slot(of id: WatchID) -> Int? { slotsByID[id] }
 
-  /// Results of shared predicates for the current image, by predicate slot.
-  private struct Memo {
-    private var generations: [UInt32] = []
-    private var results: [Bool] = []
-    private var generation: UInt32 = 0
+  /// Results of shared predicates for the current image, by predicate
+  /// slot, stamped with a generation so that moving to the next image is
+  /// one increment. Raw storage: the hot path reads and writes it without
+  /// uniqueness checks.
+  final class Memo {
+    private var generations: UnsafeMutablePointer<UInt32>
+    private var results: UnsafeMutablePointer<Bool>
+    private var capacity = 16
+    private var generation: UInt32 = 1
 
-    mutating func grow(to count: Int) {
-      if generations.count < count {
-        generations += [UInt32](repeating: 0, count: count - generations.count)
-        results += [Bool](repeating: false, count: count - results.count)
-      }
+    init() {
+      generations = .allocate(capacity: capacity)
+      generations.initialize(repeating: 0, count: capacity)
+      results = .allocate(capacity: capacity)
+      results.initialize(repeating: false, count: capacity)
     }
 
-    mutating func next() {
+    deinit {
+      generations.deallocate()
+      results.deallocate()
+    }
+
+    func grow(to count: Int) {
+      guard count > capacity else { return }
+      let newCapacity = max(count, capacity * 2)
+      let newGenerations = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity)
+      newGenerations.initialize(repeating: 0, count: newCapacity)
+      newGenerations.update(from: generations, count: capacity)
+      let newResults = UnsafeMutablePointer<Bool>.allocate(capacity: newCapacity)
+      newResults.initialize(repeating: false, count: newCapacity)
+      newResults.update(from: results, count: capacity)
+      generations.deallocate()
+      results.deallocate()
+      (generations, results, capacity) = (newGenerations, newResults, newCapacity)
+    }
+
+    @inline(__always)
+    func next() {
       generation &+= 1
       if generation == 0 {
-        for index in generations.indices { generations[index] = 0 }
+        generations.update(repeating: 0, count: capacity)
         generation = 1
       }
     }
 
+    @inline(__always)
     func result(_ slot: Int) -> Bool? { generations[slot] == generation ? results[slot] : nil }
 
-    mutating func record(_ slot: Int, _ result: Bool) {
+    @inline(__always)
+    func record(_ slot: Int, _ result: Bool) {
       generations[slot] = generation
       results[slot] = result
     }
@@ -366,22 +426,42 @@ struct MasterFilter {
 /// these fields would be a dozen.
 final class WatchEntry {
   let id: WatchID
-  let label: String
   let entity: EntityLayout
   /// The whole predicate, arguments substituted.
   let predicate: PredicateSyntax
   let source: String?
   let options: WatchOptions
-  /// Keys of the entity the predicate reads.
-  let readKeys: Set<String>
   /// Keys whose changes alone do not count (never one the predicate reads).
   let ignoredKeys: Set<String>
+  /// The attribute slot of the indexed conjunct, when there is one.
+  let indexSlot: Int
   /// The conjunct an index serves; the shared predicate is the rest.
-  let index: IndexedConjunct?
+  let index: IndexedConjunct.Kind?
   let predicateSlot: Int
   let dependencies: [Dependency]
   /// Whether the options filter events or objects (most watches do not).
   let filtersEvents: Bool
+
+  init(
+    id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
+    ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?, predicateSlot: Int,
+    dependencies: [Dependency]
+  ) {
+    self.id = id
+    self.entity = entity
+    self.predicate = predicate
+    self.source = source
+    self.options = options
+    self.ignoredKeys = ignoredKeys
+    self.indexSlot = indexSlot
+    self.index = index
+    self.predicateSlot = predicateSlot
+    self.dependencies = dependencies
+    filtersEvents = options.events != .all || options.objectIDs != nil
+  }
+
+  /// The watch's label: its own, or its entity and predicate.
+  var label: String { options.label ?? "\(entity.name) \(source ?? predicate.description)" }
 
   /// A relationship path the predicate reads through.
   struct Dependency {
@@ -406,26 +486,6 @@ final class WatchEntry {
       return changedKeys.contains(where: keys.contains)
     }
   }
-
-  init(
-    id: WatchID, label: String, entity: EntityLayout, predicate: PredicateSyntax, source: String?,
-    options: WatchOptions, readKeys: Set<String>, ignoredKeys: Set<String>, index: IndexedConjunct?,
-    predicateSlot: Int, dependencies: [Dependency]
-  ) {
-    self.id = id
-    self.label = label
-    self.entity = entity
-    self.predicate = predicate
-    self.source = source
-    self.options = options
-    self.readKeys = readKeys
-    self.ignoredKeys = ignoredKeys
-    self.index = index
-    self.predicateSlot = predicateSlot
-    self.dependencies = dependencies
-    filtersEvents = options.events != .all || options.objectIDs != nil
-  }
-
 
   /// Whether an update that changed `changedKeys` counts for this watch
   /// (it still has to match before and after).

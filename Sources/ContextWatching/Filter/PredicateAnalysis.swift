@@ -52,7 +52,10 @@ struct PredicateAnalysis {
       if !inSubquery { readsWholeObject = true }
     case .keyPath(let path):
       // Inside a SUBQUERY's predicate, plain key paths read the element.
-      if !inSubquery { record(path.split(separator: ".").map(String.init), entity: entity, schema: schema) }
+      if !inSubquery {
+        let components = path.contains(".") ? path.split(separator: ".").map(String.init) : [path]
+        record(components, entity: entity, schema: schema)
+      }
     case .member(let base, _), .index(let base, _), .negation(let base), .cast(let base, _):
       visit(base, entity: entity, schema: schema, inSubquery: inSubquery)
     case .aggregate(let elements), .function(_, let elements):
@@ -117,6 +120,14 @@ struct IndexedConjunct {
     case equal([MembershipKey])
     /// The object's value must lie within these bounds.
     case range(RangeBounds)
+
+    /// Whether `value` satisfies the conjunct.
+    func admits(_ value: FilterValue) -> Bool {
+      switch self {
+      case .equal(let keys): keys.contains(MembershipKey(value))
+      case .range(let bounds): bounds.contains(value)
+      }
+    }
   }
 
   var slot: Int
@@ -125,8 +136,19 @@ struct IndexedConjunct {
   var residual: PredicateSyntax
 
   init?(_ predicate: PredicateSyntax, entity: EntityLayout) {
-    let conjuncts: [PredicateSyntax] =
-      if case .and(let operands) = predicate.kind { operands } else { [predicate] }
+    if case .comparison = predicate.kind {
+      // The common case, without building a list of one.
+      if let (slot, keys) = Self.equality(predicate, entity: entity) {
+        (self.slot, kind) = (slot, .equal(keys))
+      } else if let (slot, bounds) = Self.range(predicate, entity: entity) {
+        (self.slot, kind) = (slot, .range(bounds))
+      } else {
+        return nil
+      }
+      residual = PredicateSyntax(.constant(true))
+      return
+    }
+    guard case .and(let conjuncts) = predicate.kind else { return nil }
     // An equality is the most selective: prefer it to a range.
     let found =
       conjuncts.indices.lazy.compactMap { position in
@@ -166,12 +188,7 @@ struct IndexedConjunct {
   }
 
   /// Whether `value` satisfies the indexed conjunct.
-  func admits(_ value: FilterValue) -> Bool {
-    switch kind {
-    case .equal(let keys): keys.contains(MembershipKey(value))
-    case .range(let bounds): bounds.contains(value)
-    }
-  }
+  func admits(_ value: FilterValue) -> Bool { kind.admits(value) }
 
   private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [MembershipKey])? {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
