@@ -37,8 +37,8 @@ struct MasterFilter {
   private let memo = Memo()
   /// The compiled shared predicates by slot, for the hot path (a freed slot
   /// holds a constant-false filter until reused).
-  private var filters: [CompiledFilter<WatchImage>] = []
-  private let unusedFilter: CompiledFilter<WatchImage>?
+  private var filters: [FilterEvaluator<WatchImage>] = []
+  private let unusedFilter: FilterEvaluator<WatchImage>?
   /// Scratch marks per watch slot, for classifying updates.
   private var marks: [UInt8] = []
   /// Scratch list of range candidates.
@@ -120,7 +120,8 @@ struct MasterFilter {
     // serves (and a schema without entities has no watches to free).
     unusedFilter = schema.layouts.first.flatMap { layout in
       try? CompiledFilter(
-        PredicateSyntax(.constant(false)), resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: layout))
+        PredicateSyntax(.constant(false)), resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: layout)
+      ).evaluator
     }
     buckets = schema.layouts.map { _ in Bucket() }
     dependents = schema.layouts.map { _ in [:] }
@@ -269,11 +270,11 @@ struct MasterFilter {
     if let free = freePredicates.popLast() {
       slot = free
       predicates[slot] = shared
-      filters[slot] = filter
+      filters[slot] = filter.evaluator
     } else {
       slot = predicates.count
       predicates.append(shared)
-      filters.append(filter)
+      filters.append(filter.evaluator)
     }
     predicateIndex[key] = slot
     memo.grow(to: predicates.count)

@@ -97,10 +97,16 @@ extension ObjectContext {
     if let filter = plan.filter {
       for index in plan.entityIndexes {
         members[index].prepareForReading()
-        matches.reserveCapacity(matches.count + members[index].count)
-        for case let object? in members[index].slots where try filter.evaluate(object) {
-          matches.append(object)
+        let candidates = members[index].slots
+        // Matches are written straight into the result's storage: no
+        // capacity or uniqueness check per match.
+        let found = try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
+          for case let object? in candidates where try filter.evaluate(object) {
+            (buffer.baseAddress! + count).initialize(to: object)
+            count += 1
+          }
         }
+        if matches.isEmpty { matches = found } else { matches += found }
       }
     } else {
       for index in plan.entityIndexes {

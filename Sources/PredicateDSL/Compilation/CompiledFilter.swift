@@ -194,3 +194,32 @@ struct Site: Sendable {
     }
   }
 }
+
+extension CompiledFilter {
+  /// The compiled test alone, without the syntax and the source text: a
+  /// value of one closure, cheap to store by the thousand and to copy out
+  /// of an array on a hot path.
+  public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test) }
+}
+
+/// A compiled predicate's test, without its syntax: what
+/// ``CompiledFilter/evaluator`` returns.
+///
+/// ```swift
+/// let evaluators = try formats.map { try CompiledFilter($0, resolver: resolver).evaluator }
+/// let matching = try evaluators.filter { try $0.evaluate(record) }.count
+/// ```
+public struct FilterEvaluator<Object>: Sendable {
+  @usableFromInline let test: Test<Object>
+
+  init(test: @escaping Test<Object>) { self.test = test }
+
+  /// Whether `object` matches; see ``CompiledFilter/evaluate(_:)``.
+  ///
+  /// - Throws: ``PredicateEvaluationError`` where Apple's `NSPredicate`
+  ///   would raise.
+  @inlinable
+  public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
+    try test(object, EvaluationScope())
+  }
+}
