@@ -108,4 +108,18 @@ struct IndexTests {
     #expect(checked > 1_000)
     withExtendedLifetime(holders) {}
   }
+
+  /// The index keys strings by code units, as the predicates compare them:
+  /// canonically equivalent spellings are different strings.
+  @Test func equalityIndexComparesStringsByCodeUnits() throws {
+    let rig = Rig()
+    let composed = try rig.watcher.watch("Person", where: "city == %@", "Caf\u{E9}")
+    let listed = try rig.watcher.watch("Person", where: "city IN {'x', %@}", "Cafe\u{301}")
+    let changes = try #require(try rig.save { context in
+      try context.insert("Person", values: ["name": "A", "city": "Caf\u{E9}"])
+      try context.insert("Person", values: ["name": "B", "city": "Cafe\u{301}"])
+    })
+    #expect(changes.names(.inserted) == ["A", "B"])
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[composed.id], [listed.id]])
+  }
 }

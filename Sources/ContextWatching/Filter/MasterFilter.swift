@@ -48,7 +48,7 @@ struct MasterFilter {
   struct Bucket {
     var unindexed = SlotList()
     /// Per indexed attribute slot, the watches filed under each key.
-    var indexes: [Int: [MembershipKey: SlotList]] = [:]
+    var indexes: [Int: [IndexKey: SlotList]] = [:]
     /// Per attribute slot, the watches indexed by range.
     var ranges: [Int: RangeIndex] = [:]
     var count = 0
@@ -311,7 +311,7 @@ struct MasterFilter {
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
     for (attribute, index) in buckets[entity].indexes {
-      guard let candidates = index[MembershipKey(image.attribute(attribute))]?.slots else { continue }
+      guard let candidates = index[IndexKey(image.attribute(attribute))]?.slots else { continue }
       for slot in candidates where test(slot, image, failures: &failures) { matched.append(slot) }
     }
     guard !buckets[entity].ranges.isEmpty else { return }

@@ -117,14 +117,14 @@ struct PredicateAnalysis {
 struct IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
-    case equal([MembershipKey])
+    case equal([IndexKey])
     /// The object's value must lie within these bounds.
     case range(RangeBounds)
 
     /// Whether `value` satisfies the conjunct.
     func admits(_ value: FilterValue) -> Bool {
       switch self {
-      case .equal(let keys): keys.contains(MembershipKey(value))
+      case .equal(let keys): keys.contains(IndexKey(value))
       case .range(let bounds): bounds.contains(value)
       }
     }
@@ -175,7 +175,7 @@ struct IndexedConjunct {
   func fits(_ type: AttributeType) -> Bool {
     guard case .equal(let keys) = kind else { return true }
     return keys.allSatisfy { key in
-      switch key {
+      switch key.key {
       case .null: true
       case .int, .double: type.isNumeric
       case .string: type == .string
@@ -190,7 +190,7 @@ struct IndexedConjunct {
   /// Whether `value` satisfies the indexed conjunct.
   func admits(_ value: FilterValue) -> Bool { kind.admits(value) }
 
-  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [MembershipKey])? {
+  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [IndexKey])? {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
     else { return nil }
@@ -201,11 +201,11 @@ struct IndexedConjunct {
     else { return nil }
     switch comparison.operator {
     case .equal:
-      return (slot, [MembershipKey(value)])
+      return (slot, [IndexKey(value)])
     case .in:
       switch value {
-      case .array(let elements): return (slot, elements.map(MembershipKey.init))
-      case .set(let elements): return (slot, elements.map(MembershipKey.init))
+      case .array(let elements): return (slot, elements.map { IndexKey($0) })
+      case .set(let elements): return (slot, elements.map { IndexKey($0) })
       default: return nil  // `key IN "text"` is a substring test
       }
     default:

@@ -154,6 +154,17 @@ struct Collector {
   mutating func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
     var changes = ContextChanges(sequenceNumber: save.sequenceNumber, author: save.author)
+    var counts = (inserted: 0, updated: 0, deleted: 0)
+    for record in records {
+      switch record.image {
+      case .inserted: counts.inserted += 1
+      case .updated, .indirect: counts.updated += 1
+      case .deleted: counts.deleted += 1
+      }
+    }
+    changes.inserted.reserveCapacity(counts.inserted)
+    changes.updated.reserveCapacity(counts.updated)
+    changes.deleted.reserveCapacity(counts.deleted)
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
     for record in records where record.count > 1 {
       let range = record.start..<(record.start + record.count)
