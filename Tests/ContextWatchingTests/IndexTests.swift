@@ -14,6 +14,9 @@ struct IndexTests {
     "age BETWEEN {20, 30}", "age BETWEEN {30, 20}", "age > 30 AND city == 'Oslo'", "city == 'Oslo' AND age < 40",
     "age == 30", "age == 30.0", "age IN {1, 30, 45}", "city IN {'Oslo', 'Rome'}", "city == nil", "age == nil",
     "age > 30 OR city == 'Rome'", "NOT age > 30", "age != 30", "age > -1", "age < 1e3",
+    // Composite: an equality narrowed by a range; a repeated key filed once.
+    "city == 'Oslo' AND age BETWEEN {10, 40}", "city IN {'Oslo', 'Oslo'} AND age > 10",
+    "city IN {'Oslo', 'Rome'} AND age <= 30 AND name BEGINSWITH 'P'",
   ]
   static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
 

@@ -1,30 +1,30 @@
 import PredicateDSL
 
-/// A value as the equality index files it: the predicates' own equality
-/// key (`MembershipKey`: numbers by value, strings by code units) with a
-/// 64-bit fingerprint computed in this module, so that a lookup hashes one
-/// word instead of calling into the key's generic hashing, and compares the
-/// keys themselves only on a fingerprint match.
+/// A value as the equality index files it, with the predicates' own
+/// equality (numbers by value whatever their type, strings by code units)
+/// and a 64-bit fingerprint computed in this module: a lookup hashes one
+/// word, and compares values only on a fingerprint match, strings by their
+/// bytes.
 ///
-/// Equal keys have equal fingerprints: numbers that compare equal (`1`,
+/// Equal values have equal fingerprints: numbers that compare equal (`1`,
 /// `1.0`, `true`) fingerprint as the same integer, and strings by their
 /// UTF-8 bytes (equal code units, equal bytes).
 struct IndexKey: Hashable {
   let fingerprint: UInt64
-  let key: MembershipKey
+  let value: FilterValue
 
   init(_ value: FilterValue) {
-    key = MembershipKey(value)
-    fingerprint = Self.fingerprint(value)
-  }
-
-  init(_ key: MembershipKey, of value: FilterValue) {
-    self.key = key
+    self.value = value
     fingerprint = Self.fingerprint(value)
   }
 
   static func == (lhs: IndexKey, rhs: IndexKey) -> Bool {
-    lhs.fingerprint == rhs.fingerprint && lhs.key == rhs.key
+    guard lhs.fingerprint == rhs.fingerprint else { return false }
+    switch (lhs.value, rhs.value) {
+    case (.string(let a), .string(let b)): return bytesEqual(a, b)
+    case (.int(let a), .int(let b)): return a == b
+    default: return MembershipKey(lhs.value) == MembershipKey(rhs.value)
+    }
   }
 
   func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
@@ -50,12 +50,29 @@ struct IndexKey: Hashable {
   @inline(__always)
   private static func number(_ integer: Int64) -> UInt64 { UInt64(bitPattern: integer) &* 0x9E37_79B9_7F4A_7C15 }
 
-  /// FNV-1a over the UTF-8 bytes.
+  /// FNV-1a over the UTF-8 bytes, read in place when the string is native.
   private static func bytes(_ text: String) -> UInt64 {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in text.utf8 {
-      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    func fnv<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+      var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+      for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+      return hash
     }
-    return hash
+    return text.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(text.utf8)
+  }
+
+  /// Code-unit equality: equal UTF-8 bytes.
+  private static func bytesEqual(_ a: String, _ b: String) -> Bool {
+    let contiguous = a.utf8.withContiguousStorageIfAvailable { left in
+      b.utf8.withContiguousStorageIfAvailable { right in
+        left.count == right.count && (left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+      }
+    }
+    return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
   }
 }
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

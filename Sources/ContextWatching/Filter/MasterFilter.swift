@@ -48,10 +48,21 @@ struct MasterFilter {
   struct Bucket {
     var unindexed = SlotList()
     /// Per indexed attribute slot, the watches filed under each key.
-    var indexes: [Int: [IndexKey: SlotList]] = [:]
+    var indexes: [Int: [IndexKey: KeyedWatches]] = [:]
     /// Per attribute slot, the watches indexed by range.
     var ranges: [Int: RangeIndex] = [:]
     var count = 0
+  }
+
+  /// The watches filed under one key of an equality index: those whose
+  /// predicate has nothing more to index, and those narrowed by a range on
+  /// another attribute (a composite index: `city == 'Oslo' AND age > 30`
+  /// reaches an Oslo object only if its age passes the bound).
+  struct KeyedWatches {
+    var plain = SlotList()
+    var ranges: [Int: RangeIndex] = [:]
+
+    var isEmpty: Bool { plain.isEmpty && ranges.values.allSatisfy { $0.count == 0 } }
   }
 
   /// Watch slots in an array, for fast iteration, with O(1) removal: a
@@ -189,7 +200,8 @@ struct MasterFilter {
     nextID += 1
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: index?.slot ?? 0, index: index?.kind, predicateSlot: predicateSlot, dependencies: dependencies)
+      indexSlot: index?.slot ?? 0, index: index?.kind, secondary: index?.secondary, predicateSlot: predicateSlot,
+      dependencies: dependencies)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -205,7 +217,14 @@ struct MasterFilter {
     for kind in layout.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
-        for key in keys { buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: SlotList()].insert(slot) }
+        for key in keys {
+          if let (rangeSlot, bounds) = entry.secondary {
+            buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: KeyedWatches()]
+              .ranges[rangeSlot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
+          } else {
+            buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: KeyedWatches()].plain.insert(slot)
+          }
+        }
       case .range(let bounds)?:
         buckets[kind].ranges[entry.indexSlot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
       case nil:
@@ -227,7 +246,11 @@ struct MasterFilter {
       case .equal(let keys)?:
         let indexSlot = entry.indexSlot
         for key in keys {
-          buckets[kind].indexes[indexSlot]?[key]?.remove(slot)
+          if let (rangeSlot, _) = entry.secondary {
+            buckets[kind].indexes[indexSlot]?[key]?.ranges[rangeSlot]?.noteRemoval()
+          } else {
+            buckets[kind].indexes[indexSlot]?[key]?.plain.remove(slot)
+          }
           if buckets[kind].indexes[indexSlot]?[key]?.isEmpty == true { buckets[kind].indexes[indexSlot]?[key] = nil }
         }
         if buckets[kind].indexes[indexSlot]?.isEmpty == true { buckets[kind].indexes[indexSlot] = nil }
@@ -311,8 +334,21 @@ struct MasterFilter {
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
     for (attribute, index) in buckets[entity].indexes {
-      guard let candidates = index[IndexKey(image.attribute(attribute))]?.slots else { continue }
-      for slot in candidates where test(slot, image, failures: &failures) { matched.append(slot) }
+      let key = IndexKey(image.attribute(attribute))
+      guard let keyed = index[key] else { continue }
+      for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
+      for (rangeAttribute, var ranges) in keyed.ranges where ranges.count > 0 {
+        if ranges.needsPreparation {
+          // Sorted once after insertions, in place.
+          buckets[entity].indexes[attribute]![key]!.ranges[rangeAttribute]!.prepare(live: entries)
+          ranges = buckets[entity].indexes[attribute]![key]!.ranges[rangeAttribute]!
+        }
+        let value = image.attribute(rangeAttribute)
+        guard !value.isNull else { continue }
+        rangeCandidates.removeAll(keepingCapacity: true)
+        ranges.collect(value, live: entries, into: &rangeCandidates)
+        for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
+      }
     }
     guard !buckets[entity].ranges.isEmpty else { return }
     for attribute in Array(buckets[entity].ranges.keys) {
@@ -341,6 +377,7 @@ struct MasterFilter {
   mutating func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
     if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
+    if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
     memo.next()
     return test(slot, image, failures: &failures)
   }
@@ -438,6 +475,8 @@ final class WatchEntry {
   let indexSlot: Int
   /// The conjunct an index serves; the shared predicate is the rest.
   let index: IndexedConjunct.Kind?
+  /// A range under the equality, served by a composite index.
+  let secondary: (slot: Int, bounds: RangeBounds)?
   let predicateSlot: Int
   let dependencies: [Dependency]
   /// Whether the options filter events or objects (most watches do not).
@@ -445,8 +484,8 @@ final class WatchEntry {
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
-    ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?, predicateSlot: Int,
-    dependencies: [Dependency]
+    ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
+    secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, dependencies: [Dependency]
   ) {
     self.id = id
     self.entity = entity
@@ -456,6 +495,7 @@ final class WatchEntry {
     self.ignoredKeys = ignoredKeys
     self.indexSlot = indexSlot
     self.index = index
+    self.secondary = secondary
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
     filtersEvents = options.events != .all || options.objectIDs != nil

@@ -132,6 +132,8 @@ struct IndexedConjunct {
 
   var slot: Int
   var kind: Kind
+  /// A range on another attribute, served under each key of an equality.
+  var secondary: (slot: Int, bounds: RangeBounds)?
   /// The rest of the predicate, which candidates must still match.
   var residual: PredicateSyntax
 
@@ -162,6 +164,16 @@ struct IndexedConjunct {
     rest.remove(at: position)
     self.slot = slot
     self.kind = kind
+    // Under an equality, a range conjunct on another attribute narrows the
+    // watches filed under each key (a composite index).
+    if case .equal = kind,
+      let (rangePosition, rangeSlot, bounds) = rest.indices.lazy.compactMap({ position in
+        Self.range(rest[position], entity: entity).map { (position, $0.0, $0.1) }
+      }).first
+    {
+      secondary = (rangeSlot, bounds)
+      rest.remove(at: rangePosition)
+    }
     switch rest.count {
     case 0: residual = PredicateSyntax(.constant(true))
     case 1: residual = rest[0]
@@ -175,9 +187,9 @@ struct IndexedConjunct {
   func fits(_ type: AttributeType) -> Bool {
     guard case .equal(let keys) = kind else { return true }
     return keys.allSatisfy { key in
-      switch key.key {
+      switch key.value {
       case .null: true
-      case .int, .double: type.isNumeric
+      case .bool, .int, .double: type.isNumeric
       case .string: type == .string
       case .date: type == .date
       case .uuid: type == .uuid
@@ -204,13 +216,19 @@ struct IndexedConjunct {
       return (slot, [IndexKey(value)])
     case .in:
       switch value {
-      case .array(let elements): return (slot, elements.map { IndexKey($0) })
-      case .set(let elements): return (slot, elements.map { IndexKey($0) })
+      // Each key once: a watch is filed once under each of its keys.
+      case .array(let elements): return (slot, unique(elements.map { IndexKey($0) }))
+      case .set(let elements): return (slot, unique(elements.map { IndexKey($0) }))
       default: return nil  // `key IN "text"` is a substring test
       }
     default:
       return nil
     }
+  }
+
+  private static func unique(_ keys: [IndexKey]) -> [IndexKey] {
+    var seen: Set<IndexKey> = []
+    return keys.filter { seen.insert($0).inserted }
   }
 
   private static func range(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, RangeBounds)? {
@@ -409,6 +427,9 @@ struct RangeIndex {
     stale += 1
     count -= 1
   }
+
+  /// Whether `prepare` has work to do.
+  var needsPreparation: Bool { !isSorted || (stale > 32 && stale > count) }
 
   /// Sorts after insertions and drops stale entries after many removals.
   mutating func prepare(live entries: [WatchEntry?]) {

@@ -23,14 +23,17 @@ extension MasterFilter {
         collector.record(entries[slot].unsafelyUnwrapped, .inserted, objectID: snapshot.objectID, image: .inserted(position))
       }
     }
-    for (position, update) in save.updated.enumerated() {
-      matches(WatchImage(snapshot: update.before, graph: before), into: &was, failures: &collector.failures)
-      matches(WatchImage(snapshot: update.after, graph: after), into: &now, failures: &collector.failures)
-      guard !was.isEmpty || !now.isEmpty else { continue }
-      for slot in was { mark(slot, 1) }
-      for slot in now { mark(slot, 2) }
-      classify(was, update, position, into: &collector)
-      classify(now, update, position, into: &collector)
+    save.updated.withUnsafeBufferPointer { updates in
+      // Borrowed, not copied: an update holds two snapshots and its keys.
+      for position in updates.indices {
+        matches(WatchImage(snapshot: updates[position].before, graph: before), into: &was, failures: &collector.failures)
+        matches(WatchImage(snapshot: updates[position].after, graph: after), into: &now, failures: &collector.failures)
+        guard !was.isEmpty || !now.isEmpty else { continue }
+        for slot in was { mark(slot, 1) }
+        for slot in now { mark(slot, 2) }
+        classify(was, updates[position], position, into: &collector)
+        classify(now, updates[position], position, into: &collector)
+      }
     }
     for (position, snapshot) in save.deleted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: before), into: &was, failures: &collector.failures)
@@ -44,7 +47,9 @@ extension MasterFilter {
 
   /// Records the marked slots of an update as updated, entered or exited,
   /// clearing their marks (a slot in both lists is recorded once).
-  private mutating func classify(_ slots: [Int], _ update: ObjectUpdate, _ position: Int, into collector: inout Collector) {
+  private mutating func classify(
+    _ slots: [Int], _ update: borrowing ObjectUpdate, _ position: Int, into collector: inout Collector
+  ) {
     for slot in slots {
       let marks = takeMarks(slot)
       guard marks != 0 else { continue }  // seen already
