@@ -57,12 +57,30 @@ struct MasterFilter {
   /// The watches filed under one key of an equality index: those whose
   /// predicate has nothing more to index, and those narrowed by a range on
   /// another attribute (a composite index: `city == 'Oslo' AND age > 30`
-  /// reaches an Oslo object only if its age passes the bound).
-  struct KeyedWatches {
+  /// reaches an Oslo object only if its age passes the bound). A class, so
+  /// that a lookup hands out one reference instead of copying the lists.
+  final class KeyedWatches {
     var plain = SlotList()
-    var ranges: [Int: RangeIndex] = [:]
+    /// Range indexes by attribute slot; an entity has few attributes.
+    var ranges: [(attribute: Int, index: RangeIndex)] = []
 
-    var isEmpty: Bool { plain.isEmpty && ranges.values.allSatisfy { $0.count == 0 } }
+    var isEmpty: Bool { plain.isEmpty && ranges.allSatisfy { $0.index.count == 0 } }
+
+    func insert(_ bounds: RangeBounds, on attribute: Int, slot: Int, id: WatchID) {
+      if let position = ranges.firstIndex(where: { $0.attribute == attribute }) {
+        ranges[position].index.insertInOrder(bounds, slot: slot, id: id)
+      } else {
+        var index = RangeIndex()
+        index.insertInOrder(bounds, slot: slot, id: id)
+        ranges.append((attribute, index))
+      }
+    }
+
+    func remove(_ id: WatchID, on attribute: Int) {
+      guard let position = ranges.firstIndex(where: { $0.attribute == attribute }) else { return }
+      ranges[position].index.remove(id)
+      if ranges[position].index.count == 0 { ranges.remove(at: position) }
+    }
   }
 
   /// Watch slots in an array, for fast iteration, with O(1) removal: a
@@ -218,11 +236,17 @@ struct MasterFilter {
       switch entry.index {
       case .equal(let keys)?:
         for key in keys {
-          if let (rangeSlot, bounds) = entry.secondary {
-            buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: KeyedWatches()]
-              .ranges[rangeSlot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
+          let keyed: KeyedWatches
+          if let existing = buckets[kind].indexes[entry.indexSlot]?[key] {
+            keyed = existing
           } else {
-            buckets[kind].indexes[entry.indexSlot, default: [:]][key, default: KeyedWatches()].plain.insert(slot)
+            keyed = KeyedWatches()
+            buckets[kind].indexes[entry.indexSlot, default: [:]][key] = keyed
+          }
+          if let (rangeSlot, bounds) = entry.secondary {
+            keyed.insert(bounds, on: rangeSlot, slot: slot, id: id)
+          } else {
+            keyed.plain.insert(slot)
           }
         }
       case .range(let bounds)?:
@@ -247,7 +271,7 @@ struct MasterFilter {
         let indexSlot = entry.indexSlot
         for key in keys {
           if let (rangeSlot, _) = entry.secondary {
-            buckets[kind].indexes[indexSlot]?[key]?.ranges[rangeSlot]?.noteRemoval()
+            buckets[kind].indexes[indexSlot]?[key]?.remove(entry.id, on: rangeSlot)
           } else {
             buckets[kind].indexes[indexSlot]?[key]?.plain.remove(slot)
           }
@@ -337,16 +361,12 @@ struct MasterFilter {
       let key = IndexKey(image.attribute(attribute))
       guard let keyed = index[key] else { continue }
       for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
-      for (rangeAttribute, var ranges) in keyed.ranges where ranges.count > 0 {
-        if ranges.needsPreparation {
-          // Sorted once after insertions, in place.
-          buckets[entity].indexes[attribute]![key]!.ranges[rangeAttribute]!.prepare(live: entries)
-          ranges = buckets[entity].indexes[attribute]![key]!.ranges[rangeAttribute]!
-        }
+      // Kept sorted on insertion and removal: read-only here.
+      for (rangeAttribute, ranges) in keyed.ranges {
         let value = image.attribute(rangeAttribute)
         guard !value.isNull else { continue }
         rangeCandidates.removeAll(keepingCapacity: true)
-        ranges.collect(value, live: entries, into: &rangeCandidates)
+        ranges.collect(value, live: nil, into: &rangeCandidates)
         for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
       }
     }

@@ -428,6 +428,31 @@ struct RangeIndex {
     count -= 1
   }
 
+  /// Inserts in order, for the small indexes under each key of a composite
+  /// index: they stay sorted, so matching never has to sort them.
+  mutating func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
+    insert(bounds, slot: slot, id: id)
+    guard !isSorted else { return }
+    let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
+    lowers.sort(by: byLower)
+    uppers.sort { (RangeKey.order($0.upper!, $1.upper!) ?? 0) > 0 }
+    for key in Array(intervals.keys) { intervals[key]!.sort(by: byLower) }
+    isSorted = true
+  }
+
+  /// Removes a watch at once, for the small indexes under each key.
+  mutating func remove(_ id: WatchID) {
+    let before = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
+    lowers.removeAll { $0.id == id }
+    uppers.removeAll { $0.id == id }
+    for key in Array(intervals.keys) {
+      intervals[key]!.removeAll { $0.id == id }
+      if intervals[key]!.isEmpty { intervals[key] = nil }
+    }
+    let after = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
+    count -= before - after
+  }
+
   /// Whether `prepare` has work to do.
   var needsPreparation: Bool { !isSorted || (stale > 32 && stale > count) }
 
@@ -453,18 +478,20 @@ struct RangeIndex {
 
   /// The slots of the live watches whose bounds admit `value`. Call
   /// `prepare` first.
-  func collect(_ value: FilterValue, live entries: [WatchEntry?], into slots: inout [Int]) {
+  func collect(_ value: FilterValue, live entries: [WatchEntry?]?, into slots: inout [Int]) {
     guard let key = RangeKey(value) else { return }
+    // Indexes kept exact (removal at once) pass no entries: every entry is live.
+    func isLive(_ entry: Entry) -> Bool { entries.map { $0[entry.slot]?.id == entry.id } ?? true }
     for entry in lowers {
       guard let order = RangeKey.order(key, entry.lower!) else { break }
       if order < 0 { break }  // this bound and every later one lie above the value
-      guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
+      guard entry.admits(key), isLive(entry) else { continue }
       slots.append(entry.slot)
     }
     for entry in uppers {
       guard let order = RangeKey.order(key, entry.upper!) else { break }
       if order > 0 { break }
-      guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
+      guard entry.admits(key), isLive(entry) else { continue }
       slots.append(entry.slot)
     }
     for (widthClass, group) in intervals {
@@ -481,7 +508,7 @@ struct RangeIndex {
       for entry in group[low...] {
         guard let order = RangeKey.order(key, entry.lower!) else { break }
         if order < 0 { break }
-        guard entry.admits(key), entries[entry.slot]?.id == entry.id else { continue }
+        guard entry.admits(key), isLive(entry) else { continue }
         slots.append(entry.slot)
       }
     }

@@ -177,15 +177,21 @@ struct Collector {
     }
     let matches = flat
     changes.attribution.reserveCapacity(records.count)
-    for record in records {
-      switch record.image {
-      case .inserted(let position): changes.inserted.append(save.inserted[position])
-      case .deleted(let position): changes.deleted.append(save.deleted[position])
-      case .updated(let position): Self.add(save.updated[position], record.events, to: &changes)
-      case .indirect(let update): Self.add(update, record.events, to: &changes)
+    save.updated.withUnsafeBufferPointer { updates in
+      // Each update is copied once, into the delivery.
+      for record in records {
+        switch record.image {
+        case .inserted(let position): changes.inserted.append(save.inserted[position])
+        case .deleted(let position): changes.deleted.append(save.deleted[position])
+        case .updated(let position):
+          if record.events & WatchEvents.updated.rawValue != 0 { changes.updated.append(updates[position]) }
+          if record.events & WatchEvents.entered.rawValue != 0 { changes.entered.append(updates[position]) }
+          if record.events & WatchEvents.exited.rawValue != 0 { changes.exited.append(updates[position]) }
+        case .indirect(let update): Self.add(update, record.events, to: &changes)
+        }
+        changes.attribution.append(
+          ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
       }
-      changes.attribution.append(
-        ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
     }
     changes.failures = failures.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
     return changes
