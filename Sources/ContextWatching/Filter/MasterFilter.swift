@@ -201,8 +201,9 @@ struct MasterFilter {
       throw WatchError(watch: label(), entity: entityName, compile: error)
     }
 
-    let analysis = PredicateAnalysis(predicate, entity: layout, schema: schema)
     var ignoredKeys = options.ignoredKeys.union(layout.ignoredKeys)
+    let analysis = PredicateAnalysis(
+      predicate, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
     if !ignoredKeys.isEmpty {
       ignoredKeys.subtract(analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys)
     }

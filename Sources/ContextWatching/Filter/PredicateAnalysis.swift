@@ -24,7 +24,12 @@ struct PredicateAnalysis {
     var keys: Set<String>?
   }
 
-  init(_ predicate: PredicateSyntax, entity: EntityLayout, schema: ObjectSchema) {
+  /// Whether `readKeys` is wanted (only to subtract them from ignored
+  /// keys); without it a plain attribute read records nothing.
+  private let collectsReadKeys: Bool
+
+  init(_ predicate: PredicateSyntax, entity: EntityLayout, schema: ObjectSchema, collectsReadKeys: Bool = true) {
+    self.collectsReadKeys = collectsReadKeys
     visit(predicate, entity: entity, schema: schema, inSubquery: false)
   }
 
@@ -52,9 +57,17 @@ struct PredicateAnalysis {
       if !inSubquery { readsWholeObject = true }
     case .keyPath(let path):
       // Inside a SUBQUERY's predicate, plain key paths read the element.
-      if !inSubquery {
-        let components = path.contains(".") ? path.split(separator: ".").map(String.init) : [path]
-        record(components, entity: entity, schema: schema)
+      guard !inSubquery else { break }
+      if !path.utf8.contains(UInt8(ascii: ".")) {
+        // One component: an attribute needs nothing unless read keys are
+        // wanted; a relationship read whole is recorded below.
+        if case .attribute? = entity.slot(path) {
+          if collectsReadKeys { readKeys.insert(path) }
+          break
+        }
+        record([path], entity: entity, schema: schema)
+      } else {
+        record(path.split(separator: ".").map(String.init), entity: entity, schema: schema)
       }
     case .member(let base, _), .index(let base, _), .negation(let base), .cast(let base, _):
       visit(base, entity: entity, schema: schema, inSubquery: inSubquery)
