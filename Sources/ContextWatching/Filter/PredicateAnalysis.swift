@@ -445,25 +445,25 @@ struct RangeIndex {
   /// index: they stay sorted, so matching never has to sort them.
   mutating func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
     insert(bounds, slot: slot, id: id)
-    guard !isSorted else { return }
-    let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
-    lowers.sort(by: byLower)
-    uppers.sort { (RangeKey.order($0.upper!, $1.upper!) ?? 0) > 0 }
-    for key in Array(intervals.keys) { intervals[key]!.sort(by: byLower) }
-    isSorted = true
+    sortIfNeeded()
   }
 
   /// Removes a watch at once, for the small indexes under each key.
   mutating func remove(_ id: WatchID) {
+    count -= removeEntries { $0.id == id }
+  }
+
+  /// Removes the entries `shouldRemove` picks from every list; returns
+  /// how many.
+  private mutating func removeEntries(where shouldRemove: (Entry) -> Bool) -> Int {
     let before = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
-    lowers.removeAll { $0.id == id }
-    uppers.removeAll { $0.id == id }
+    lowers.removeAll(where: shouldRemove)
+    uppers.removeAll(where: shouldRemove)
     for key in Array(intervals.keys) {
-      intervals[key]!.removeAll { $0.id == id }
+      intervals[key]!.removeAll(where: shouldRemove)
       if intervals[key]!.isEmpty { intervals[key] = nil }
     }
-    let after = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
-    count -= before - after
+    return before - (lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count })
   }
 
   /// Whether `prepare` has work to do.
@@ -472,15 +472,13 @@ struct RangeIndex {
   /// Sorts after insertions and drops stale entries after many removals.
   mutating func prepare(live entries: [WatchEntry?]) {
     if stale > 32 && stale > count {
-      func isLive(_ entry: Entry) -> Bool { entries[entry.slot]?.id == entry.id }
-      lowers.removeAll { !isLive($0) }
-      uppers.removeAll { !isLive($0) }
-      for key in Array(intervals.keys) {
-        intervals[key]!.removeAll { !isLive($0) }
-        if intervals[key]!.isEmpty { intervals[key] = nil }
-      }
+      _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
     }
+    sortIfNeeded()
+  }
+
+  private mutating func sortIfNeeded() {
     guard !isSorted else { return }
     let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
     lowers.sort(by: byLower)

@@ -42,13 +42,7 @@ extension ObjectContext {
   public func add(_ destination: ManagedObject, to key: String, of object: ManagedObject)
     throws(ObjectGraphError)
   {
-    checkQueue()
-    try checkLive(object)
-    let slot = try relationshipSlot(key, in: object.layout)
-    let relationship = object.layout.relationships[slot]
-    guard relationship.isToMany else {
-      throw ObjectGraphError(.typeMismatch, "\(object.layout.name).\(key) is to-one; use setRelationship")
-    }
+    let (slot, relationship) = try toManyRelationship(key, of: object)
     try checkDestination(destination, of: relationship, from: object)
     guard !object.relationships[slot].contains(destination.objectID) else { return }
     link(object, slot: slot, to: destination)
@@ -63,13 +57,7 @@ extension ObjectContext {
   public func remove(_ destination: ManagedObject, from key: String, of object: ManagedObject)
     throws(ObjectGraphError)
   {
-    checkQueue()
-    try checkLive(object)
-    let slot = try relationshipSlot(key, in: object.layout)
-    let relationship = object.layout.relationships[slot]
-    guard relationship.isToMany else {
-      throw ObjectGraphError(.typeMismatch, "\(object.layout.name).\(key) is to-one; use setRelationship")
-    }
+    let (slot, relationship) = try toManyRelationship(key, of: object)
     try checkOwned(destination)
     guard object.relationships[slot].contains(destination.objectID) else { return }
     detach(id: destination.objectID, from: object, slot: slot)
@@ -102,6 +90,20 @@ extension ObjectContext {
       if let old = allObjects[id] { try remove(old, from: key, of: object) }
     }
     for destination in destinations { try add(destination, to: key, of: object) }
+  }
+
+  /// Checks the queue and the object, and finds a to-many relationship.
+  private func toManyRelationship(
+    _ key: String, of object: ManagedObject, caller: StaticString = #function
+  ) throws(ObjectGraphError) -> (slot: Int, relationship: RelationshipLayout) {
+    checkQueue(caller)
+    try checkLive(object)
+    let slot = try relationshipSlot(key, in: object.layout)
+    let relationship = object.layout.relationships[slot]
+    guard relationship.isToMany else {
+      throw ObjectGraphError(.typeMismatch, "\(object.layout.name).\(key) is to-one; use setRelationship")
+    }
+    return (slot, relationship)
   }
 
   private func checkDestination(
