@@ -53,19 +53,56 @@ public struct ContextSave: Sendable, Hashable {
 /// An object that a save updated: its values before and after, and which
 /// keys changed.
 public struct ObjectUpdate: Sendable, Hashable {
+  /// The three fields in one immutable box: an update is copied into every
+  /// save and every delivery that reports it, and copying a reference is one
+  /// retain where the fields would be seven.
+  private final class Storage: Sendable {
+    let before: ObjectSnapshot
+    let after: ObjectSnapshot
+    let changedKeys: [String]
+
+    init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
+      self.before = before
+      self.after = after
+      self.changedKeys = changedKeys
+    }
+  }
+
+  private var storage: Storage
+
   /// The object as it was saved before.
-  public var before: ObjectSnapshot
+  public var before: ObjectSnapshot {
+    get { storage.before }
+    set { storage = Storage(before: newValue, after: storage.after, changedKeys: storage.changedKeys) }
+  }
   /// The object as this save saved it.
-  public var after: ObjectSnapshot
+  public var after: ObjectSnapshot {
+    get { storage.after }
+    set { storage = Storage(before: storage.before, after: newValue, changedKeys: storage.changedKeys) }
+  }
   /// The keys whose values differ, attributes then relationships, in schema
   /// order. Never empty: a save that changes nothing is not an update.
-  public var changedKeys: [String]
+  public var changedKeys: [String] {
+    get { storage.changedKeys }
+    set { storage = Storage(before: storage.before, after: storage.after, changedKeys: newValue) }
+  }
 
   /// Creates an update.
   public init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
-    self.before = before
-    self.after = after
-    self.changedKeys = changedKeys
+    storage = Storage(before: before, after: after, changedKeys: changedKeys)
+  }
+
+  /// Updates are equal when their snapshots and changed keys are.
+  public static func == (lhs: ObjectUpdate, rhs: ObjectUpdate) -> Bool {
+    lhs.storage === rhs.storage
+      || (lhs.before == rhs.before && lhs.after == rhs.after && lhs.changedKeys == rhs.changedKeys)
+  }
+
+  /// Hashes the snapshots and the changed keys.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(before)
+    hasher.combine(after)
+    hasher.combine(changedKeys)
   }
 
   /// The object's identity.
