@@ -60,9 +60,10 @@ struct MasterFilter {
   /// reaches an Oslo object only if its age passes the bound). A class, so
   /// that a lookup hands out one reference instead of copying the lists.
   final class KeyedWatches {
-    var plain = SlotList()
+    // Touched only under the watcher's lock (no run-time exclusivity checks).
+    @exclusivity(unchecked) var plain = SlotList()
     /// Range indexes by attribute slot; an entity has few attributes.
-    var ranges: [(attribute: Int, index: RangeIndex)] = []
+    @exclusivity(unchecked) var ranges: [(attribute: Int, index: RangeIndex)] = []
 
     var isEmpty: Bool { plain.isEmpty && ranges.allSatisfy { $0.index.count == 0 } }
 
@@ -429,10 +430,12 @@ struct MasterFilter {
   /// one increment. Raw storage: the hot path reads and writes it without
   /// uniqueness checks.
   final class Memo {
-    private var generations: UnsafeMutablePointer<UInt32>
-    private var results: UnsafeMutablePointer<Bool>
-    private var capacity = 16
-    private var generation: UInt32 = 1
+    // Touched only under the watcher's lock, one call at a time: run-time
+    // exclusivity checks would cost more than the memo saves.
+    @exclusivity(unchecked) private var generations: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var results: UnsafeMutablePointer<Bool>
+    @exclusivity(unchecked) private var capacity = 16
+    @exclusivity(unchecked) private var generation: UInt32 = 1
 
     init() {
       generations = .allocate(capacity: capacity)
