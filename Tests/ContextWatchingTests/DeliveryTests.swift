@@ -190,11 +190,12 @@ struct DeliveryTests {
       for await delivery in changes { received.append(delivery.sequenceNumber) }
       return received
     }
-    for age in [40, 10, 50] {
-      try await context.perform { context in
+    for (index, age) in [40, 10, 50].enumerated() {
+      let sequence = try await context.perform { context in
         try context.insert("Person", values: ["name": "P", "age": .int(Int64(age))])
         return try context.save()?.sequenceNumber
       }
+      #expect(sequence == index + 1)
     }
     await watcher!.flush()
     withExtendedLifetime(token) {}
@@ -252,10 +253,11 @@ struct DeliveryTests {
         received.withLock { $0.append(changes.sequenceNumber) }
       })
     let token = try watcher.watch("Person", where: "age > 0")
-    try await context.perform { context in
+    let sequence = try await context.perform { context in
       try context.insert("Person", values: ["name": "P", "age": 1])
       return try context.save()?.sequenceNumber
     }
+    #expect(sequence == 1)
     await watcher.flush()
     #expect(received.withLock { $0 } == [1])
     withExtendedLifetime(token) {}
