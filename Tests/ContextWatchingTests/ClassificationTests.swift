@@ -42,6 +42,22 @@ struct ClassificationTests {
     withExtendedLifetime(token) {}
   }
 
+  /// An object deleted after unsaved changes is judged on the values it
+  /// was last saved with: those are what the consumer last saw match.
+  @Test func deletedObjectsAreJudgedOnTheirSavedValues() throws {
+    let rig = Rig()
+    let token = try rig.watcher.watch("Person", where: "age > 60")
+    var ann: ManagedObject!
+    try rig.save { context in ann = try context.insert("Person", values: ["name": "Ann", "age": 70]) }
+    let changes = try #require(try rig.save { context in
+      try ann.setValue(20, forKey: "age")
+      try context.delete(ann)
+    })
+    #expect(changes.names(.deleted) == ["Ann"])
+    #expect(changes.deleted.first?["age"] == 70)
+    #expect(changes.matches(for: ann.objectID) == [WatchMatch(watch: token.id, event: .deleted)])
+  }
+
   @Test func subEntitiesAreWatchedThroughTheirParent() throws {
     let rig = Rig()
     let people = try rig.watcher.watch("Person", where: "age > 30")

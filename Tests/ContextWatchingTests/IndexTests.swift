@@ -17,6 +17,8 @@ struct IndexTests {
     // Composite: an equality narrowed by a range; a repeated key filed once.
     "city == 'Oslo' AND age BETWEEN {10, 40}", "city IN {'Oslo', 'Oslo'} AND age > 10",
     "city IN {'Oslo', 'Rome'} AND age <= 30 AND name BEGINSWITH 'P'",
+    // A nil element of IN matches nothing (IN is false for a nil value).
+    "city IN {nil, 'Oslo'}", "age IN {nil}",
   ]
   static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
 
@@ -124,5 +126,19 @@ struct IndexTests {
     })
     #expect(changes.names(.inserted) == ["A", "B"])
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[composed.id], [listed.id]])
+  }
+
+  /// Integers beyond 2^53 round when the range index picks where to start a
+  /// scan; the slack must still reach an interval as narrow as one value.
+  @Test func rangesOfLargeIntegersAreFound() throws {
+    let rig = Rig()
+    let large: Int64 = (1 << 62) + 600
+    let exact = try rig.watcher.watch("Person", where: "age BETWEEN {%@, %@}", .int(large), .int(large))
+    let wide = try rig.watcher.watch("Person", where: "age BETWEEN {%@, %@}", .int(large - 5_000), .int(large + 1))
+    let changes = try #require(try rig.save { context in
+      try context.insert("Person", values: ["name": "Big", "age": .int(large)])
+      try context.insert("Person", values: ["name": "Next", "age": .int(large + 1)])
+    })
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[exact.id, wide.id], [wide.id]])
   }
 }

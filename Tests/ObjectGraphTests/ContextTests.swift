@@ -128,6 +128,22 @@ struct ContextTests {
     }
   }
 
+  /// Rolled-back deletes come back in identifier order, even behind holes.
+  @Test func fetchKeepsIdentifierOrderAfterRollbacks() throws {
+    try Fixtures.context().run { context throws in
+      let a = try context.insert("Person", values: ["name": "A"])
+      let b = try context.insert("Person", values: ["name": "B"])
+      let c = try context.insert("Person", values: ["name": "C"])
+      try context.save()
+      try context.delete(c)
+      try context.save()
+      try context.delete(a)
+      context.rollback()
+      #expect(try context.fetch("Person").map(\.objectID) == [a.objectID, b.objectID])
+      #expect(try context.fetch("Person", limit: 1).map(\.objectID) == [a.objectID])
+    }
+  }
+
   @Test func deletedObjectsRefuseChanges() throws {
     try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann"])

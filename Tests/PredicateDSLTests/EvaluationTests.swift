@@ -149,3 +149,16 @@ struct EvaluationTests {
     }
   }
 }
+
+@Suite("Set equality")
+struct SetEqualityTests {
+  /// Sets compare as sets of predicate-equal values, the same both ways.
+  @Test func setsCompareSymmetrically() {
+    let ones: FilterValue = .set([1, 1.0])
+    let oneTwo: FilterValue = .set([1, 2])
+    #expect(!FilterValue.predicateEqual(ones, oneTwo))
+    #expect(!FilterValue.predicateEqual(oneTwo, ones))
+    #expect(FilterValue.predicateEqual(ones, .set([1])))
+    #expect(FilterValue.predicateEqual(.set([1]), ones))
+  }
+}

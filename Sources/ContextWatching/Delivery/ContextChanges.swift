@@ -34,7 +34,7 @@ public struct ContextChanges: Sendable, Hashable {
   public var entered: [ObjectUpdate]
   /// Objects that matched a watch before and do not now; see ``entered``.
   public var exited: [ObjectUpdate]
-  /// Deleted objects that matched a watch on their last values.
+  /// Deleted objects that matched a watch on their last saved values.
   public var deleted: [ObjectSnapshot]
   /// For each object delivered, in identifier order, the watches that saw
   /// it and what they saw, in watch order.

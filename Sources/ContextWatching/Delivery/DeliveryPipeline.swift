@@ -152,6 +152,11 @@ final class DeliveryPipeline: Sendable {
     if serialQueue != nil && DispatchQueue.getSpecific(key: queueKey) != nil {
       preconditionFailure("ContextWatcher.flush() called from its own delivery queue would wait forever")
     }
+    if case .queue(let queue)? = scheduler {
+      // Deliveries run on a queue that targets this one: waiting on it would
+      // wait forever.
+      dispatchPrecondition(condition: .notOnQueue(queue))
+    }
     if case .mainActor? = scheduler, Thread.isMainThread {
       preconditionFailure(
         "ContextWatcher.flush() called on the main thread would wait for the main actor forever; use await flush()")

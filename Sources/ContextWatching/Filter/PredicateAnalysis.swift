@@ -229,9 +229,14 @@ struct IndexedConjunct {
       return (slot, [IndexKey(value)])
     case .in:
       switch value {
-      // Each key once: a watch is filed once under each of its keys.
-      case .array(let elements): return (slot, unique(elements.map { IndexKey($0) }))
-      case .set(let elements): return (slot, unique(elements.map { IndexKey($0) }))
+      // Each key once: a watch is filed once under each of its keys. A nil
+      // element never matches (`IN` is false for a nil value), so it is no key.
+      case .array(let elements):
+        let keys = unique(elements.filter { !$0.isNull }.map { IndexKey($0) })
+        return keys.isEmpty ? nil : (slot, keys)
+      case .set(let elements):
+        let keys = unique(elements.filter { !$0.isNull }.map { IndexKey($0) })
+        return keys.isEmpty ? nil : (slot, keys)
       default: return nil  // `key IN "text"` is a substring test
       }
     default:
@@ -266,8 +271,9 @@ struct IndexedConjunct {
     let type = entity.attributes[slot].type
     func fits(_ bound: FilterValue) -> Bool {
       switch bound {
-      case .int, .double, .bool: type.isNumeric
-      case .date: type == .date
+      case .int, .bool: type.isNumeric
+      case .double(let number): type.isNumeric && !number.isNaN  // NaN has no place in an order
+      case .date(let seconds): type == .date && !seconds.isNaN
       default: false
       }
     }
@@ -420,7 +426,10 @@ struct RangeIndex {
       slot: slot, id: id)
     switch (entry.lower, entry.upper) {
     case (let lower?, let upper?):
-      intervals[Self.widthClass(upper.approximate - lower.approximate), default: []].append(entry)
+      // Rounding large integers to doubles can shrink the width: add a few
+      // units in the last place, so the class is never too small.
+      let slack = 4 * max(abs(lower.approximate).ulp, abs(upper.approximate).ulp)
+      intervals[Self.widthClass(upper.approximate - lower.approximate + slack), default: []].append(entry)
     case (.some, nil): lowers.append(entry)
     default: uppers.append(entry)
     }
@@ -509,7 +518,10 @@ struct RangeIndex {
       // Intervals of this class that hold the value start at or after
       // value - 2^class; start a little lower, to absorb rounding.
       let reach = widthClass >= 1100 ? Double.infinity : Double(sign: .plus, exponent: widthClass, significand: 1)
-      let threshold = RangeKey(.double(key.approximate - reach * (1 + 1e-9) - 1))!
+      // The slack covers rounding: relative to the reach, one unit, and a
+      // few units in the last place of the value (large integers).
+      let slack = reach * 1e-9 + 1 + 4 * abs(key.approximate).ulp
+      let threshold = RangeKey(.double(key.approximate - reach - slack))!
       var low = 0
       var high = group.count
       while low < high {

@@ -29,7 +29,7 @@ public enum WatchEvent: String, Hashable, Sendable, CaseIterable, CustomStringCo
   /// Updated (or changed through a relationship) so that it matched before
   /// and does not now.
   case exited
-  /// Deleted, and matching the predicate on its last values.
+  /// Deleted, and matching the predicate on its last saved values.
   case deleted
 
   /// The event's name: `"entered"`.

@@ -17,7 +17,7 @@ extension ObjectContext {
     public static let inserted = "inserted"
     /// Updated objects as saved, as `[ObjectSnapshot]` (`NSUpdatedObjectsKey`).
     public static let updated = "updated"
-    /// Deleted objects with their last values, as `[ObjectSnapshot]` (`NSDeletedObjectsKey`).
+    /// Deleted objects with the values they were last saved with, as `[ObjectSnapshot]` (`NSDeletedObjectsKey`).
     public static let deleted = "deleted"
     /// The whole ``ContextSave``, with old values and changed keys.
     public static let save = "save"
@@ -55,18 +55,29 @@ extension ObjectContext {
       object.lifecycle = .registered
     }
     var updated: [ObjectUpdate] = []
-    for object in changedObjects {
+    for object in changedObjects where object.lifecycle == .registered {
+      // (Deleted objects keep their saved values for the loop below.)
       guard let committed = object.committed else { continue }
       object.committed = nil
-      guard object.lifecycle == .registered, let update = Self.update(of: object, from: committed) else {
-        continue
-      }
+      guard let update = Self.update(of: object, from: committed) else { continue }
       updated.append(update)
     }
     updated.sort { $0.objectID < $1.objectID }
     var deleted: [ObjectSnapshot] = []
     for object in deletedObjects {
-      if object.lifecycle == .deleted { deleted.append(object.snapshot()) }
+      if object.lifecycle == .deleted {
+        // The values it was last saved with: changes made before deleting
+        // it were never saved, and observers last saw the saved ones.
+        if let committed = object.committed {
+          deleted.append(
+            ObjectSnapshot(
+              objectID: object.objectID, layout: object.layout, values: committed.values,
+              relationships: committed.relationships))
+        } else {
+          deleted.append(object.snapshot())
+        }
+      }
+      object.committed = nil
       object.lifecycle = .invalid
       allObjects[object.objectID] = nil
     }

@@ -293,7 +293,8 @@ public final class ObjectContext: @unchecked Sendable {
   /// *cascade* deletes the destinations too, *deny* makes the save fail
   /// while a destination that is not deleted remains.
   ///
-  /// A deleted object keeps its last values, which the save reports.
+  /// A deleted object keeps its values; the save reports the values it was
+  /// last saved with.
   /// Deleting an object twice changes nothing.
   ///
   /// - Throws: ``ObjectGraphError`` for an object of another context.
@@ -429,11 +430,13 @@ struct EntityMembers {
   private var holes = 0
   /// False after an object came back out of order (a rolled-back delete).
   private var isSorted = true
+  /// The largest identifier appended so far (holes may follow it).
+  private var largestID = ObjectID(rawValue: 0)
 
   var count: Int { slots.count - holes }
 
   mutating func append(_ object: ManagedObject) {
-    if let last = slots.last, let last, last.objectID > object.objectID { isSorted = false }
+    if object.objectID < largestID { isSorted = false } else { largestID = object.objectID }
     object.memberIndex = slots.count
     slots.append(object)
   }

@@ -27,7 +27,8 @@ public struct ContextSave: Sendable, Hashable {
   public var inserted: [ObjectSnapshot]
   /// Objects whose values or relationships changed, in identifier order.
   public var updated: [ObjectUpdate]
-  /// Objects deleted, with their last values, in identifier order.
+  /// Objects deleted, with the values they were last saved with (changes
+  /// made before deleting them were never saved), in identifier order.
   public var deleted: [ObjectSnapshot]
 
   /// Creates a change value, as a source other than a context would.

@@ -79,9 +79,8 @@ extension FilterValue {
     case (.array(let a), .array(let b)):
       return a.count == b.count && zip(a, b).allSatisfy { predicateEqual($0, $1) }
     case (.set(let a), .set(let b)):
-      guard a.count == b.count else { return false }
-      let keys = Set(b.map(MembershipKey.init))
-      return a.allSatisfy { keys.contains(MembershipKey($0)) }
+      // As sets of predicate-equal values, both ways: {1, 1.0} is {1}.
+      return Set(a.map(MembershipKey.init)) == Set(b.map(MembershipKey.init))
     case (.record(let a), .record(let b)):
       guard a.count == b.count else { return false }
       return a.allSatisfy { key, value in b[key].map { predicateEqual(value, $0) } ?? false }
