@@ -56,11 +56,14 @@ final class DeliveryPipeline: Sendable {
   /// Enqueues a delivery, or drops it when `limit` deliveries are waiting;
   /// the dropped saves are reported by an overflow signal as soon as there
   /// is room for one.
-  func deliver(_ changes: ContextChanges, from watcher: ContextWatcher) {
+  func deliver(_ changes: ContextChanges) {
     if case .immediate? = scheduler {
       // Runs on the saving thread: nothing waits, nothing piles up.
-      state.withLock { $0.scheduled += 1 }
-      run(changes, watcher: watcher)
+      let watcher = state.withLock { state in
+        state.scheduled += 1
+        return state.watcher
+      }
+      if let watcher { run(changes, watcher: watcher) }
       finished()
       return
     }

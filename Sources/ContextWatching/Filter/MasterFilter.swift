@@ -422,8 +422,6 @@ struct MasterFilter {
   /// relationships, with the dependencies concerned.
   func dependents(of entity: EntityLayout) -> [Int: Set<Int>] { dependents[entity.index] }
 
-  /// The slot of a watch, for callers holding its identifier.
-  func slot(of id: WatchID) -> Int? { slotsByID[id] }
 
   /// Results of shared predicates for the current image, by predicate
   /// slot, stamped with a generation so that moving to the next image is

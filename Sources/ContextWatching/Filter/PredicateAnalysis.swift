@@ -212,9 +212,6 @@ struct IndexedConjunct {
     }
   }
 
-  /// Whether `value` satisfies the indexed conjunct.
-  func admits(_ value: FilterValue) -> Bool { kind.admits(value) }
-
   private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [IndexKey])? {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
@@ -474,9 +471,6 @@ struct RangeIndex {
     }
     return before - (lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count })
   }
-
-  /// Whether `prepare` has work to do.
-  var needsPreparation: Bool { !isSorted || (stale > 32 && stale > count) }
 
   /// Sorts after insertions and drops stale entries after many removals.
   mutating func prepare(live entries: [WatchEntry?]) {

@@ -27,8 +27,6 @@ final class SaveObserverRegistry: Sendable {
   func current() -> [Observer] {
     state.withLock { state in state.observers.map(\.observer) }
   }
-
-  var isEmpty: Bool { state.withLock { $0.observers.isEmpty } }
 }
 
 /// Keeps a save observer registered: cancel it, or let it go, to unregister.
