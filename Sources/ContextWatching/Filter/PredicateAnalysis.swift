@@ -67,7 +67,7 @@ struct PredicateAnalysis {
         }
         record([path], entity: entity, schema: schema)
       } else {
-        record(path.split(separator: ".").map(String.init), entity: entity, schema: schema)
+        record(path.keyPathComponents, entity: entity, schema: schema)
       }
     case .member(let base, _), .index(let base, _), .negation(let base), .cast(let base, _):
       visit(base, entity: entity, schema: schema, inSubquery: inSubquery)

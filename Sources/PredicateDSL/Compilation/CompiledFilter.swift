@@ -109,16 +109,6 @@ typealias Evaluator<Object> = @Sendable (Object, EvaluationScope) throws(Predica
 @usableFromInline
 typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> Bool
 
-/// A test in a struct, so that an array of them stores each closure as it
-/// was made: an array of bare closures stores them at the most general
-/// abstraction, and every closure taken out of it is wrapped in a
-/// reabstraction thunk that costs a call per evaluation.
-struct TestClosure<Object>: Sendable {
-  let run: Test<Object>
-
-  init(_ run: @escaping Test<Object>) { self.run = run }
-}
-
 /// A compiled predicate: a constant, or a test of the object.
 enum Condition<Object>: Sendable {
   case constant(Bool)

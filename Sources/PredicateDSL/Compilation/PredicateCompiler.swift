@@ -34,64 +34,100 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   /// `AND` and `OR`, evaluated left to right with short circuits. A constant
   /// operand that decides the result ends the list, so operands before it
-  /// still run (and may still throw), as they would in Apple's evaluation.
+  /// still run (and may still throw), as they would in Apple's evaluation,
+  /// and operands after it are not compiled.
   private func compound(_ operands: [PredicateSyntax], isConjunction: Bool) throws(PredicateCompileError) -> Condition<Object> {
-    var tests: [TestClosure<Object>] = []
+    try compound(operands[...], isConjunction: isConjunction).condition ?? .constant(isConjunction)
+  }
+
+  /// The operands as a balanced tree of closures over groups of up to three:
+  /// no array to walk per evaluation, and none to build while compiling
+  /// (appending to an array of a generic element type runs unspecialised
+  /// code, about 450 instructions an append). `condition`
+  /// is nil when every operand was the neutral constant; `decided` says a
+  /// constant ended the list.
+  private func compound(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
+    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
+  {
+    guard operands.count > 3 else { return try group(operands, isConjunction: isConjunction) }
+    let middle = operands.startIndex + operands.count / 2
+    let left = try compound(operands[..<middle], isConjunction: isConjunction)
+    if left.decided { return left }
+    let right = try compound(operands[middle...], isConjunction: isConjunction)
+    guard let first = left.condition else { return right }
+    guard let second = right.condition else { return left }
+    return (.test(Self.combine(first, second, isConjunction: isConjunction)), right.decided)
+  }
+
+  /// Up to three operands as one closure that calls each in turn.
+  private func group(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
+    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
+  {
+    var tests: (Test<Object>?, Test<Object>?, Test<Object>?) = (nil, nil, nil)
+    var count = 0
+    var decider: Bool?
     for operand in operands {
       switch try compile(operand) {
       case .constant(let value) where value == isConjunction:
         continue
       case .constant(let value):
-        if tests.isEmpty { return .constant(value) }
-        tests.append(TestClosure { _, _ in value })
-        return .test(Self.combine(tests, isConjunction: isConjunction))
+        decider = value
       case .test(let test):
-        tests.append(TestClosure(test))
+        switch count {
+        case 0: tests.0 = test
+        case 1: tests.1 = test
+        default: tests.2 = test
+        }
+        count += 1
       }
+      if decider != nil { break }
     }
-    if tests.isEmpty { return .constant(isConjunction) }
-    return .test(Self.combine(tests, isConjunction: isConjunction))
+    let condition: Condition<Object>?
+    switch (tests.0, tests.1, tests.2) {
+    case (let first?, let second?, let third?) where isConjunction:
+      condition = .test { object, scope throws(PredicateEvaluationError) in
+        guard try first(object, scope) else { return false }
+        guard try second(object, scope) else { return false }
+        return try third(object, scope)
+      }
+    case (let first?, let second?, let third?):
+      condition = .test { object, scope throws(PredicateEvaluationError) in
+        if try first(object, scope) { return true }
+        if try second(object, scope) { return true }
+        return try third(object, scope)
+      }
+    case (let first?, let second?, nil):
+      condition = .test(Self.combine(.test(first), .test(second), isConjunction: isConjunction))
+    case (let first?, nil, nil):
+      condition = .test(first)
+    default:
+      condition = nil
+    }
+    guard let decider else { return (condition, false) }
+    guard let condition else { return (.constant(decider), true) }
+    return (.test(Self.combine(condition, .constant(decider), isConjunction: isConjunction)), true)
   }
 
-  private static func combine(_ tests: [TestClosure<Object>], isConjunction: Bool) -> Test<Object> {
-    switch (tests.count, isConjunction) {
-    case (1, _):
-      return tests[0].run
-    case (2, true):
-      let (first, second) = (tests[0].run, tests[1].run)
+  /// Two operands, the first a test (a constant first operand either
+  /// decided the list or was dropped as neutral).
+  private static func combine(_ first: Condition<Object>, _ second: Condition<Object>, isConjunction: Bool) -> Test<Object> {
+    guard case .test(let first) = first else { preconditionFailure("a constant first operand is folded away") }
+    switch (second, isConjunction) {
+    case (.constant(let value), true):
+      return { object, scope throws(PredicateEvaluationError) in try first(object, scope) && value }
+    case (.constant(let value), false):
+      return { object, scope throws(PredicateEvaluationError) in try first(object, scope) || value }
+    case (.test(let second), true):
       // `&&` and `||` take an untyped autoclosure, so spell out the branches.
       return { object, scope throws(PredicateEvaluationError) in
         guard try first(object, scope) else { return false }
         return try second(object, scope)
       }
-    case (2, false):
-      let (first, second) = (tests[0].run, tests[1].run)
+    case (.test(let second), false):
       return { object, scope throws(PredicateEvaluationError) in
         if try first(object, scope) { return true }
         return try second(object, scope)
       }
-    case (3, true):
-      let (first, second, third) = (tests[0].run, tests[1].run, tests[2].run)
-      return { object, scope throws(PredicateEvaluationError) in
-        guard try first(object, scope) else { return false }
-        guard try second(object, scope) else { return false }
-        return try third(object, scope)
-      }
-    case (3, false):
-      let (first, second, third) = (tests[0].run, tests[1].run, tests[2].run)
-      return { object, scope throws(PredicateEvaluationError) in
-        if try first(object, scope) { return true }
-        if try second(object, scope) { return true }
-        return try third(object, scope)
-      }
-    default:
-      // A balanced tree of two-operand closures: no array to walk per
-      // evaluation, and still left to right with short circuits.
-      let middle = tests.count / 2
-      return combine(
-        [TestClosure(combine(Array(tests[..<middle]), isConjunction: isConjunction)),
-         TestClosure(combine(Array(tests[middle...]), isConjunction: isConjunction))],
-        isConjunction: isConjunction)
     }
   }
 
@@ -181,13 +217,10 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// real predicates; any value the shortcut does not cover goes to the
   /// general test.
   private static func fuse(_ operand: Operand<Object>, _ test: ValueTest, site: Site) -> Test<Object> {
-    let general = test.run
+    let general = GeneralTest(test.run, site: site)
     guard case .read(let read) = operand.form else {
       let evaluate = operand.evaluator
-      return { object, scope throws(PredicateEvaluationError) in
-        let value = try evaluate(object, scope)
-        return try site.run { () throws(ValueFault) in try general(value) }
-      }
+      return { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     }
     switch test.fast {
     case .integer(let operation, let constant):
@@ -200,42 +233,42 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
           let value = read(object)
           if case .int(let int) = value { return int == constant }
           if exact, case .double(let double) = value { return double == real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .notEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int != constant }
           if exact, case .double(let double) = value { return double != real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .less:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int < constant }
           if exact, case .double(let double) = value { return double < real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .lessOrEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int <= constant }
           if exact, case .double(let double) = value { return double <= real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .greater:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int > constant }
           if exact, case .double(let double) = value { return double > real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       default:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .int(let int) = value { return int >= constant }
           if exact, case .double(let double) = value { return double >= real }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       }
     case .integerRange(let lower, let upper):
@@ -245,13 +278,13 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         let value = read(object)
         if case .int(let int) = value { return lower <= int && int <= upper }
         if exact, case .double(let double) = value { return low <= double && double <= high }
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
     case .text(let text, let negated):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
         if case .string(let string) = value { return text.matches(string) != negated }
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
     case .real(let operation, let constant):
       switch operation {
@@ -259,44 +292,44 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double == constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .notEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double != constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .less:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double < constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .lessOrEqual:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double <= constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       case .greater:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double > constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       default:
         return { object, _ throws(PredicateEvaluationError) in
           let value = read(object)
           if case .double(let double) = value { return double >= constant }
-          return try site.run { () throws(ValueFault) in try general(value) }
+          return try general(value)
         }
       }
     case .boolean(let constant, let negated):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
         if case .bool(let bool) = value { return (bool == constant) != negated }
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
     case .textList(let strings):
       return { object, _ throws(PredicateEvaluationError) in
@@ -305,19 +338,38 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
           for candidate in strings where TextComparison.literalEqual(string, candidate) { return true }
           return false
         }
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
     case .like(let pattern):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
         if case .string(let string) = value { return pattern.matches(string) }
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
     case .none:
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
-        return try site.run { () throws(ValueFault) in try general(value) }
+        return try general(value)
       }
+    }
+  }
+
+  /// The general test of a fused comparison with its site, behind one
+  /// reference: a fused closure captures the read, its constant and this, so
+  /// its fast path loads three words instead of the whole slow path's
+  /// context, and the error handling stays out of line.
+  private final class GeneralTest: Sendable {
+    let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
+    let site: Site
+
+    init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
+      self.run = run
+      self.site = site
+    }
+
+    @inline(never)
+    func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
+      try site.run { () throws(ValueFault) in try run(value) }
     }
   }
 
@@ -334,7 +386,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity)
 
     case .keyPath(let path):
-      let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      let components = path.keyPathComponents
       let reference = KeyPathReference(components: components, range: expression.range)
       let resolved = try resolver.resolve(reference)
       let rest = components[resolved.componentCount...]
@@ -356,7 +408,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return Operand(form: .computed { _, scope in scope.bindings[slot] })
 
     case .member(let base, let path):
-      let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)[...]
+      let components = path.keyPathComponents[...]
       return try unary(compile(base), site: site) { value throws(ValueFault) in try value.applying(components) }
 
     case .index(let base, .at(let index)):
