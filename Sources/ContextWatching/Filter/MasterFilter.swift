@@ -40,18 +40,27 @@ struct MasterFilter {
   private var filters: [FilterEvaluator<WatchImage>] = []
   private let unusedFilter: FilterEvaluator<WatchImage>?
   /// Scratch marks per watch slot, for classifying updates.
-  private var marks: [UInt8] = []
+  private let marks = Marks()
   /// Scratch list of range candidates.
   private var rangeCandidates: [Int] = []
 
   /// The watches applying to objects of one entity.
   struct Bucket {
     var unindexed = SlotList()
-    /// Per indexed attribute slot, the watches filed under each key.
-    var indexes: [Int: [IndexKey: KeyedWatches]] = [:]
+    /// Per indexed attribute slot, the watches filed under each key. An
+    /// entity has few indexed attributes: a short array, walked for every
+    /// object, costs less than a dictionary.
+    var indexes: [(attribute: Int, keys: [IndexKey: KeyedWatches])] = []
     /// Per attribute slot, the watches indexed by range.
     var ranges: [Int: RangeIndex] = [:]
     var count = 0
+
+    /// The position of the index of `attribute`, added empty if need be.
+    mutating func indexPosition(of attribute: Int) -> Int {
+      if let position = indexes.firstIndex(where: { $0.attribute == attribute }) { return position }
+      indexes.append((attribute, [:]))
+      return indexes.count - 1
+    }
   }
 
   /// The watches filed under one key of an equality index: those whose
@@ -231,19 +240,20 @@ struct MasterFilter {
       slot = entries.count
       entries.append(entry)
       predicateOfSlot.append(predicateSlot)
-      marks.append(0)
+      marks.grow(to: entries.count)
     }
     slotsByID[id] = slot
     for kind in layout.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
+        let position = buckets[kind].indexPosition(of: entry.indexSlot)
         for key in keys {
           let keyed: KeyedWatches
-          if let existing = buckets[kind].indexes[entry.indexSlot]?[key] {
+          if let existing = buckets[kind].indexes[position].keys[key] {
             keyed = existing
           } else {
             keyed = KeyedWatches()
-            buckets[kind].indexes[entry.indexSlot, default: [:]][key] = keyed
+            buckets[kind].indexes[position].keys[key] = keyed
           }
           if let (rangeSlot, bounds) = entry.secondary {
             keyed.insert(bounds, on: rangeSlot, slot: slot, id: id)
@@ -270,16 +280,18 @@ struct MasterFilter {
     for kind in entry.entity.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
-        let indexSlot = entry.indexSlot
+        guard let position = buckets[kind].indexes.firstIndex(where: { $0.attribute == entry.indexSlot }) else { break }
         for key in keys {
+          // One lookup per key: the lists are a class, changed in place.
+          guard let keyed = buckets[kind].indexes[position].keys[key] else { continue }
           if let (rangeSlot, _) = entry.secondary {
-            buckets[kind].indexes[indexSlot]?[key]?.remove(entry.id, on: rangeSlot)
+            keyed.remove(entry.id, on: rangeSlot)
           } else {
-            buckets[kind].indexes[indexSlot]?[key]?.plain.remove(slot)
+            keyed.plain.remove(slot)
           }
-          if buckets[kind].indexes[indexSlot]?[key]?.isEmpty == true { buckets[kind].indexes[indexSlot]?[key] = nil }
+          if keyed.isEmpty { buckets[kind].indexes[position].keys[key] = nil }
         }
-        if buckets[kind].indexes[indexSlot]?.isEmpty == true { buckets[kind].indexes[indexSlot] = nil }
+        if buckets[kind].indexes[position].keys.isEmpty { buckets[kind].indexes.remove(at: position) }
       case .range?:
         buckets[kind].ranges[entry.indexSlot]?.noteRemoval()
       case nil:
@@ -359,16 +371,16 @@ struct MasterFilter {
     memo.next()
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
-    for (attribute, index) in buckets[entity].indexes {
-      let key = IndexKey(image.attribute(attribute))
-      guard let keyed = index[key] else { continue }
+    for position in buckets[entity].indexes.indices {
+      let key = IndexKey(image.attribute(buckets[entity].indexes[position].attribute))
+      guard let keyed = buckets[entity].indexes[position].keys[key] else { continue }
       for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       // Kept sorted on insertion and removal: read-only here.
-      for (rangeAttribute, ranges) in keyed.ranges {
-        let value = image.attribute(rangeAttribute)
+      for position in keyed.ranges.indices {
+        let value = image.attribute(keyed.ranges[position].attribute)
         guard !value.isNull else { continue }
         rangeCandidates.removeAll(keepingCapacity: true)
-        ranges.collect(value, live: nil, into: &rangeCandidates)
+        keyed.ranges[position].index.collect(value, live: nil, into: &rangeCandidates)
         for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
       }
     }
@@ -384,14 +396,14 @@ struct MasterFilter {
   }
 
   /// Marks for classifying an update: bit 0 matched before, bit 1 after.
-  mutating func mark(_ slot: Int, _ bit: UInt8) {
-    marks[slot] |= bit
+  func mark(_ slot: Int, _ bit: UInt8) {
+    marks.storage[slot] |= bit
   }
 
   /// Takes a slot's marks and clears them.
-  mutating func takeMarks(_ slot: Int) -> UInt8 {
-    defer { marks[slot] = 0 }
-    return marks[slot]
+  func takeMarks(_ slot: Int) -> UInt8 {
+    defer { marks.storage[slot] = 0 }
+    return marks.storage[slot]
   }
 
   /// Whether one watch matches `image`, whatever the index says (for
@@ -481,6 +493,33 @@ struct MasterFilter {
   }
 }
 
+/// Marks per watch slot in raw storage: the classifier sets and clears
+/// them for every match, without the uniqueness check that every write to
+/// an array in the filter's struct costs.
+final class Marks {
+  // Touched only under the watcher's lock, one call at a time.
+  @exclusivity(unchecked) private(set) var storage: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private var capacity = 16
+
+  init() {
+    storage = .allocate(capacity: capacity)
+    storage.initialize(repeating: 0, count: capacity)
+  }
+
+  deinit { storage.deallocate() }
+
+  /// Makes room for slots below `count`; new marks are clear.
+  func grow(to count: Int) {
+    guard count > capacity else { return }
+    let newCapacity = max(count, capacity * 2)
+    let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    newStorage.initialize(repeating: 0, count: newCapacity)
+    newStorage.update(from: storage, count: capacity)
+    storage.deallocate()
+    (storage, capacity) = (newStorage, newCapacity)
+  }
+}
+
 /// One watch, validated and compiled. A class: the classifier reads entries
 /// for every candidate, and a reference is one retain where a struct of
 /// these fields would be a dozen.
@@ -503,6 +542,9 @@ final class WatchEntry {
   let dependencies: [Dependency]
   /// Whether the options filter events or objects (most watches do not).
   let filtersEvents: Bool
+  /// Whether every update counts (no watched keys, no ignored keys): most
+  /// watches, which then skip looking at the changed keys.
+  let countsEveryUpdate: Bool
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
@@ -521,6 +563,7 @@ final class WatchEntry {
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
     filtersEvents = options.events != .all || options.objectIDs != nil
+    countsEveryUpdate = options.watchedKeys == nil && ignoredKeys.isEmpty
   }
 
   /// The watch's label: its own, or its entity and predicate.
@@ -553,6 +596,7 @@ final class WatchEntry {
   /// Whether an update that changed `changedKeys` counts for this watch
   /// (it still has to match before and after).
   func counts(_ changedKeys: [String]) -> Bool {
+    if countsEveryUpdate { return true }
     if let watched = options.watchedKeys { return changedKeys.contains(where: watched.contains) }
     return changedKeys.contains { !ignoredKeys.contains($0) }
   }

@@ -337,6 +337,11 @@ struct RangeKey {
     }
   }
 
+  /// Whether the key is a NaN, which no bound admits (bounds never are).
+  var isNaN: Bool {
+    if case .double(let number) = storage { number.isNaN } else { false }
+  }
+
   /// The key as a double (rounded for large integers): for choosing where
   /// to start a scan, never for deciding a match.
   var approximate: Double {
@@ -493,21 +498,16 @@ struct RangeIndex {
   /// The slots of the live watches whose bounds admit `value`. Call
   /// `prepare` first.
   func collect(_ value: FilterValue, live entries: [WatchEntry?]?, into slots: inout [Int]) {
-    guard let key = RangeKey(value) else { return }
-    // Indexes kept exact (removal at once) pass no entries: every entry is live.
-    func isLive(_ entry: Entry) -> Bool { entries.map { $0[entry.slot]?.id == entry.id } ?? true }
-    for entry in lowers {
-      guard let order = RangeKey.order(key, entry.lower!) else { break }
-      if order < 0 { break }  // this bound and every later one lie above the value
-      guard entry.admits(key), isLive(entry) else { continue }
-      slots.append(entry.slot)
+    guard let key = RangeKey(value), !key.isNaN else { return }
+    // Indexes kept exact (removal at once) pass no entries, and an index
+    // without stale entries needs no check: every entry is live.
+    let checksLiveness = entries != nil && stale > 0
+    @inline(__always) func isLive(_ entry: Entry) -> Bool {
+      !checksLiveness || entries.unsafelyUnwrapped[entry.slot]?.id == entry.id
     }
-    for entry in uppers {
-      guard let order = RangeKey.order(key, entry.upper!) else { break }
-      if order > 0 { break }
-      guard entry.admits(key), isLive(entry) else { continue }
-      slots.append(entry.slot)
-    }
+    if !lowers.isEmpty { collectLowers(key, isLive: isLive, into: &slots) }
+    if !uppers.isEmpty { collectUppers(key, isLive: isLive, into: &slots) }
+    guard !intervals.isEmpty else { return }
     for (widthClass, group) in intervals {
       // Intervals of this class that hold the value start at or after
       // value - 2^class; start a little lower, to absorb rounding.
@@ -529,5 +529,40 @@ struct RangeIndex {
         slots.append(entry.slot)
       }
     }
+  }
+
+  /// Lower bounds only, ascending: the value passes every bound below it
+  /// (a prefix, found by binary search) and the bounds equal to it that
+  /// include it.
+  private func collectLowers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: inout [Int]) {
+    var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
+    for entry in lowers[..<end] where isLive(entry) { slots.append(entry.slot) }
+    while end < lowers.count, RangeKey.order(lowers[end].lower.unsafelyUnwrapped, key) == 0 {
+      if lowers[end].lowerIncluded && isLive(lowers[end]) { slots.append(lowers[end].slot) }
+      end += 1
+    }
+  }
+
+  /// Upper bounds only, descending: the same from the other side.
+  private func collectUppers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: inout [Int]) {
+    var end = Self.partition(uppers) { RangeKey.order($0.upper.unsafelyUnwrapped, key)! > 0 }
+    for entry in uppers[..<end] where isLive(entry) { slots.append(entry.slot) }
+    while end < uppers.count, RangeKey.order(uppers[end].upper.unsafelyUnwrapped, key) == 0 {
+      if uppers[end].upperIncluded && isLive(uppers[end]) { slots.append(uppers[end].slot) }
+      end += 1
+    }
+  }
+
+  /// The number of leading entries for which `isBefore` holds, in a list
+  /// sorted so that those entries come first.
+  @inline(__always)
+  private static func partition(_ entries: [Entry], isBefore: (Entry) -> Bool) -> Int {
+    var low = 0
+    var high = entries.count
+    while low < high {
+      let middle = (low + high) / 2
+      if isBefore(entries[middle]) { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 }

@@ -55,7 +55,7 @@ extension MasterFilter {
       guard marks != 0 else { continue }  // seen already
       let entry = entries[slot].unsafelyUnwrapped
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-      if event == .updated && !entry.counts(update.changedKeys) { continue }
+      if event == .updated && !entry.countsEveryUpdate && !entry.counts(update.changedKeys) { continue }
       collector.record(entry, event, objectID: update.objectID, image: .updated(position))
     }
   }
@@ -171,9 +171,12 @@ struct Collector {
     changes.updated.reserveCapacity(counts.updated)
     changes.deleted.reserveCapacity(counts.deleted)
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
-    for record in records where record.count > 1 {
-      let range = record.start..<(record.start + record.count)
-      if !flat[range].isSorted(by: { $0.watch < $1.watch }) { flat[range].sort { $0.watch < $1.watch } }
+    flat.withUnsafeMutableBufferPointer { flat in
+      // In place: sorting `flat[range]` through the array would copy the slice.
+      for record in records where record.count > 1 {
+        let range = record.start..<(record.start + record.count)
+        if !flat[range].isSorted(by: { $0.watch < $1.watch }) { flat[range].sort { $0.watch < $1.watch } }
+      }
     }
     let matches = flat
     changes.attribution.reserveCapacity(records.count)
