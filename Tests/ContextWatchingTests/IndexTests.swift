@@ -114,6 +114,38 @@ struct IndexTests {
     withExtendedLifetime(holders) {}
   }
 
+  /// A few removed range watches stay in the range index as stale entries
+  /// until enough accumulate: until then, lookups must skip them, on both
+  /// sides of a bound and at the bound itself.
+  @Test func removedRangeWatchesAreNeverReported() throws {
+    let rig = Rig()
+    var kept: [Int64: WatchToken] = [:]
+    for bound in Int64(20)...Int64(40) {
+      let lower = try rig.watcher.watch("Person", where: "age >= %d", .int(bound))
+      let upper = try rig.watcher.watch("Person", where: "age < %d", .int(bound))
+      if bound % 3 == 0 {
+        // Fewer removals than the index tolerates before it drops them.
+        lower.cancel()
+        upper.cancel()
+      } else {
+        kept[bound] = lower
+        kept[-bound] = upper
+      }
+    }
+    let changes = try #require(try rig.save { context in
+      for age in [19, 21, 30, 33, 41] as [Int64] {
+        try context.insert("Person", values: ["name": .string("P\(age)"), "age": .int(age)])
+      }
+    })
+    for snapshot in changes.inserted {
+      guard case .int(let age)? = snapshot["age"] else { Issue.record("no age"); continue }
+      let expected = kept.filter { bound, _ in bound > 0 ? age >= bound : age < -bound }.map(\.value.id).sorted()
+      let actual = changes.matches[snapshot.objectID]?.map(\.watch) ?? []
+      #expect(actual == expected, "age \(age)")
+    }
+    #expect(changes.inserted.count == 5)
+  }
+
   /// The index keys strings by code units, as the predicates compare them:
   /// canonically equivalent spellings are different strings.
   @Test func equalityIndexComparesStringsByCodeUnits() throws {

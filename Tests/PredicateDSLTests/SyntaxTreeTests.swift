@@ -21,6 +21,13 @@ struct SyntaxTreeTests {
     #expect(parsed.rhs.kind == .constant(.string("swift")))
   }
 
+  /// Key paths split at their dots by bytes, which must agree with
+  /// splitting by characters, non-ASCII keys included.
+  @Test(arguments: ["age", "address.city", "a.b.c.d", "tags.@count", "café.naïve", "x", "日本.語"])
+  func keyPathComponentsSplitAtDots(_ path: String) {
+    #expect(path.keyPathComponents == path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+  }
+
   @Test func integersStayExact() throws {
     #expect(try comparison("a == 9007199254740993").rhs.kind == .constant(.int(9_007_199_254_740_993)))
     #expect(try comparison("a == 0x7FFFFFFFFFFFFFFF").rhs.kind == .constant(.int(.max)))
