@@ -110,28 +110,23 @@ struct PredicateLexer {
   /// at the end. Cheaper than lexing a whole token to look ahead.
   func nextSignificantByte() -> UInt8 {
     var index = position
-    while index < bytes.count {
-      switch bytes[index] {
-      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-        index += 1
-      default:
-        return bytes[index]
-      }
-    }
-    return 0
+    while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+    return index < bytes.count ? bytes[index] : 0
   }
 
   // MARK: - Pieces
 
   private mutating func skipWhitespace() {
-    while position < bytes.count {
-      switch bytes[position] {
-      case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-        position += 1
-      default:
-        return
-      }
-    }
+    var index = position
+    while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+    position = index
+  }
+
+  /// Space, tab, line feed or carriage return: one shift and mask.
+  @inline(__always)
+  static func isWhitespace(_ byte: UInt8) -> Bool {
+    let mask: UInt64 = 1 << 0x20 | 1 << 0x09 | 1 << 0x0A | 1 << 0x0D
+    return byte < 64 && (mask >> UInt64(byte)) & 1 != 0
   }
 
   @inline(__always)
@@ -143,22 +138,25 @@ struct PredicateLexer {
     return false
   }
 
+  /// `A`–`Z`, `_` and `a`–`z` (bytes 64 to 127), as a bit mask.
+  private static let letters: UInt64 = 0x07FF_FFFE_87FF_FFFE
+  /// `0`–`9` (bytes 0 to 63), as a bit mask.
+  private static let digits: UInt64 = 0x03FF_0000_0000_0000
+
   @inline(__always)
   static func isIdentifierStart(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"):
-      true
-    default: false
-    }
+    byte >= 64 && byte < 128 && (letters >> UInt64(byte - 64)) & 1 != 0
   }
 
   @inline(__always)
   static func isIdentifierContinuation(_ byte: UInt8) -> Bool {
-    isIdentifierStart(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    byte < 64 ? (digits >> UInt64(byte)) & 1 != 0 : isIdentifierStart(byte)
   }
 
   private mutating func skipIdentifier() {
-    while position < bytes.count, Self.isIdentifierContinuation(bytes[position]) { position += 1 }
+    var index = position
+    while index < bytes.count, Self.isIdentifierContinuation(bytes[index]) { index += 1 }
+    position = index
   }
 
   private mutating func lexSigil(_ sigil: UInt8, as kind: PredicateToken.Kind)
@@ -274,7 +272,9 @@ struct PredicateLexer {
   }
 
   private mutating func skipDigits() {
-    while position < bytes.count, Self.isDigit(bytes[position]) { position += 1 }
+    var index = position
+    while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
+    position = index
   }
 
   /// `%` [flags] [width] [.precision] [length] conversion, as printf has it,

@@ -20,7 +20,19 @@ extension Parser {
   mutating func parseExpression(seed: ExpressionSyntax?) throws(PredicateParseError)
     -> ExpressionSyntax
   {
-    try parseBinary(minimumPrecedence: 1, seed: seed)
+    guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: seed) }
+    // Most operands are one primary, a key or a literal: when no postfix
+    // step or arithmetic operator follows it, it is the whole expression,
+    // without the walk through every precedence level.
+    let primary = try parsePrimary()
+    if !continuesOperand(token.kind) { return primary }
+    return try parseBinary(minimumPrecedence: 1, seed: primary)
+  }
+
+  /// Whether a token after a primary extends it: a key path step, a
+  /// subscript or an arithmetic operator.
+  func continuesOperand(_ kind: PredicateToken.Kind) -> Bool {
+    kind == .dot || kind == .leftBracket || arithmeticOperator(kind) != nil
   }
 
   /// Precedence climbing over the arithmetic levels; its recursion is
