@@ -23,8 +23,8 @@ import PredicateDSL
 struct MasterFilter {
   let schema: ObjectSchema
   private(set) var entries: [WatchEntry?] = []
-  /// The shared predicate of each watch slot, for the hot path.
-  private var predicateOfSlot: [Int] = []
+  /// What the hot path reads of each watch slot, side by side.
+  private(set) var slotInfo: [SlotInfo] = []
   private var freeSlots: [Int] = []
   private var slotsByID: [WatchID: Int] = [:]
   private var nextID: UInt64 = 1
@@ -42,7 +42,9 @@ struct MasterFilter {
   /// Scratch marks per watch slot, for classifying updates.
   private let marks = Marks()
   /// Scratch list of range candidates.
-  private var rangeCandidates: [Int] = []
+  private let rangeCandidates = SlotBuffer()
+  /// Scratch lists of the watches an update matched before and after.
+  let scratch = (was: SlotBuffer(), now: SlotBuffer())
 
   /// The watches applying to objects of one entity.
   struct Bucket {
@@ -235,11 +237,11 @@ struct MasterFilter {
     if let free = freeSlots.popLast() {
       slot = free
       entries[slot] = entry
-      predicateOfSlot[slot] = predicateSlot
+      slotInfo[slot] = SlotInfo(entry)
     } else {
       slot = entries.count
       entries.append(entry)
-      predicateOfSlot.append(predicateSlot)
+      slotInfo.append(SlotInfo(entry))
       marks.grow(to: entries.count)
     }
     slotsByID[id] = slot
@@ -364,8 +366,8 @@ struct MasterFilter {
   /// The watches that match `image`, into `matched`: candidates from the
   /// entity's bucket and its indexes, then their shared residual
   /// predicates, each evaluated once.
-  mutating func matches(_ image: WatchImage, into matched: inout [Int], failures: inout [WatchFailure]) {
-    matched.removeAll(keepingCapacity: true)
+  mutating func matches(_ image: WatchImage, into matched: SlotBuffer, failures: inout [WatchFailure]) {
+    matched.removeAll()
     let entity = image.layout.index
     guard buckets[entity].count > 0 else { return }
     memo.next()
@@ -379,9 +381,9 @@ struct MasterFilter {
       for position in keyed.ranges.indices {
         let value = image.attribute(keyed.ranges[position].attribute)
         guard !value.isNull else { continue }
-        rangeCandidates.removeAll(keepingCapacity: true)
-        keyed.ranges[position].index.collect(value, live: nil, into: &rangeCandidates)
-        for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
+        rangeCandidates.removeAll()
+        keyed.ranges[position].index.collect(value, live: nil, into: rangeCandidates)
+        for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       }
     }
     guard !buckets[entity].ranges.isEmpty else { return }
@@ -389,9 +391,9 @@ struct MasterFilter {
       buckets[entity].ranges[attribute]!.prepare(live: entries)
       let value = image.attribute(attribute)
       guard !value.isNull else { continue }
-      rangeCandidates.removeAll(keepingCapacity: true)
-      buckets[entity].ranges[attribute]!.collect(value, live: entries, into: &rangeCandidates)
-      for slot in rangeCandidates where test(slot, image, failures: &failures) { matched.append(slot) }
+      rangeCandidates.removeAll()
+      buckets[entity].ranges[attribute]!.collect(value, live: entries, into: rangeCandidates)
+      for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
     }
   }
 
@@ -417,7 +419,7 @@ struct MasterFilter {
   }
 
   private mutating func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
-    let predicate = predicateOfSlot[slot]
+    let predicate = Int(slotInfo[slot].predicate)
     if let known = memo.result(predicate) { return known }
     let result: Bool
     do {
@@ -490,6 +492,65 @@ struct MasterFilter {
       generations[slot] = generation
       results[slot] = result
     }
+  }
+}
+
+/// What the classifier needs of a watch slot for every candidate and match,
+/// in one small value: reading each watch's `WatchEntry` object instead
+/// would cost a cache miss per match when there are many watches.
+struct SlotInfo {
+  let id: WatchID
+  let predicate: Int32
+  private let flags: UInt8
+
+  init(_ entry: WatchEntry) {
+    id = entry.id
+    predicate = Int32(entry.predicateSlot)
+    flags = (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0)
+  }
+
+  /// Whether the watch's options filter events or objects.
+  var filtersEvents: Bool { flags & 1 != 0 }
+  /// Whether every update counts, whatever keys it changed.
+  var countsEveryUpdate: Bool { flags & 2 != 0 }
+}
+
+/// A list of watch slots in raw storage, reused for every object: appending
+/// checks no uniqueness and clearing frees nothing, where an array in the
+/// filter's struct would check on every write.
+final class SlotBuffer {
+  // Touched only under the watcher's lock, one call at a time.
+  @exclusivity(unchecked) private var base: UnsafeMutablePointer<Int>
+  @exclusivity(unchecked) private(set) var count = 0
+  @exclusivity(unchecked) private var capacity: Int
+
+  init(capacity: Int = 64) {
+    self.capacity = capacity
+    base = .allocate(capacity: capacity)
+  }
+
+  deinit { base.deallocate() }
+
+  var isEmpty: Bool { count == 0 }
+
+  /// The slots, valid until the next change.
+  var slots: UnsafeBufferPointer<Int> { UnsafeBufferPointer(start: base, count: count) }
+
+  @inline(__always)
+  func append(_ slot: Int) {
+    if count == capacity { grow() }
+    base[count] = slot
+    count += 1
+  }
+
+  func removeAll() { count = 0 }
+
+  private func grow() {
+    let newCapacity = capacity * 2
+    let newBase = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+    newBase.moveInitialize(from: base, count: count)
+    base.deallocate()
+    (base, capacity) = (newBase, newCapacity)
   }
 }
 

@@ -497,7 +497,7 @@ struct RangeIndex {
 
   /// The slots of the live watches whose bounds admit `value`. Call
   /// `prepare` first.
-  func collect(_ value: FilterValue, live entries: [WatchEntry?]?, into slots: inout [Int]) {
+  func collect(_ value: FilterValue, live entries: [WatchEntry?]?, into slots: SlotBuffer) {
     guard let key = RangeKey(value), !key.isNaN else { return }
     // Indexes kept exact (removal at once) pass no entries, and an index
     // without stale entries needs no check: every entry is live.
@@ -505,8 +505,8 @@ struct RangeIndex {
     @inline(__always) func isLive(_ entry: Entry) -> Bool {
       !checksLiveness || entries.unsafelyUnwrapped[entry.slot]?.id == entry.id
     }
-    if !lowers.isEmpty { collectLowers(key, isLive: isLive, into: &slots) }
-    if !uppers.isEmpty { collectUppers(key, isLive: isLive, into: &slots) }
+    if !lowers.isEmpty { collectLowers(key, isLive: isLive, into: slots) }
+    if !uppers.isEmpty { collectUppers(key, isLive: isLive, into: slots) }
     guard !intervals.isEmpty else { return }
     for (widthClass, group) in intervals {
       // Intervals of this class that hold the value start at or after
@@ -534,7 +534,7 @@ struct RangeIndex {
   /// Lower bounds only, ascending: the value passes every bound below it
   /// (a prefix, found by binary search) and the bounds equal to it that
   /// include it.
-  private func collectLowers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: inout [Int]) {
+  private func collectLowers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: SlotBuffer) {
     var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
     for entry in lowers[..<end] where isLive(entry) { slots.append(entry.slot) }
     while end < lowers.count, RangeKey.order(lowers[end].lower.unsafelyUnwrapped, key) == 0 {
@@ -544,7 +544,7 @@ struct RangeIndex {
   }
 
   /// Upper bounds only, descending: the same from the other side.
-  private func collectUppers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: inout [Int]) {
+  private func collectUppers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: SlotBuffer) {
     var end = Self.partition(uppers) { RangeKey.order($0.upper.unsafelyUnwrapped, key)! > 0 }
     for entry in uppers[..<end] where isLive(entry) { slots.append(entry.slot) }
     while end < uppers.count, RangeKey.order(uppers[end].upper.unsafelyUnwrapped, key) == 0 {

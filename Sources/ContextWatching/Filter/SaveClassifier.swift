@@ -14,31 +14,30 @@ extension MasterFilter {
     let before = SaveGraph(side: .before, save: save, context: context)
     let after = SaveGraph(side: .after, save: save, context: context)
     var collector = Collector()
-    var was: [Int] = []
-    var now: [Int] = []
+    let (was, now) = (scratch.was, scratch.now)
 
     for (position, snapshot) in save.inserted.enumerated() {
-      matches(WatchImage(snapshot: snapshot, graph: after), into: &now, failures: &collector.failures)
-      for slot in now {
-        collector.record(entries[slot].unsafelyUnwrapped, .inserted, objectID: snapshot.objectID, image: .inserted(position))
+      matches(WatchImage(snapshot: snapshot, graph: after), into: now, failures: &collector.failures)
+      for slot in now.slots {
+        collector.record(slot, .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
       }
     }
     save.updated.withUnsafeBufferPointer { updates in
       // Borrowed, not copied: an update holds two snapshots and its keys.
       for position in updates.indices {
-        matches(WatchImage(snapshot: updates[position].before, graph: before), into: &was, failures: &collector.failures)
-        matches(WatchImage(snapshot: updates[position].after, graph: after), into: &now, failures: &collector.failures)
+        matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
+        matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
         guard !was.isEmpty || !now.isEmpty else { continue }
-        for slot in was { mark(slot, 1) }
-        for slot in now { mark(slot, 2) }
-        classify(was, updates[position], position, into: &collector)
-        classify(now, updates[position], position, into: &collector)
+        for slot in was.slots { mark(slot, 1) }
+        for slot in now.slots { mark(slot, 2) }
+        classify(was.slots, updates[position], position, into: &collector)
+        classify(now.slots, updates[position], position, into: &collector)
       }
     }
     for (position, snapshot) in save.deleted.enumerated() {
-      matches(WatchImage(snapshot: snapshot, graph: before), into: &was, failures: &collector.failures)
-      for slot in was {
-        collector.record(entries[slot].unsafelyUnwrapped, .deleted, objectID: snapshot.objectID, image: .deleted(position))
+      matches(WatchImage(snapshot: snapshot, graph: before), into: was, failures: &collector.failures)
+      for slot in was.slots {
+        collector.record(slot, .deleted, objectID: snapshot.objectID, image: .deleted(position), in: self)
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
@@ -48,15 +47,18 @@ extension MasterFilter {
   /// Records the marked slots of an update as updated, entered or exited,
   /// clearing their marks (a slot in both lists is recorded once).
   private mutating func classify(
-    _ slots: [Int], _ update: borrowing ObjectUpdate, _ position: Int, into collector: inout Collector
+    _ slots: UnsafeBufferPointer<Int>, _ update: borrowing ObjectUpdate, _ position: Int, into collector: inout Collector
   ) {
     for slot in slots {
       let marks = takeMarks(slot)
       guard marks != 0 else { continue }  // seen already
-      let entry = entries[slot].unsafelyUnwrapped
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-      if event == .updated && !entry.countsEveryUpdate && !entry.counts(update.changedKeys) { continue }
-      collector.record(entry, event, objectID: update.objectID, image: .updated(position))
+      if event == .updated && !slotInfo[slot].countsEveryUpdate
+        && !entries[slot].unsafelyUnwrapped.counts(update.changedKeys)
+      {
+        continue
+      }
+      collector.record(slot, event, objectID: update.objectID, image: .updated(position), in: self)
     }
   }
 
@@ -95,7 +97,7 @@ extension MasterFilter {
         let now = matches(slot, WatchImage(snapshot: snapshot, graph: after), failures: &collector.failures)
         guard was != now else { continue }
         let update = ObjectUpdate(before: snapshot, after: snapshot, changedKeys: [relationship])
-        collector.record(entry, now ? .entered : .exited, objectID: root, image: .indirect(update))
+        collector.record(slot, now ? .entered : .exited, objectID: root, image: .indirect(update), in: self)
       }
     }
   }
@@ -141,12 +143,17 @@ struct Collector {
   private var flat: [WatchMatch] = []
   var failures: [WatchFailure] = []
 
-  mutating func record(_ entry: WatchEntry, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image) {
-    if entry.filtersEvents {
-      guard entry.options.events.contains(WatchEvents(event)), entry.options.objectIDs?.contains(objectID) ?? true
-      else { return }
+  /// Records that the watch in `slot` saw the object, unless its options
+  /// filter the event or the object out.
+  mutating func record(
+    _ slot: Int, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image, in filter: MasterFilter
+  ) {
+    let info = filter.slotInfo[slot]
+    if info.filtersEvents {
+      let options = filter.entries[slot].unsafelyUnwrapped.options
+      guard options.events.contains(WatchEvents(event)), options.objectIDs?.contains(objectID) ?? true else { return }
     }
-    flat.append(WatchMatch(watch: entry.id, event: event))
+    flat.append(WatchMatch(watch: info.id, event: event))
     let bit = WatchEvents(event).rawValue
     if let last = records.indices.last, records[last].objectID == objectID {
       records[last].events |= bit
