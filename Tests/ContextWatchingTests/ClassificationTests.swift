@@ -168,6 +168,45 @@ struct ClassificationTests {
     } == nil)
   }
 
+  /// An update that changes no key its entity's watches read is matched
+  /// once for both sides; a watch that reads through a relationship still
+  /// sees its before and after, even when the object's own change is one
+  /// nobody reads and its related object changes in the same save.
+  @Test func updatesOfUnreadKeysAndOfRelatedObjectsInOneSave() throws {
+    let rig = Rig()
+    let older = try rig.watcher.watch("Person", where: "age > 30")
+    var lab: ManagedObject!
+    var ann: ManagedObject!
+    var bob: ManagedObject!
+    try rig.save { context in
+      lab = try context.insert("Department", values: ["name": "Lab"])
+      ann = try context.insert("Person", values: ["name": "Ann", "age": 50])
+      bob = try context.insert("Person", values: ["name": "Bob", "age": 20])
+      try ann.setRelationship("department", to: lab)
+    }
+    // Only attribute readers: a rename is an update for a match, nothing otherwise.
+    let renamed = try #require(try rig.save { _ in
+      try ann.setValue("Anna", forKey: "name")
+      try bob.setValue("Bobby", forKey: "name")
+    })
+    #expect(renamed.names(.updated) == ["Anna"])
+    #expect(renamed.entered.isEmpty && renamed.exited.isEmpty)
+    #expect(renamed.matches[ann.objectID] == [WatchMatch(watch: older.id, event: .updated)])
+    #expect(renamed.matches[bob.objectID] == nil)
+
+    // With a relationship reader in the bucket, both sides are matched: Ann's
+    // own change (`city`) is read by no watch, but her department's new
+    // name makes her enter.
+    let research = try rig.watcher.watch("Person", where: "department.name == 'R&D'")
+    let moved = try #require(try rig.save { _ in
+      try ann.setValue("Oslo", forKey: "city")
+      try lab.setValue("R&D", forKey: "name")
+    })
+    #expect(moved.matches[ann.objectID] == [
+      WatchMatch(watch: older.id, event: .updated), WatchMatch(watch: research.id, event: .entered),
+    ])
+  }
+
   @Test func dependenciesFollowSeveralHops() throws {
     let rig = Rig()
     let acmeStaff = try rig.watcher.watch("Person", where: "department.company.name == 'Acme'")

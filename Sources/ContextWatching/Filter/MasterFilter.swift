@@ -41,6 +41,18 @@ struct MasterFilter {
   private let unusedFilter: FilterEvaluator<WatchImage>?
   /// Scratch marks per watch slot, for classifying updates.
   private let marks = Marks()
+  /// Per entity, the attribute slots (below 64) some watch of its bucket
+  /// reads, as bits: an update that changes none of them matches the same
+  /// watches before and after. Beside the buckets, so that reading one
+  /// copies nothing.
+  private var readMasks: [UInt64]
+  /// Per entity, the watches of its bucket that read more than attributes
+  /// (relationships, the object whole): with any, both images of every
+  /// update are matched.
+  private var broadReaders: [Int]
+  /// Per entity, how many watches of its bucket read each of the first 64
+  /// attribute slots (for keeping `readMasks` as watches come and go).
+  private var readerCounts: [[Int]]
   /// Scratch list of range candidates.
   private let rangeCandidates = SlotBuffer()
   /// Scratch lists of the watches an update matched before and after.
@@ -165,6 +177,9 @@ struct MasterFilter {
       ).evaluator
     }
     buckets = schema.layouts.map { _ in Bucket() }
+    readMasks = schema.layouts.map { _ in 0 }
+    broadReaders = schema.layouts.map { _ in 0 }
+    readerCounts = schema.layouts.map { _ in [Int](repeating: 0, count: 64) }
     dependents = schema.layouts.map { _ in [:] }
   }
 
@@ -232,7 +247,7 @@ struct MasterFilter {
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
       indexSlot: index?.slot ?? 0, index: index?.kind, secondary: index?.secondary, predicateSlot: predicateSlot,
-      dependencies: dependencies)
+      dependencies: dependencies, attributeMask: analysis.attributeMask)
     let slot: Int
     if let free = freeSlots.popLast() {
       slot = free
@@ -269,6 +284,7 @@ struct MasterFilter {
         buckets[kind].unindexed.insert(slot)
       }
       buckets[kind].count += 1
+      countReads(entry.attributeMask, 1, in: kind)
     }
     for dependency in entry.dependencies {
       for kind in dependency.targetKinds { dependents[kind][slot, default: []].insert(dependency.number) }
@@ -300,6 +316,7 @@ struct MasterFilter {
         buckets[kind].unindexed.remove(slot)
       }
       buckets[kind].count -= 1
+      countReads(entry.attributeMask, -1, in: kind)
     }
     for dependency in entry.dependencies {
       for kind in dependency.targetKinds { dependents[kind][slot] = nil }
@@ -395,6 +412,32 @@ struct MasterFilter {
       buckets[entity].ranges[attribute]!.collect(value, live: entries, into: rangeCandidates)
       for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
     }
+  }
+
+  /// Counts a watch's reads in or out of an entity's bucket (`change` is 1
+  /// or -1).
+  private mutating func countReads(_ mask: UInt64?, _ change: Int, in entity: Int) {
+    guard var mask else {
+      broadReaders[entity] += change
+      return
+    }
+    while mask != 0 {
+      let slot = mask.trailingZeroBitCount
+      readerCounts[entity][slot] += change
+      if readerCounts[entity][slot] == 0 {
+        readMasks[entity] &= ~(1 << UInt64(slot))
+      } else {
+        readMasks[entity] |= 1 << UInt64(slot)
+      }
+      mask &= mask - 1
+    }
+  }
+
+  /// Whether an update changed none of the attributes that the watches of
+  /// its entity read, so that it matches the same watches before and after.
+  @inline(__always)
+  func readsUnchanged(_ update: borrowing ObjectUpdate, entity: Int) -> Bool {
+    broadReaders[entity] == 0 && update.changedAttributes & readMasks[entity] == 0
   }
 
   /// Marks for classifying an update: bit 0 matched before, bit 1 after.
@@ -601,6 +644,9 @@ final class WatchEntry {
   let secondary: (slot: Int, bounds: RangeBounds)?
   let predicateSlot: Int
   let dependencies: [Dependency]
+  /// The attribute slots the predicate reads, as bits; nil when it reads
+  /// more (see `PredicateAnalysis.attributeMask`).
+  let attributeMask: UInt64?
   /// Whether the options filter events or objects (most watches do not).
   let filtersEvents: Bool
   /// Whether every update counts (no watched keys, no ignored keys): most
@@ -610,7 +656,8 @@ final class WatchEntry {
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
     ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
-    secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, dependencies: [Dependency]
+    secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, dependencies: [Dependency],
+    attributeMask: UInt64?
   ) {
     self.id = id
     self.entity = entity
@@ -623,6 +670,7 @@ final class WatchEntry {
     self.secondary = secondary
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
+    self.attributeMask = attributeMask
     filtersEvents = options.events != .all || options.objectIDs != nil
     countsEveryUpdate = options.watchedKeys == nil && ignoredKeys.isEmpty
   }

@@ -14,6 +14,11 @@ struct PredicateAnalysis {
   var readsWholeObject = false
   /// Relationship paths whose far ends the predicate reads.
   var dependencies: Set<Dependency> = []
+  /// The attribute slots of the watched entity the predicate reads, as bits;
+  /// nil when it also reads anything else (a relationship, the object
+  /// whole, a slot past 63). An update that changes none of these
+  /// attributes matches alike before and after.
+  var attributeMask: UInt64? = 0
 
   /// A path of relationships from the watched entity, and the keys read on
   /// the entity at its end (nil: any attribute, as when the related object
@@ -54,15 +59,19 @@ struct PredicateAnalysis {
     case .constant, .variable: break
     case .evaluatedObject:
       // Inside a SUBQUERY, SELF is still the watched object only at the top.
-      if !inSubquery { readsWholeObject = true }
+      if !inSubquery {
+        readsWholeObject = true
+        attributeMask = nil
+      }
     case .keyPath(let path):
       // Inside a SUBQUERY's predicate, plain key paths read the element.
       guard !inSubquery else { break }
       if !path.utf8.contains(UInt8(ascii: ".")) {
         // One component: an attribute needs nothing unless read keys are
         // wanted; a relationship read whole is recorded below.
-        if case .attribute? = entity.slot(path) {
+        if case .attribute(let slot)? = entity.slot(path) {
           if collectsReadKeys { readKeys.insert(path) }
+          attributeMask = slot < 64 ? attributeMask.map { $0 | 1 << UInt64(slot) } : nil
           break
         }
         record([path], entity: entity, schema: schema)
@@ -88,6 +97,7 @@ struct PredicateAnalysis {
 
   /// Records a key path from the watched entity.
   private mutating func record(_ components: [String], entity: EntityLayout, schema: ObjectSchema) {
+    attributeMask = nil  // paths that follow relationships, or read one: not attributes alone
     var layout = entity
     var path: [String] = []
     for (position, component) in components.enumerated() {

@@ -25,11 +25,19 @@ extension MasterFilter {
     save.updated.withUnsafeBufferPointer { updates in
       // Borrowed, not copied: an update holds two snapshots and its keys.
       for position in updates.indices {
-        matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
+        // When no watch of the entity reads a changed key, the image before
+        // matches what the image after does: one matching serves both sides,
+        // and every watch that matches saw an update.
+        let unchanged = readsUnchanged(updates[position], entity: updates[position].entityIndex)
+        if unchanged {
+          was.removeAll()
+        } else {
+          matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
+        }
         matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
         guard !was.isEmpty || !now.isEmpty else { continue }
         for slot in was.slots { mark(slot, 1) }
-        for slot in now.slots { mark(slot, 2) }
+        for slot in now.slots { mark(slot, unchanged ? 3 : 2) }
         classify(was.slots, updates[position], position, into: &collector)
         classify(now.slots, updates[position], position, into: &collector)
       }
@@ -203,7 +211,9 @@ struct Collector {
           ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
       }
     }
-    changes.failures = failures.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
+    // Each distinct failure once: an update's two images may fail alike.
+    var seen: Set<WatchFailure> = []
+    changes.failures = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
     return changes
   }
 

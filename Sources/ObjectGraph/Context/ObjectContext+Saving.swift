@@ -144,9 +144,11 @@ extension ObjectContext {
     of object: ManagedObject, from committed: (values: [FilterValue], relationships: [RelationshipTargets])
   ) -> ObjectUpdate? {
     var changedKeys: [String] = []
+    var changedAttributes: UInt64 = 0
     let layout = object.layout
     for slot in layout.attributes.indices where committed.values[slot] != object.values[slot] {
       changedKeys.append(layout.attributes[slot].name)
+      changedAttributes |= ObjectUpdate.attributeBit(slot)
     }
     for slot in layout.relationships.indices where committed.relationships[slot] != object.relationships[slot] {
       changedKeys.append(layout.relationships[slot].name)
@@ -155,7 +157,8 @@ extension ObjectContext {
     let before = ObjectSnapshot(
       objectID: object.objectID, layout: layout, values: committed.values,
       relationships: committed.relationships)
-    return ObjectUpdate(before: before, after: object.snapshot(), changedKeys: changedKeys)
+    return ObjectUpdate(
+      before: before, after: object.snapshot(), changedKeys: changedKeys, changedAttributes: changedAttributes)
   }
 
   // MARK: Validation

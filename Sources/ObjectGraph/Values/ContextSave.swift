@@ -61,11 +61,14 @@ public struct ObjectUpdate: Sendable, Hashable {
     let before: ObjectSnapshot
     let after: ObjectSnapshot
     let changedKeys: [String]
+    /// The changed attribute slots as bits (see `changedAttributes`).
+    let changedAttributes: UInt64
 
-    init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
+    init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String], changedAttributes: UInt64? = nil) {
       self.before = before
       self.after = after
       self.changedKeys = changedKeys
+      self.changedAttributes = changedAttributes ?? ObjectUpdate.attributeBits(of: changedKeys, in: after.layout)
     }
   }
 
@@ -88,9 +91,36 @@ public struct ObjectUpdate: Sendable, Hashable {
     set { storage = Storage(before: storage.before, after: storage.after, changedKeys: newValue) }
   }
 
+  /// The changed attribute slots as bits: bit *n* for slot *n* below 63,
+  /// bit 63 for any slot from 63 on. A watcher tests it against the slots
+  /// its watches read, without looking the changed keys up by name.
+  package var changedAttributes: UInt64 { storage.changedAttributes }
+
+  /// The index of the object's entity in its schema, read without copying
+  /// a snapshot.
+  package var entityIndex: Int { storage.after.layout.index }
+
   /// Creates an update.
   public init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
     storage = Storage(before: before, after: after, changedKeys: changedKeys)
+  }
+
+  /// Creates an update whose changed attribute slots the caller already
+  /// knows, as `changedAttributes` describes them: the save's own path.
+  package init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String], changedAttributes: UInt64) {
+    storage = Storage(before: before, after: after, changedKeys: changedKeys, changedAttributes: changedAttributes)
+  }
+
+  /// The bit of an attribute slot in `changedAttributes`.
+  @inline(__always)
+  package static func attributeBit(_ slot: Int) -> UInt64 { 1 << UInt64(Swift.min(slot, 63)) }
+
+  static func attributeBits(of keys: [String], in layout: EntityLayout) -> UInt64 {
+    var bits: UInt64 = 0
+    for key in keys {
+      if case .attribute(let slot)? = layout.slot(key) { bits |= attributeBit(slot) }
+    }
+    return bits
   }
 
   /// Updates are equal when their snapshots and changed keys are.

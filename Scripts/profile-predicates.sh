@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Counts the instructions of parsing, compiling and evaluating predicates
+# under callgrind, the way a client of the package runs them: PredicateDSL is
+# built as its own module (whole-module, -O) and a driver in another module
+# calls it, so generic code runs unspecialised as it does for users.
+# Instruction counts do not depend on the machine's load; see
+# docs/benchmarks.md for the figures.
+#
+#   Scripts/profile-predicates.sh            # every case
+#   Scripts/profile-predicates.sh parse      # only the cases whose name starts so
+#
+# Needs valgrind (apt-get install valgrind). Output stays in .build-profile/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=.build-profile/predicates
+mkdir -p "$out"
+filter=${1:-}
+
+cat > "$out/driver.swift" <<'SWIFT'
+import PredicateDSL
+
+final class StoredPerson: Sendable {
+  let values: [FilterValue]
+  init(_ values: [FilterValue]) { self.values = values }
+}
+let fields = ["name", "age", "score", "status", "email"]
+struct SlotResolver: KeyResolver {
+  func resolve(_ path: KeyPathReference) throws(PredicateCompileError) -> ResolvedKey<StoredPerson> {
+    guard let slot = fields.firstIndex(of: path.components[0]) else {
+      throw .unknownKey(path, entity: "Person", candidates: fields)
+    }
+    return ResolvedKey(consuming: 1) { $0.values[slot] }
+  }
+}
+
+let fiveClauses =
+  #"name BEGINSWITH[c] "Joan" AND age >= 21 AND status IN {"active", "trialing"} AND score BETWEEN {10, 99999} AND email ENDSWITH ".example.org""#
+let evaluated =
+  #"age > 30 AND name BEGINSWITH "A" AND status IN {"active", "trial"} AND score BETWEEN {10, 90} AND email ENDSWITH ".org""#
+
+/// The 10 KB chain of the parser benchmark.
+func longPredicate(bytes: Int) -> String {
+  let clauses = [
+    #"name BEGINSWITH[c] "Jo""#, "age >= 21", #"status IN {"active", "trial"}"#,
+    "score BETWEEN {10, 99}", #"email ENDSWITH ".org""#, "tags.@count > 2",
+    "(price * quantity) - discount <= 100", "ANY items.sku == 42",
+  ]
+  var text = ""
+  var index = 0
+  while text.utf8.count < bytes {
+    if !text.isEmpty { text += index % 3 == 0 ? " OR " : " AND " }
+    text += clauses[index % clauses.count]
+    index += 1
+  }
+  return text
+}
+
+let people: [StoredPerson] = (0..<1000).map { i in
+  StoredPerson([
+    .string(i % 3 == 0 ? "Bob" : "Alice"), .int(Int64(20 + i % 40)), .double(Double(i % 100)),
+    .string(i % 4 == 0 ? "closed" : "active"), .string("a@example.org"),
+  ])
+}
+
+/// The timed work: callgrind counts only inside this function.
+@inline(never)
+func measured(_ repetitions: Int, _ body: () throws -> Int) rethrows -> Int {
+  var total = 0
+  for _ in 0..<repetitions { total &+= try body() }
+  return total
+}
+
+@main struct Driver {
+  static func main() throws {
+    let arguments = CommandLine.arguments
+    let (mode, repetitions) = (arguments[1], Int(arguments[2])!)
+    let result: Int
+    switch mode {
+    case "parse-short": result = try measured(repetitions) { try PredicateParser.parse("age > 30").range.upperBound }
+    case "parse-140": result = try measured(repetitions) { try PredicateParser.parse(fiveClauses).range.upperBound }
+    case "parse-10k":
+      let text = longPredicate(bytes: 10_000)
+      result = try measured(repetitions) { try PredicateParser.parse(text).range.upperBound }
+    case "compile-short":
+      result = try measured(repetitions) { try CompiledFilter("age > 30", resolver: SlotResolver()).constantResult == nil ? 1 : 0 }
+    case "compile-two":
+      result = try measured(repetitions) {
+        try CompiledFilter(#"age > 30 AND name BEGINSWITH[c] "a""#, resolver: SlotResolver()).constantResult == nil ? 1 : 0
+      }
+    case "evaluate-short", "evaluate-five":
+      let filter = try CompiledFilter(mode == "evaluate-short" ? "age > 30" : evaluated, resolver: SlotResolver())
+      result = try measured(repetitions) { try people.count { try filter.evaluate($0) } }
+    default:
+      fatalError("unknown mode \(mode)")
+    }
+    print(mode, result)
+  }
+}
+SWIFT
+
+sources=$(find "$root/Sources/PredicateDSL" -name '*.swift')
+# Built from inside $out, where swiftc also leaves its module files.
+(cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -package-name main -module-name PredicateDSL \
+  -emit-library -emit-module $sources -o libPredicateDSL.so)
+(cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -I . -L . -lPredicateDSL driver.swift \
+  -o driver -Xlinker -rpath -Xlinker "$root/$out")
+
+# name, repetitions, operations per repetition, unit
+cases="parse-short 20000 1 parse
+parse-140 20000 1 parse
+parse-10k 100 1 parse
+compile-short 20000 1 compile
+compile-two 20000 1 compile
+evaluate-short 100 1000 object
+evaluate-five 100 1000 object"
+
+while read -r name repetitions per unit; do
+  [[ -n "$filter" && "$name" != "$filter"* ]] && continue
+  valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+    --callgrind-out-file="$out/$name.callgrind" "$out/driver" "$name" "$repetitions" > /dev/null 2> "$out/$name.log"
+  total=$(grep -o 'refs: *[0-9,]*' "$out/$name.log" | tr -dc '0-9')
+  echo "$name: $((total / (repetitions * per))) instructions per $unit"
+done <<< "$cases"
