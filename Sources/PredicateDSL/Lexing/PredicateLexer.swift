@@ -226,7 +226,7 @@ struct PredicateLexer {
         return .invalid(.malformedNumber(.noDigitsAfterPrefix))
       }
       for index in digitsStart..<position where Self.digitValue(bytes[index]) >= radix {
-        return .invalid(.malformedNumber(.digitOutOfBase(radix: radix)))
+        return .invalid(.malformedNumber(.digitOutOfBase(radix: UInt8(radix))))
       }
       return .integer
     }

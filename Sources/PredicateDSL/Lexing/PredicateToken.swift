@@ -51,7 +51,7 @@ struct PredicateToken: Equatable {
 
   enum NumberProblem: Equatable {
     case noDigitsAfterPrefix
-    case digitOutOfBase(radix: Int)
+    case digitOutOfBase(radix: UInt8)
     case noExponentDigits
     case runsIntoLetters
 
