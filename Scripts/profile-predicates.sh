@@ -65,6 +65,23 @@ func person(_ i: Int) -> StoredPerson {
 }
 let people: [StoredPerson] = (0..<1000).map(person)
 
+extension FilterValue {
+  var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
+  var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
+  var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+}
+
+@Sendable func ageAbove30(_ p: StoredPerson) -> Bool { (p.values[1].intValue ?? 0) > 30 }
+
+@Sendable func fiveClauses(_ p: StoredPerson) -> Bool {
+  guard let age = p.values[1].intValue, age > 30 else { return false }
+  guard let name = p.values[0].stringValue, name.hasPrefix("A") else { return false }
+  guard let status = p.values[3].stringValue, status == "active" || status == "trial" else { return false }
+  guard let score = p.values[2].doubleValue, score >= 10.0, score <= 90.0 else { return false }
+  guard let email = p.values[4].stringValue else { return false }
+  return email.hasSuffix(".org")
+}
+
 /// The timed work: callgrind counts only inside this function.
 @inline(never)
 func measured(_ repetitions: Int, _ body: () throws -> Int) rethrows -> Int {
@@ -80,8 +97,8 @@ func run(_ mode: String, _ repetitions: Int) throws -> Int {
     switch mode {
     case "parse-short": result = try measured(repetitions) { try PredicateParser.parse("age > 30").range.upperBound }
     case "parse-140": result = try measured(repetitions) { try PredicateParser.parse(fiveClauses).range.upperBound }
-    case "parse-10k":
-      let text = longPredicate(bytes: 10_000)
+    case "parse-10k", "parse-100k":
+      let text = longPredicate(bytes: mode == "parse-10k" ? 10_000 : 100_000)
       result = try measured(repetitions) { try PredicateParser.parse(text).range.upperBound }
     case "compile-short":
       result = try measured(repetitions) { try CompiledFilter("age > 30", resolver: SlotResolver()).constantResult == nil ? 1 : 0 }
@@ -89,6 +106,11 @@ func run(_ mode: String, _ repetitions: Int) throws -> Int {
       result = try measured(repetitions) {
         try CompiledFilter(#"age > 30 AND name BEGINSWITH[c] "a""#, resolver: SlotResolver()).constantResult == nil ? 1 : 0
       }
+    case "evaluate-short-closure", "evaluate-five-closure":
+      // The hand-written closures over the same storage that the benchmarks compare with.
+      let test: @Sendable (StoredPerson) -> Bool = mode == "evaluate-short-closure" ? ageAbove30 : fiveClauses
+      let objects = people
+      result = measured(repetitions) { objects.count(where: test) }
     case "evaluate-short", "evaluate-five":
       let filter = try CompiledFilter(mode == "evaluate-short" ? "age > 30" : evaluated, resolver: SlotResolver())
       let objects = people
@@ -118,10 +140,13 @@ sources=$(find "$root/Sources/PredicateDSL" -name '*.swift')
 cases="parse-short 20000 1 parse
 parse-140 20000 1 parse
 parse-10k 100 1 parse
+parse-100k 10 1 parse
 compile-short 20000 1 compile
 compile-two 20000 1 compile
 evaluate-short 100 1000 object
-evaluate-five 100 1000 object"
+evaluate-short-closure 100 1000 object
+evaluate-five 100 1000 object
+evaluate-five-closure 100 1000 object"
 
 while read -r name repetitions per unit; do
   [[ -n "$filter" && "$name" != "$filter"* ]] && continue

@@ -123,7 +123,7 @@ struct Parser {
     if let first { head = first } else { head = try parseAnd(first: nil) }
     guard isOr(token.kind) else { return head }
     var operands: [PredicateSyntax] = []
-    operands.reserveCapacity(8)
+    operands.reserveCapacity(4)
     operands.append(head)
     while isOr(token.kind) {
       advance()
@@ -138,7 +138,7 @@ struct Parser {
     if let first { head = first } else { head = try parseNot() }
     guard isAnd(token.kind) else { return head }
     var operands: [PredicateSyntax] = []
-    operands.reserveCapacity(8)
+    operands.reserveCapacity(4)
     operands.append(head)
     while isAnd(token.kind) {
       advance()
