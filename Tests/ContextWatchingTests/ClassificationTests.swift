@@ -207,6 +207,49 @@ struct ClassificationTests {
     ])
   }
 
+  /// What the unread-key shortcut must not miss: a key read only as a
+  /// subscript, a change that Swift's string equality calls none but a
+  /// predicate sees, and an update fed by hand whose changed keys leave a
+  /// change out.
+  @Test func theShortcutSeesEveryReadKey() throws {
+    let rig = Rig()
+    let indexed = try rig.watcher.watch("Person", where: #"{"x", "y", "z"}[age] == "y""#)
+    let composed = try rig.watcher.watch("Person", where: "name == %@", .string("\u{E9}"))
+    var ann: ManagedObject!
+    try rig.save { context in
+      ann = try context.insert("Person", values: ["name": .string("\u{E9}"), "age": 0])
+    }
+    // `age` is read only inside the subscript.
+    let entered = try #require(try rig.save { _ in try ann.setValue(1, forKey: "age") })
+    #expect(entered.matches[ann.objectID]?.contains(WatchMatch(watch: indexed.id, event: .entered)) == true)
+    let exited = try #require(try rig.save { _ in try ann.setValue(2, forKey: "age") })
+    #expect(exited.matches[ann.objectID]?.contains(WatchMatch(watch: indexed.id, event: .exited)) == true)
+
+    // "e" and a combining acute: equal to Swift, a different string to a
+    // predicate. `city`, which no watch reads, changes in the same save.
+    let decomposed = try #require(try rig.save { context in
+      try context.setValues(["name": .string("e\u{301}"), "city": "Oslo"], of: ann)
+    })
+    #expect(decomposed.matches[ann.objectID] == [WatchMatch(watch: composed.id, event: .exited)])
+
+    // An update made by hand that names only `city`, though `age` changed too.
+    let before = try #require(decomposed.updated.first?.after ?? decomposed.exited.first?.after)
+    let after = try #require(try rig.context.run { _ in
+      try ann.setValue(1, forKey: "age")
+      return ann.snapshot()
+    })
+    let recorded = LockedState<[ContextChanges]>([])
+    let fed = ContextWatcher(schema: WatcherFixtures.schema, target: .handler(on: .immediate) { changes in
+      recorded.withLock { $0.append(changes) }
+    })
+    let handMade = try fed.watch("Person", where: #"{"x", "y", "z"}[age] == "y""#)
+    fed.process(ContextSave(
+      sequenceNumber: 1, author: nil, contextName: "by hand", inserted: [],
+      updated: [ObjectUpdate(before: before, after: after, changedKeys: ["city"])], deleted: []))
+    fed.flush()
+    #expect(recorded.withLock { $0 }.first?.matches[ann.objectID] == [WatchMatch(watch: handMade.id, event: .entered)])
+  }
+
   @Test func dependenciesFollowSeveralHops() throws {
     let rig = Rig()
     let acmeStaff = try rig.watcher.watch("Person", where: "department.company.name == 'Acme'")

@@ -20,6 +20,10 @@ import PredicateDSL
 ///   watches share it.
 ///
 /// Adding and removing a watch touch only its own entries: O(kinds × keys).
+///
+/// A value reached only in place, under the watcher's lock: its memo, marks
+/// and scratch lists are objects that copies would share, so it is never
+/// copied while in use.
 struct MasterFilter {
   let schema: ObjectSchema
   private(set) var entries: [WatchEntry?] = []
@@ -55,7 +59,8 @@ struct MasterFilter {
   private var readerCounts: [[Int]]
   /// Scratch list of range candidates.
   private let rangeCandidates = SlotBuffer()
-  /// Scratch lists of the watches an update matched before and after.
+  /// Scratch lists of the watches an object's images matched (an update's
+  /// before and after; an inserted or deleted object's one image).
   let scratch = (was: SlotBuffer(), now: SlotBuffer())
 
   /// The watches applying to objects of one entity.
@@ -468,7 +473,7 @@ struct MasterFilter {
     do {
       result = try filters[predicate].evaluate(image)
     } catch {
-      failures.append(WatchFailure(watch: entries[slot]!.id, objectID: image.snapshot.objectID, error: error))
+      failures.append(WatchFailure(watch: slotInfo[slot].id, objectID: image.snapshot.objectID, error: error))
       result = false
     }
     memo.record(predicate, result)
@@ -589,7 +594,7 @@ final class SlotBuffer {
   func removeAll() { count = 0 }
 
   private func grow() {
-    let newCapacity = capacity * 2
+    let newCapacity = Swift.max(capacity * 2, 16)
     let newBase = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
     newBase.moveInitialize(from: base, count: count)
     base.deallocate()
@@ -705,7 +710,7 @@ final class WatchEntry {
   /// Whether an update that changed `changedKeys` counts for this watch
   /// (it still has to match before and after).
   func counts(_ changedKeys: [String]) -> Bool {
-    if countsEveryUpdate { return true }
+    if countsEveryUpdate { return !changedKeys.isEmpty }
     if let watched = options.watchedKeys { return changedKeys.contains(where: watched.contains) }
     return changedKeys.contains { !ignoredKeys.contains($0) }
   }

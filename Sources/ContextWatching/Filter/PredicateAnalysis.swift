@@ -78,9 +78,18 @@ struct PredicateAnalysis {
       } else {
         record(path.keyPathComponents, entity: entity, schema: schema)
       }
-    case .member(let base, _), .index(let base, _), .negation(let base), .cast(let base, _):
+    case .index(let base, let position):
       visit(base, entity: entity, schema: schema, inSubquery: inSubquery)
-    case .aggregate(let elements), .function(_, let elements):
+      // The subscript is read too: `{"a", "b"}[level]` depends on `level`.
+      if case .at(let index) = position { visit(index, entity: entity, schema: schema, inSubquery: inSubquery) }
+    case .member(let base, _), .negation(let base), .cast(let base, _):
+      visit(base, entity: entity, schema: schema, inSubquery: inSubquery)
+    case .function(let function, let arguments):
+      // `random()` and `now()` can differ between an update's two images
+      // whatever changed: not a function of attributes alone.
+      if !FunctionCall.isDeterministic(function) { attributeMask = nil }
+      for argument in arguments { visit(argument, entity: entity, schema: schema, inSubquery: inSubquery) }
+    case .aggregate(let elements):
       for element in elements { visit(element, entity: entity, schema: schema, inSubquery: inSubquery) }
     case .arithmetic(_, let lhs, let rhs):
       visit(lhs, entity: entity, schema: schema, inSubquery: inSubquery)

@@ -61,8 +61,8 @@ extension MasterFilter {
       let marks = takeMarks(slot)
       guard marks != 0 else { continue }  // seen already
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-      if event == .updated && !slotInfo[slot].countsEveryUpdate
-        && !entries[slot].unsafelyUnwrapped.counts(update.changedKeys)
+      if event == .updated
+        && !(slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update.changedKeys))
       {
         continue
       }
@@ -218,8 +218,8 @@ struct Collector {
   }
 
   /// Sorts one object's matches by watch. They come from several index
-  /// lists, each in its own order, and are few: an insertion sort beats
-  /// the standard library's merge sort below a dozen or so.
+  /// lists, each in its own order, and are few: up to 16, an insertion sort
+  /// costs less than the standard library's merge sort.
   private static func sortByWatch(_ matches: UnsafeMutableBufferPointer<WatchMatch>, _ range: Range<Int>) {
     guard range.count > 16 else {
       for index in range.dropFirst() {

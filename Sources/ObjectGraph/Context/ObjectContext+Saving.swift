@@ -146,9 +146,16 @@ extension ObjectContext {
     var changedKeys: [String] = []
     var changedAttributes: UInt64 = 0
     let layout = object.layout
-    for slot in layout.attributes.indices where committed.values[slot] != object.values[slot] {
-      changedKeys.append(layout.attributes[slot].name)
-      changedAttributes |= ObjectUpdate.attributeBit(slot)
+    for slot in layout.attributes.indices {
+      let (old, new) = (committed.values[slot], object.values[slot])
+      if old != new {
+        changedKeys.append(layout.attributes[slot].name)
+        changedAttributes |= ObjectUpdate.attributeBit(slot)
+      } else if !old.isIdentical(to: new) {
+        // Equal to Swift (canonically equivalent strings, -0.0 and 0.0),
+        // but not to a predicate: changed, for watchers.
+        changedAttributes |= ObjectUpdate.attributeBit(slot)
+      }
     }
     for slot in layout.relationships.indices where committed.relationships[slot] != object.relationships[slot] {
       changedKeys.append(layout.relationships[slot].name)

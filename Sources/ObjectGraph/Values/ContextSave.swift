@@ -68,7 +68,7 @@ public struct ObjectUpdate: Sendable, Hashable {
       self.before = before
       self.after = after
       self.changedKeys = changedKeys
-      self.changedAttributes = changedAttributes ?? ObjectUpdate.attributeBits(of: changedKeys, in: after.layout)
+      self.changedAttributes = changedAttributes ?? ObjectUpdate.attributeBits(before: before, after: after)
     }
   }
 
@@ -92,9 +92,16 @@ public struct ObjectUpdate: Sendable, Hashable {
   }
 
   /// The changed attribute slots as bits: bit *n* for slot *n* below 63,
-  /// bit 63 for any slot from 63 on. A watcher tests it against the slots
-  /// its watches read, without looking the changed keys up by name.
+  /// bit 63 for any slot from 63 on. A slot is changed when its values are
+  /// not identical (``PredicateDSL/FilterValue`` `isIdentical(to:)`), which
+  /// may include attributes `changedKeys` leaves out as equal. A watcher
+  /// tests it against the slots its watches read, without looking the
+  /// changed keys up by name.
   package var changedAttributes: UInt64 { storage.changedAttributes }
+
+  /// Whether the update lists any changed key (one fed to a watcher by hand
+  /// might not).
+  package var hasChangedKeys: Bool { !storage.changedKeys.isEmpty }
 
   /// The index of the object's entity in its schema, read without copying
   /// a snapshot.
@@ -115,10 +122,14 @@ public struct ObjectUpdate: Sendable, Hashable {
   @inline(__always)
   package static func attributeBit(_ slot: Int) -> UInt64 { 1 << UInt64(Swift.min(slot, 63)) }
 
-  static func attributeBits(of keys: [String], in layout: EntityLayout) -> UInt64 {
+  /// The changed attribute slots of two snapshots, compared value by value
+  /// (every slot, when they are not of the same entity): for updates made
+  /// by hand, whose changed keys may not name every change.
+  static func attributeBits(before: ObjectSnapshot, after: ObjectSnapshot) -> UInt64 {
+    guard before.layout === after.layout, before.values.count == after.values.count else { return .max }
     var bits: UInt64 = 0
-    for key in keys {
-      if case .attribute(let slot)? = layout.slot(key) { bits |= attributeBit(slot) }
+    for slot in after.values.indices where !before.values[slot].isIdentical(to: after.values[slot]) {
+      bits |= attributeBit(slot)
     }
     return bits
   }

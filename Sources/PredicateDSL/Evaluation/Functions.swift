@@ -4,7 +4,7 @@ internal import Foundation
 package enum FunctionCall {
   /// Whether a call may give a different result each time, so that it is
   /// never folded into a constant.
-  static func isDeterministic(_ function: PredicateFunction) -> Bool {
+  package static func isDeterministic(_ function: PredicateFunction) -> Bool {
     switch function {
     case .random, .randomElement, .now: false
     default: true
