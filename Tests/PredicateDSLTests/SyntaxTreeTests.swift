@@ -28,6 +28,24 @@ struct SyntaxTreeTests {
     #expect(path.keyPathComponents == path.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
   }
 
+  /// Identity, what saves use to say a value changed, is stricter than
+  /// `==`: what a predicate can tell apart is never identical.
+  @Test func identityIsStricterThanEquality() {
+    let composed: FilterValue = .string("caf\u{E9}")
+    let decomposed: FilterValue = .string("cafe\u{301}")
+    #expect(composed == decomposed)
+    #expect(!composed.isIdentical(to: decomposed))
+    #expect(composed.isIdentical(to: .string("caf\u{E9}")))
+    let long: FilterValue = .string(String(repeating: "long text ", count: 5))
+    #expect(long.isIdentical(to: .string(String(repeating: "long text ", count: 5))))
+    #expect(FilterValue.double(0.0) == .double(-0.0))
+    #expect(!FilterValue.double(0.0).isIdentical(to: .double(-0.0)))
+    #expect(FilterValue.array([1, "a"]).isIdentical(to: .array([1, "a"])))
+    #expect(!FilterValue.array([1, "a"]).isIdentical(to: .array([1, "b"])))
+    #expect(!FilterValue.int(1).isIdentical(to: .double(1)))
+    #expect(FilterValue.null.isIdentical(to: .null))
+  }
+
   @Test func integersStayExact() throws {
     #expect(try comparison("a == 9007199254740993").rhs.kind == .constant(.int(9_007_199_254_740_993)))
     #expect(try comparison("a == 0x7FFFFFFFFFFFFFFF").rhs.kind == .constant(.int(.max)))

@@ -15,11 +15,21 @@ extension FilterValue {
     case (.int(let a), .int(let b)): a == b
     case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
     case (.date(let a), .date(let b)): a.bitPattern == b.bitPattern
-    case (.string(let a), .string(let b)): TextComparison.literalEqual(a, b)
+    case (.string(let a), .string(let b)): Self.sameRepresentation(a, b) || TextComparison.literalEqual(a, b)
     case (.uuid(let a), .uuid(let b)): a == b
     case (.data(let a), .data(let b)): a == b
     case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
     default: false
     }
+  }
+
+  /// Whether two strings are the same value bit for bit: the same storage,
+  /// or the same inline bytes. An unchanged attribute's old and new values
+  /// are, so a save answers without reading their bytes.
+  @inline(__always)
+  private static func sameRepresentation(_ a: String, _ b: String) -> Bool {
+    // A string is two words on 64-bit platforms; elsewhere, read the bytes.
+    guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return false }
+    return unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
   }
 }
