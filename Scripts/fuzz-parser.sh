@@ -20,7 +20,7 @@ sources=$(find "$root/Sources/PredicateDSL" "$root/Fuzz/ParserFuzzer" -name '*.s
 if [ ! -x "$binary" ] || [ -n "$(find $sources -newer "$binary" 2>/dev/null | head -1)" ]; then
   echo "building $binary"
   # shellcheck disable=SC2086
-  if ! swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g \
+  if ! swiftc -sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -package-name main \
     -enable-upcoming-feature ExistentialAny -enable-upcoming-feature MemberImportVisibility \
     -module-name ParserFuzzer $sources -o "$binary"; then
     echo "error: swiftc could not build the fuzzer (see the errors above; it also needs a toolchain with the libFuzzer runtime, -sanitize=fuzzer)" >&2
