@@ -6,8 +6,9 @@
 # Instruction counts do not depend on the machine's load; see
 # docs/benchmarks.md for the figures.
 #
-#   Scripts/profile-predicates.sh            # every case
-#   Scripts/profile-predicates.sh parse      # only the cases whose name starts so
+#   Scripts/profile-predicates.sh                      # every case
+#   Scripts/profile-predicates.sh parse                # only the cases whose name starts so
+#   Scripts/profile-predicates.sh --top evaluate-five  # and where each case spends them
 #
 # Needs valgrind (apt-get install valgrind). Output stays in .build-profile/.
 set -euo pipefail
@@ -15,6 +16,11 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=.build-profile/predicates
 mkdir -p "$out"
+top=false
+if [[ "${1:-}" == "--top" ]]; then
+  top=true
+  shift
+fi
 filter=${1:-}
 
 cat > "$out/driver.swift" <<'SWIFT'
@@ -154,4 +160,7 @@ while read -r name repetitions per unit; do
     --callgrind-out-file="$out/$name.callgrind" "$out/driver" "$name" "$repetitions" > /dev/null 2> "$out/$name.log"
   total=$(grep -o 'refs: *[0-9,]*' "$out/$name.log" | tr -dc '0-9')
   echo "$name: $((total / (repetitions * per))) instructions per $unit"
+  if $top; then
+    callgrind_annotate "$out/$name.callgrind" | sed -n '/file:function/,$p' | sed -n '3,22p'
+  fi
 done <<< "$cases"

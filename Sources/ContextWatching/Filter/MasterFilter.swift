@@ -708,9 +708,10 @@ final class WatchEntry {
   }
 
   /// Whether an update that changed `changedKeys` counts for this watch
-  /// (it still has to match before and after).
+  /// (it still has to match before and after). The classifier answers
+  /// without calling this for watches that count every update
+  /// (`countsEveryUpdate`: any changed key counts).
   func counts(_ changedKeys: [String]) -> Bool {
-    if countsEveryUpdate { return !changedKeys.isEmpty }
     if let watched = options.watchedKeys { return changedKeys.contains(where: watched.contains) }
     return changedKeys.contains { !ignoredKeys.contains($0) }
   }
