@@ -161,6 +161,6 @@ while read -r name repetitions per unit; do
   total=$(grep -o 'refs: *[0-9,]*' "$out/$name.log" | tr -dc '0-9')
   echo "$name: $((total / (repetitions * per))) instructions per $unit"
   if $top; then
-    callgrind_annotate "$out/$name.callgrind" | sed -n '/file:function/,$p' | sed -n '3,22p'
+    callgrind_annotate --auto=no "$out/$name.callgrind" | sed -n '/file:function/,$p' | sed -n '3,22p'
   fi
 done <<< "$cases"
