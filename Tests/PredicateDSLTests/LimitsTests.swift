@@ -148,6 +148,26 @@ struct LimitsTests {
     #expect(operands.count == 20_000)
   }
 
+  /// A list is parsed at most twice (as constants, then as expressions):
+  /// lists nested to the limit around a key path, each of which fails as
+  /// constants, parse in linear time, not in 2^depth steps. On a thread of
+  /// its own, so that a hang fails the test (after a minute: a guard, not a
+  /// measurement) instead of stopping the suite.
+  @Test func listsNestedAroundAKeyPathParseOnce() throws {
+    let levels = Self.depth - 2
+    let text = "a IN " + String(repeating: "{1, ", count: levels) + "b" + String(repeating: "}", count: levels)
+    let result = Mutex<String?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+      result.withLock { $0 = (try? PredicateParser.parse(text))?.description }
+      done.signal()
+    }
+    thread.stackSize = 16 << 20
+    thread.start()
+    try #require(done.wait(timeout: .now() + 60) == .success, "parsing nested lists did not finish")
+    #expect(result.withLock { $0 } == text)
+  }
+
   @Test func longRunsOfOneTokenAreRejected() throws {
     for text in [
       String(repeating: "(", count: 1_000_000), String(repeating: "'", count: 1_000_001),

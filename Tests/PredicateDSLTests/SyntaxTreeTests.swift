@@ -84,6 +84,46 @@ struct SyntaxTreeTests {
     #expect(mixed.kind == .aggregate([ExpressionSyntax(.constant(1)), ExpressionSyntax(.keyPath("b"))]))
   }
 
+  /// Lists are parsed as constants first and again as expressions when an
+  /// element, at any depth, is not one: both ways give the same tree.
+  @Test func nestedListsFoldOnlyWhereEveryElementIsConstant() throws {
+    #expect(try comparison("a IN {1, {2, {3}}, %@}", arguments: ["x"]).rhs.kind == .constant([1, [2, [3]], "x"]))
+    let text = "a IN {1, {2, {b}}, abs({3, c}), {4}}"
+    let rhs = try comparison(text).rhs
+    let utf8 = Array(text.utf8)
+    func slice(_ range: SyntaxRange) -> String {
+      String(decoding: utf8[range.lowerBound..<range.upperBound], as: UTF8.self)
+    }
+    guard case .aggregate(let elements) = rhs.kind, elements.count == 4,
+      case .aggregate(let second) = elements[1].kind, second.count == 2,
+      case .aggregate(let innermost) = second[1].kind,
+      case .function(_, let arguments) = elements[2].kind,
+      case .aggregate(let argument) = arguments[0].kind
+    else {
+      Issue.record("unexpected shape \(rhs)")
+      return
+    }
+    #expect(elements[0].kind == .constant(1))
+    #expect(second[0].kind == .constant(2))
+    #expect(innermost == [ExpressionSyntax(.keyPath("b"))])
+    #expect(argument == [ExpressionSyntax(.constant(3)), ExpressionSyntax(.keyPath("c"))])
+    #expect(elements[3].kind == .constant([4]))
+    // Every element keeps its place in the text, the constants before the
+    // first key path included.
+    #expect(elements.map { slice($0.range) } == ["1", "{2, {b}}", "abs({3, c})", "{4}"])
+    #expect(second.map { slice($0.range) } == ["2", "{b}"])
+    #expect(argument.map { slice($0.range) } == ["3", "c"])
+    #expect(rhs.description == "{1, {2, {b}}, abs:({3, c}), {4}}")
+  }
+
+  @Test func argumentsInListsParsedTwiceAreTakenOnce() throws {
+    // `%@` before the key path is consumed by the constant attempt, then
+    // again by the second parse: the arguments must line up all the same.
+    let syntax = try PredicateParser.parse("a IN {%@, b, %@} AND c == %@", arguments: [1, 2, 3])
+    #expect(syntax.description == "a IN {1, b, 2} AND c == 3")
+    #expect(throws: PredicateParseError.self) { try PredicateParser.parse("a IN {%@, b, %@}", arguments: [1, 2, 3]) }
+  }
+
   @Test func castsFoldIntoConstants() throws {
     #expect(try comparison("a == CAST(0, 'NSDate')").rhs.kind == .constant(.date(secondsSinceReferenceDate: 0)))
     #expect(

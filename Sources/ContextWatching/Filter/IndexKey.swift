@@ -33,12 +33,7 @@ struct IndexKey: Hashable {
   /// with the table's seed by SplitMix64's finalizer, instead of a SipHash
   /// of the fingerprint (about 150 instructions a lookup). Nothing is lost:
   /// keys with equal fingerprints collide under any hash of the fingerprint.
-  func _rawHashValue(seed: Int) -> Int {
-    var z = fingerprint ^ UInt64(truncatingIfNeeded: seed)
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int(truncatingIfNeeded: z ^ (z >> 31))
-  }
+  func _rawHashValue(seed: Int) -> Int { mixedHash(fingerprint, seed: seed) }
 
   private static func fingerprint(_ value: FilterValue) -> UInt64 {
     switch value {
@@ -87,3 +82,23 @@ struct IndexKey: Hashable {
 #elseif canImport(Darwin)
   import Darwin
 #endif
+
+/// A watch's number as a dictionary key, placed by `mixedHash`: watch
+/// numbers are handed out in sequence by the filter, never chosen by a
+/// user, so a SipHash (about 150 instructions a lookup) buys nothing.
+struct WatchNumber: Hashable {
+  let rawValue: UInt64
+
+  init(_ id: WatchID) { rawValue = id.rawValue }
+
+  func _rawHashValue(seed: Int) -> Int { mixedHash(rawValue, seed: seed) }
+}
+
+/// A word mixed with a hash table's seed by SplitMix64's finalizer.
+@inline(__always)
+func mixedHash(_ word: UInt64, seed: Int) -> Int {
+  var z = word ^ UInt64(truncatingIfNeeded: seed)
+  z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+  z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+  return Int(truncatingIfNeeded: z ^ (z >> 31))
+}

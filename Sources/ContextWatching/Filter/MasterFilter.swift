@@ -30,12 +30,16 @@ struct MasterFilter {
   /// What the hot path reads of each watch slot, side by side.
   private(set) var slotInfo: [SlotInfo] = []
   private var freeSlots: [Int] = []
-  private var slotsByID: [WatchID: Int] = [:]
+  private var slotsByID: [WatchNumber: Int] = [:]
   private var nextID: UInt64 = 1
   private var buckets: [Bucket]
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
   private var predicateIndex: [PredicateKey: Int] = [:]
+  /// Per entity, the shared slot of the residual TRUEPREDICATE (the residual
+  /// of every watch that is one indexed comparison), found without hashing
+  /// a predicate.
+  private var truePredicateSlots: [Int?]
   /// Per entity, the watches that read through relationships into it.
   private var dependents: [[Int: Set<Int>]]
   private let memo = Memo()
@@ -186,11 +190,12 @@ struct MasterFilter {
     broadReaders = schema.layouts.map { _ in 0 }
     readerCounts = schema.layouts.map { _ in [Int](repeating: 0, count: 64) }
     dependents = schema.layouts.map { _ in [:] }
+    truePredicateSlots = schema.layouts.map { _ in nil }
   }
 
   var count: Int { slotsByID.count }
 
-  func entry(_ id: WatchID) -> WatchEntry? { slotsByID[id].flatMap { entries[$0] } }
+  func entry(_ id: WatchID) -> WatchEntry? { slotsByID[WatchNumber(id)].flatMap { entries[$0] } }
 
   // MARK: Adding and removing
 
@@ -211,7 +216,7 @@ struct MasterFilter {
         .invalidOptions, watch: label(), entity: entityName,
         message: "a watch takes watched keys or ignored keys, not both")
     }
-    for key in (options.watchedKeys ?? []).union(options.ignoredKeys).sorted() where layout.slot(key) == nil {
+    for key in (options.watchedKeys ?? options.ignoredKeys).sorted() where layout.slot(key) == nil {
       throw WatchError(
         .unknownKey, watch: label(), entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
@@ -233,9 +238,15 @@ struct MasterFilter {
       throw WatchError(watch: label(), entity: entityName, compile: error)
     }
 
-    var ignoredKeys = options.ignoredKeys.union(layout.ignoredKeys)
-    let analysis = PredicateAnalysis(
-      predicate, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
+    var ignoredKeys =
+      layout.ignoredKeys.isEmpty ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
+    // The indexed conjunct reads its attributes; the residual is analysed.
+    var analysis = PredicateAnalysis(
+      index?.residual ?? predicate, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
+    if let index {
+      analysis.noteRead(attribute: index.slot, of: layout)
+      if let (rangeSlot, _) = index.secondary { analysis.noteRead(attribute: rangeSlot, of: layout) }
+    }
     if !ignoredKeys.isEmpty {
       ignoredKeys.subtract(analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys)
     }
@@ -264,7 +275,7 @@ struct MasterFilter {
       slotInfo.append(SlotInfo(entry))
       marks.grow(to: entries.count)
     }
-    slotsByID[id] = slot
+    slotsByID[WatchNumber(id)] = slot
     for kind in layout.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
@@ -299,7 +310,7 @@ struct MasterFilter {
 
   /// Removes a watch; removing one that is gone changes nothing.
   mutating func remove(_ id: WatchID) {
-    guard let slot = slotsByID.removeValue(forKey: id), let entry = entries[slot] else { return }
+    guard let slot = slotsByID.removeValue(forKey: WatchNumber(id)), let entry = entries[slot] else { return }
     for kind in entry.entity.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
@@ -330,6 +341,7 @@ struct MasterFilter {
       shared.users -= 1
       if shared.users == 0 {
         predicateIndex[shared.key] = nil
+        if truePredicateSlots[shared.key.entity] == entry.predicateSlot { truePredicateSlots[shared.key.entity] = nil }
         predicates[entry.predicateSlot] = nil
         if let unusedFilter { filters[entry.predicateSlot] = unusedFilter }
         freePredicates.append(entry.predicateSlot)
@@ -344,7 +356,8 @@ struct MasterFilter {
   }
 
   private mutating func sharedPredicate(_ key: PredicateKey, source: String?) throws(PredicateCompileError) -> Int {
-    if let slot = predicateIndex[key] {
+    let isTrue = if case .constant(true) = key.syntax.kind { true } else { false }
+    if let slot = isTrue ? truePredicateSlots[key.entity] : predicateIndex[key] {
       predicates[slot]!.users += 1
       return slot
     }
@@ -362,6 +375,7 @@ struct MasterFilter {
       filters.append(filter.evaluator)
     }
     predicateIndex[key] = slot
+    if isTrue { truePredicateSlots[key.entity] = slot }
     memo.grow(to: predicates.count)
     return slot
   }

@@ -38,6 +38,13 @@ struct PredicateAnalysis {
     visit(predicate, entity: entity, schema: schema, inSubquery: false)
   }
 
+  /// Records a read of the attribute in `slot` made outside the analysed
+  /// predicate (by an indexed conjunct).
+  mutating func noteRead(attribute slot: Int, of entity: EntityLayout) {
+    if collectsReadKeys { readKeys.insert(entity.attributes[slot].name) }
+    attributeMask = slot < 64 ? attributeMask.map { $0 | 1 << UInt64(slot) } : nil
+  }
+
   private mutating func visit(
     _ predicate: PredicateSyntax, entity: EntityLayout, schema: ObjectSchema, inSubquery: Bool
   ) {

@@ -65,6 +65,9 @@ public struct PredicateParseError: Error, Hashable, Sendable, CustomStringConver
 
     /// A token the grammar does not allow here.
     public static let unexpectedToken = Code("unexpectedToken")
+    /// Internal to the parser: a `{…}` list that is not all constants,
+    /// unwinding to where it is parsed again. Never reaches a caller.
+    static let notConstant = Code("notConstant")
     /// A character that starts no token, such as `?` or `§`.
     public static let invalidCharacter = Code("invalidCharacter")
     /// `/*` or `//`: predicates have no comments.

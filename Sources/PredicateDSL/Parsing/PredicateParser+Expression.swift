@@ -408,10 +408,71 @@ extension Parser {
   }
 
   /// `{a, b, …}`; folded into a constant array when every element is constant.
+  ///
+  /// Most lists are constants, so an outermost list first tries to put its
+  /// values straight into the array (without a list of syntax nodes to
+  /// fold). At the first element that is not a constant, at any depth
+  /// within, the attempt unwinds to the outermost list, which goes back to
+  /// its brace and parses everything within as expressions. Parsing is
+  /// deterministic, so the elements and any error are the same either way;
+  /// each list is parsed at most twice, so parsing stays linear.
   mutating func parseAggregate() throws(PredicateParseError) -> ExpressionSyntax {
+    switch constantLists {
+    case .disabled:
+      return try parseExpressionAggregate()
+    case .attempting:
+      return try parseConstantAggregate()
+    case .allowed:
+      let restart = self
+      constantLists = .attempting
+      do {
+        let list = try parseConstantAggregate()
+        constantLists = .allowed
+        return list
+      } catch where error.code == .notConstant {
+        self = restart
+        constantLists = .disabled
+        let list = try parseExpressionAggregate()
+        constantLists = .allowed
+        return list
+      }
+    }
+  }
+
+  private mutating func parseExpressionAggregate() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token.start
     let (elements, end) = try parseExpressionList(closer: .rightBrace, closerText: "'}'")
     return .aggregate(elements, range: SyntaxRange(start, end))
+  }
+
+  /// A list whose elements must all be constants; throws `.notConstant`
+  /// (caught by the outermost list) at the first that is not.
+  private mutating func parseConstantAggregate() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token.start
+    advance()
+    try enter()
+    var values: [FilterValue] = []
+    values.reserveCapacity(4)
+    if token.kind != .rightBrace {
+      while true {
+        let element = try parseExpression(seed: nil)
+        guard case .constant(let value) = element.kind else {
+          // Without locating it in the source: the signal is never shown, and
+          // locating it would cost a scan of the text before it.
+          throw PredicateParseError(
+            code: .notConstant, message: "", location: .init(utf8Offset: 0, line: 1, column: 1), length: 0,
+            expected: [], found: nil, suggestion: nil, source: "")
+        }
+        values.append(value)
+        guard token.kind == .comma else { break }
+        advance()
+      }
+    }
+    guard token.kind == .rightBrace else { throw unexpected(["','", "'}'"]) }
+    let end = token.end
+    advance()
+    depth -= 1
+    return ExpressionSyntax(.constant(.array(values)), range: SyntaxRange(start, end))
   }
 
   /// Function names of other languages, and the name to use instead.

@@ -67,6 +67,17 @@ struct Parser {
   var argumentIndex = 0
   var depth = 0
   let maximumDepth: Int
+  /// Whether `{…}` lists are parsed as constants first (see `parseAggregate`).
+  var constantLists = ConstantLists.allowed
+
+  enum ConstantLists {
+    /// The next list may try to be constant.
+    case allowed
+    /// Within a list that is trying: every list must be constant.
+    case attempting
+    /// Within a list parsed again as expressions: no list tries.
+    case disabled
+  }
 
   init(bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int) {
     lexer = PredicateLexer(bytes)
