@@ -354,25 +354,6 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     }
   }
 
-  /// The general test of a fused comparison with its site, behind one
-  /// reference: a fused closure captures the read, its constant and this, so
-  /// its fast path loads three words instead of the whole slow path's
-  /// context, and the error handling stays out of line.
-  private final class GeneralTest: Sendable {
-    let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
-    let site: Site
-
-    init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
-      self.run = run
-      self.site = site
-    }
-
-    @inline(never)
-    func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
-      try site.run { () throws(ValueFault) in try run(value) }
-    }
-  }
-
   // MARK: Expressions
 
   func compile(_ expression: ExpressionSyntax) throws(PredicateCompileError) -> Operand<Object> {
@@ -577,5 +558,26 @@ extension ComparisonSyntax.Quantifier {
     case .all: "ALL"
     case .none: "NONE"
     }
+  }
+}
+
+/// The general test of a fused comparison with its site, behind one
+/// reference: a fused closure captures the read, its constant and this, so
+/// its fast path loads three words instead of the whole slow path's
+/// context, and the error handling stays out of line. Outside the generic
+/// compiler, so that making one needs no generic metadata (a run-time
+/// lookup of a few hundred instructions).
+private final class GeneralTest: Sendable {
+  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
+  let site: Site
+
+  init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
+    self.run = run
+    self.site = site
+  }
+
+  @inline(never)
+  func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
+    try site.run { () throws(ValueFault) in try run(value) }
   }
 }
