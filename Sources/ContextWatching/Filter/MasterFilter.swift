@@ -216,7 +216,8 @@ struct MasterFilter {
         .invalidOptions, watch: label(), entity: entityName,
         message: "a watch takes watched keys or ignored keys, not both")
     }
-    for key in (options.watchedKeys ?? options.ignoredKeys).sorted() where layout.slot(key) == nil {
+    let optionKeys = options.watchedKeys ?? options.ignoredKeys
+    for key in optionKeys.isEmpty ? [] : optionKeys.sorted() where layout.slot(key) == nil {
       throw WatchError(
         .unknownKey, watch: label(), entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
@@ -226,14 +227,20 @@ struct MasterFilter {
     // checked here: when its constants fit the attribute's type it is valid;
     // otherwise the whole predicate is compiled, for the compiler's error
     // with its position.
-    let index = IndexedConjunct(predicate, entity: layout)
+    // Taken apart once: the conjunct is large, and each use of a whole
+    // copy of it was a copy of its keys and bounds.
+    let (indexSlot, index, secondary, residual): (Int, IndexedConjunct.Kind?, (slot: Int, bounds: RangeBounds)?, PredicateSyntax) =
+      if let conjunct = IndexedConjunct(predicate, entity: layout) {
+        (conjunct.slot, conjunct.kind, conjunct.secondary, conjunct.residual)
+      } else {
+        (0, nil, nil, predicate)
+      }
     let predicateSlot: Int
     do throws(PredicateCompileError) {
-      if let index, !index.fits(layout.attributes[index.slot].type) {
+      if let index, !index.fits(layout.attributes[indexSlot].type) {
         _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
       }
-      predicateSlot = try sharedPredicate(
-        PredicateKey(entity: layout.index, syntax: index?.residual ?? predicate), source: source)
+      predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
     } catch {
       throw WatchError(watch: label(), entity: entityName, compile: error)
     }
@@ -242,10 +249,10 @@ struct MasterFilter {
       layout.ignoredKeys.isEmpty ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
     // The indexed conjunct reads its attributes; the residual is analysed.
     var analysis = PredicateAnalysis(
-      index?.residual ?? predicate, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
-    if let index {
-      analysis.noteRead(attribute: index.slot, of: layout)
-      if let (rangeSlot, _) = index.secondary { analysis.noteRead(attribute: rangeSlot, of: layout) }
+      residual, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
+    if index != nil {
+      analysis.noteRead(attribute: indexSlot, of: layout)
+      if let (rangeSlot, _) = secondary { analysis.noteRead(attribute: rangeSlot, of: layout) }
     }
     if !ignoredKeys.isEmpty {
       ignoredKeys.subtract(analysis.readsWholeObject ? Set(layout.keys) : analysis.readKeys)
@@ -262,7 +269,7 @@ struct MasterFilter {
     nextID += 1
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: index?.slot ?? 0, index: index?.kind, secondary: index?.secondary, predicateSlot: predicateSlot,
+      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot,
       dependencies: dependencies, attributeMask: analysis.attributeMask)
     let slot: Int
     if let free = freeSlots.popLast() {

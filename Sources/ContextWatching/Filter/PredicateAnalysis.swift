@@ -153,10 +153,34 @@ struct PredicateAnalysis {
 /// of the watched entity: `key == constant` or `key IN {constants}` (a hash
 /// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
 /// number or date attribute (sorted bounds).
+/// The keys of an equality conjunct, each once: the first inline, so that
+/// the common `key == constant` allocates no array (an empty array is a
+/// shared singleton).
+struct IndexKeys: RandomAccessCollection {
+  private let first: IndexKey
+  private let rest: [IndexKey]
+
+  init(_ key: IndexKey) {
+    first = key
+    rest = []
+  }
+
+  /// nil for no keys.
+  init?(_ keys: [IndexKey]) {
+    guard let head = keys.first else { return nil }
+    first = head
+    rest = keys.count == 1 ? [] : Array(keys.dropFirst())
+  }
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { 1 + rest.count }
+  subscript(position: Int) -> IndexKey { position == 0 ? first : rest[position - 1] }
+}
+
 struct IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
-    case equal([IndexKey])
+    case equal(IndexKeys)
     /// The object's value must lie within these bounds.
     case range(RangeBounds)
 
@@ -220,11 +244,14 @@ struct IndexedConjunct {
     }
   }
 
+}
+
+extension IndexedConjunct.Kind {
   /// Whether every constant of the conjunct has a type the attribute's
   /// values can equal or be ordered against, so that the conjunct needs no
   /// compiling to be valid. (Ranges are only formed when it does.)
   func fits(_ type: AttributeType) -> Bool {
-    guard case .equal(let keys) = kind else { return true }
+    guard case .equal(let keys) = self else { return true }
     return keys.allSatisfy { key in
       switch key.value {
       case .null: true
@@ -237,8 +264,10 @@ struct IndexedConjunct {
       }
     }
   }
+}
 
-  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, [IndexKey])? {
+extension IndexedConjunct {
+  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, IndexKeys)? {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
     else { return nil }
@@ -249,17 +278,15 @@ struct IndexedConjunct {
     else { return nil }
     switch comparison.operator {
     case .equal:
-      return (slot, [IndexKey(value)])
+      return (slot, IndexKeys(IndexKey(value)))
     case .in:
       switch value {
       // Each key once: a watch is filed once under each of its keys. A nil
       // element never matches (`IN` is false for a nil value), so it is no key.
       case .array(let elements):
-        let keys = unique(elements.filter { !$0.isNull }.map { IndexKey($0) })
-        return keys.isEmpty ? nil : (slot, keys)
+        return IndexKeys(unique(elements.filter { !$0.isNull }.map { IndexKey($0) })).map { (slot, $0) }
       case .set(let elements):
-        let keys = unique(elements.filter { !$0.isNull }.map { IndexKey($0) })
-        return keys.isEmpty ? nil : (slot, keys)
+        return IndexKeys(unique(elements.filter { !$0.isNull }.map { IndexKey($0) })).map { (slot, $0) }
       default: return nil  // `key IN "text"` is a substring test
       }
     default:
