@@ -19,6 +19,8 @@ struct IndexTests {
     "city IN {'Oslo', 'Rome'} AND age <= 30 AND name BEGINSWITH 'P'",
     // A nil element of IN matches nothing (IN is false for a nil value).
     "city IN {nil, 'Oslo'}", "age IN {nil}",
+    // Constants on the left: turned around where the index can be used.
+    "'Oslo' == city", "30 == age", "40 > age", "30 >= age AND 'Oslo' == city", "'Os' IN city",
   ]
   static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
 

@@ -172,6 +172,14 @@ struct IndexKeys: RandomAccessCollection {
     rest = keys.count == 1 ? [] : Array(keys.dropFirst())
   }
 
+  /// Whether `test` holds for every key's value, without copying the keys
+  /// (iterating them would).
+  func allValues(_ test: (FilterValue) -> Bool) -> Bool {
+    guard test(first.value) else { return false }
+    for position in rest.indices where !test(rest[position].value) { return false }
+    return true
+  }
+
   var startIndex: Int { 0 }
   var endIndex: Int { 1 + rest.count }
   subscript(position: Int) -> IndexKey { position == 0 ? first : rest[position - 1] }
@@ -252,8 +260,8 @@ extension IndexedConjunct.Kind {
   /// compiling to be valid. (Ranges are only formed when it does.)
   func fits(_ type: AttributeType) -> Bool {
     guard case .equal(let keys) = self else { return true }
-    return keys.allSatisfy { key in
-      switch key.value {
+    return keys.allValues { value in
+      switch value {
       case .null: true
       case .bool, .int, .double: type.isNumeric
       case .string: type == .string
@@ -271,11 +279,20 @@ extension IndexedConjunct {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
     else { return nil }
-    var (key, constant) = (comparison.lhs, comparison.rhs)
-    if comparison.operator == .equal, case .constant = key.kind { swap(&key, &constant) }
-    guard case .keyPath(let path) = key.kind, case .attribute(let slot) = entity.slot(path),
-      case .constant(let value) = constant.kind
-    else { return nil }
+    // `30 == age` is `age == 30`; matched in place, without copying the
+    // sides to swap them.
+    let path: String
+    let value: FilterValue
+    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
+      (path, value) = (key, constant)
+    } else if comparison.operator == .equal, case .constant(let constant) = comparison.lhs.kind,
+      case .keyPath(let key) = comparison.rhs.kind
+    {
+      (path, value) = (key, constant)
+    } else {
+      return nil
+    }
+    guard case .attribute(let slot) = entity.slot(path) else { return nil }
     switch comparison.operator {
     case .equal:
       return (slot, IndexKeys(IndexKey(value)))
@@ -303,21 +320,26 @@ extension IndexedConjunct {
     guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
       comparison.options.isEmpty
     else { return nil }
-    var (key, constant, operation) = (comparison.lhs, comparison.rhs, comparison.operator)
-    if case .constant = key.kind {
+    let path: String
+    let value: FilterValue
+    let operation: ComparisonSyntax.Operator
+    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
+      (path, value, operation) = (key, constant, comparison.operator)
+    } else if case .constant(let constant) = comparison.lhs.kind, case .keyPath(let key) = comparison.rhs.kind {
       // `30 < age` is `age > 30`.
-      swap(&key, &constant)
-      switch operation {
-      case .less: operation = .greater
-      case .lessOrEqual: operation = .greaterOrEqual
-      case .greater: operation = .less
-      case .greaterOrEqual: operation = .lessOrEqual
+      let mirrored: ComparisonSyntax.Operator
+      switch comparison.operator {
+      case .less: mirrored = .greater
+      case .lessOrEqual: mirrored = .greaterOrEqual
+      case .greater: mirrored = .less
+      case .greaterOrEqual: mirrored = .lessOrEqual
       default: return nil
       }
+      (path, value, operation) = (key, constant, mirrored)
+    } else {
+      return nil
     }
-    guard case .keyPath(let path) = key.kind, case .attribute(let slot) = entity.slot(path),
-      case .constant(let value) = constant.kind
-    else { return nil }
+    guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
     func fits(_ bound: FilterValue) -> Bool {
       switch bound {
