@@ -576,12 +576,10 @@ struct RangeIndex {
     guard let key = RangeKey(value), !key.isNaN else { return }
     // Indexes kept exact (removal at once) pass no entries, and an index
     // without stale entries needs no check: every entry is live.
-    let checksLiveness = entries != nil && stale > 0
-    @inline(__always) func isLive(_ entry: Entry) -> Bool {
-      !checksLiveness || entries.unsafelyUnwrapped[entry.slot]?.id == entry.id
-    }
-    if !lowers.isEmpty { collectLowers(key, isLive: isLive, into: slots) }
-    if !uppers.isEmpty { collectUppers(key, isLive: isLive, into: slots) }
+    let liveness = Liveness(entries: entries, checks: entries != nil && stale > 0)
+    @inline(__always) func isLive(_ entry: Entry) -> Bool { liveness.admits(entry) }
+    if !lowers.isEmpty { collectLowers(key, liveness, into: slots) }
+    if !uppers.isEmpty { collectUppers(key, liveness, into: slots) }
     guard !intervals.isEmpty else { return }
     for (widthClass, group) in intervals {
       // Intervals of this class that hold the value start at or after
@@ -609,21 +607,34 @@ struct RangeIndex {
   /// Lower bounds only, ascending: the value passes every bound below it
   /// (a prefix, found by binary search) and the bounds equal to it that
   /// include it.
-  private func collectLowers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: SlotBuffer) {
+  /// Whether an entry's watch is still there: checked only where removals
+  /// are lazy and some are pending. A value, not a closure, so that the
+  /// loops below inline the check.
+  private struct Liveness {
+    let entries: [WatchEntry?]?
+    let checks: Bool
+
+    @inline(__always)
+    func admits(_ entry: Entry) -> Bool {
+      !checks || entries.unsafelyUnwrapped[entry.slot]?.id == entry.id
+    }
+  }
+
+  private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
-    for entry in lowers[..<end] where isLive(entry) { slots.append(entry.slot) }
+    for entry in lowers[..<end] where liveness.admits(entry) { slots.append(entry.slot) }
     while end < lowers.count, RangeKey.order(lowers[end].lower.unsafelyUnwrapped, key) == 0 {
-      if lowers[end].lowerIncluded && isLive(lowers[end]) { slots.append(lowers[end].slot) }
+      if lowers[end].lowerIncluded && liveness.admits(lowers[end]) { slots.append(lowers[end].slot) }
       end += 1
     }
   }
 
   /// Upper bounds only, descending: the same from the other side.
-  private func collectUppers(_ key: RangeKey, isLive: (Entry) -> Bool, into slots: SlotBuffer) {
+  private func collectUppers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     var end = Self.partition(uppers) { RangeKey.order($0.upper.unsafelyUnwrapped, key)! > 0 }
-    for entry in uppers[..<end] where isLive(entry) { slots.append(entry.slot) }
+    for entry in uppers[..<end] where liveness.admits(entry) { slots.append(entry.slot) }
     while end < uppers.count, RangeKey.order(uppers[end].upper.unsafelyUnwrapped, key) == 0 {
-      if uppers[end].upperIncluded && isLive(uppers[end]) { slots.append(uppers[end].slot) }
+      if uppers[end].upperIncluded && liveness.admits(uppers[end]) { slots.append(uppers[end].slot) }
       end += 1
     }
   }
