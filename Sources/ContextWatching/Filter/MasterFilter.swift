@@ -505,6 +505,13 @@ struct MasterFilter {
   /// relationships, with the dependencies concerned.
   func dependents(of entity: EntityLayout) -> [Int: Set<Int>] { dependents[entity.index] }
 
+  /// Whether some watch reads through relationships into objects of the
+  /// entity with this index.
+  func hasDependents(entity: Int) -> Bool { !dependents[entity].isEmpty }
+
+  /// Whether some watch reads through relationships at all.
+  var hasDependents: Bool { dependents.contains { !$0.isEmpty } }
+
 
   /// Results of shared predicates for the current image, by predicate
   /// slot, stamped with a generation so that moving to the next image is

@@ -75,11 +75,14 @@ extension MasterFilter {
   private mutating func classifyThroughRelationships(
     _ save: ContextSave, before: SaveGraph, after: SaveGraph, into collector: inout Collector
   ) {
+    // Most watchers read through no relationship: then nothing is copied
+    // out of the updates to find that out.
+    guard hasDependents else { return }
     var reached: [ObjectID: [Int: String]] = [:]  // root → watch slot → first relationship
     var changedIDs: Set<ObjectID>?
     for update in save.updated {
+      guard hasDependents(entity: update.entityIndex) else { continue }
       let dependents = dependents(of: update.after.layout)
-      guard !dependents.isEmpty else { continue }
       if changedIDs == nil {
         changedIDs = Set(save.inserted.map(\.objectID) + save.updated.map(\.objectID) + save.deleted.map(\.objectID))
       }
