@@ -33,14 +33,20 @@ public enum PredicateParser {
     _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
   ) throws(PredicateParseError) -> PredicateSyntax {
     var text = format
-    let result = text.withUTF8 { bytes in
-      Result { () throws(PredicateParseError) -> PredicateSyntax in
-        var parser = Parser(
-          bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth)
-        return try parser.parseWholePredicate()
+    // The outcome leaves the closure through locals: `withUTF8` rethrows
+    // untyped errors, and a `Result` of this error type is large to copy.
+    var syntax: PredicateSyntax?
+    var failure: PredicateParseError?
+    text.withUTF8 { bytes in
+      var parser = Parser(bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth)
+      do throws(PredicateParseError) {
+        syntax = try parser.parseWholePredicate()
+      } catch {
+        failure = error
       }
     }
-    return try result.get()
+    if let failure { throw failure }
+    return syntax.unsafelyUnwrapped
   }
 }
 
