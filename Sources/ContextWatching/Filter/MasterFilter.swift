@@ -229,7 +229,8 @@ struct MasterFilter {
     // with its position.
     // Taken apart once: the conjunct is large, and each use of a whole
     // copy of it was a copy of its keys and bounds.
-    let (indexSlot, index, secondary, residual): (Int, IndexedConjunct.Kind?, (slot: Int, bounds: RangeBounds)?, PredicateSyntax) =
+    let (indexSlot, index, secondary, residual):
+      (Int, IndexedConjunct.Kind?, (slot: Int, bounds: RangeBounds)?, PredicateSyntax) =
       if let conjunct = IndexedConjunct(predicate, entity: layout) {
         (conjunct.slot, conjunct.kind, conjunct.secondary, conjunct.residual)
       } else {
@@ -511,7 +512,6 @@ struct MasterFilter {
 
   /// Whether some watch reads through relationships at all.
   var hasDependents: Bool { dependents.contains { !$0.isEmpty } }
-
 
   /// Results of shared predicates for the current image, by predicate
   /// slot, stamped with a generation so that moving to the next image is

@@ -148,11 +148,6 @@ struct PredicateAnalysis {
   }
 }
 
-/// The conjunct of a predicate that an index can serve, at the top level of
-/// the predicate (alone, or in an AND), without options, on an attribute
-/// of the watched entity: `key == constant` or `key IN {constants}` (a hash
-/// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
-/// number or date attribute (sorted bounds).
 /// The keys of an equality conjunct, each once: the first inline, so that
 /// the common `key == constant` allocates no array (an empty array is a
 /// shared singleton).
@@ -185,6 +180,11 @@ struct IndexKeys: RandomAccessCollection {
   subscript(position: Int) -> IndexKey { position == 0 ? first : rest[position - 1] }
 }
 
+/// The conjunct of a predicate that an index can serve, at the top level of
+/// the predicate (alone, or in an AND), without options, on an attribute
+/// of the watched entity: `key == constant` or `key IN {constants}` (a hash
+/// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
+/// number or date attribute (sorted bounds).
 struct IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
@@ -251,7 +251,6 @@ struct IndexedConjunct {
     default: residual = PredicateSyntax(.and(rest), range: predicate.range)
     }
   }
-
 }
 
 extension IndexedConjunct.Kind {
@@ -604,9 +603,6 @@ struct RangeIndex {
     }
   }
 
-  /// Lower bounds only, ascending: the value passes every bound below it
-  /// (a prefix, found by binary search) and the bounds equal to it that
-  /// include it.
   /// Whether an entry's watch is still there: checked only where removals
   /// are lazy and some are pending. A value, not a closure, so that the
   /// loops below inline the check.
@@ -620,6 +616,9 @@ struct RangeIndex {
     }
   }
 
+  /// Lower bounds only, ascending: the value passes every bound below it
+  /// (a prefix, found by binary search) and the bounds equal to it that
+  /// include it.
   private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
     for entry in lowers[..<end] where liveness.admits(entry) { slots.append(entry.slot) }
