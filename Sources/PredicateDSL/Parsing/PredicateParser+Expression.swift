@@ -425,16 +425,14 @@ extension Parser {
     case .allowed:
       let restart = self
       constantLists = .attempting
+      // Back to `.allowed` on every way out, errors included.
+      defer { constantLists = .allowed }
       do {
-        let list = try parseConstantAggregate()
-        constantLists = .allowed
-        return list
+        return try parseConstantAggregate()
       } catch where error.code == .notConstant {
         self = restart
         constantLists = .disabled
-        let list = try parseExpressionAggregate()
-        constantLists = .allowed
-        return list
+        return try parseExpressionAggregate()
       }
     }
   }
