@@ -19,6 +19,7 @@ let package = Package(
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
         .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatcherTestSupport", package: "main"),
       ],
       path: "Benchmarks/PredicateBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

@@ -26,10 +26,6 @@ filter=${1:-}
 cat > "$out/driver.swift" <<'SWIFT'
 import PredicateDSL
 
-final class StoredPerson: Sendable {
-  let values: [FilterValue]
-  init(_ values: [FilterValue]) { self.values = values }
-}
 let fields = ["name", "age", "score", "status", "email"]
 struct SlotResolver: KeyResolver {
   func resolve(_ path: KeyPathReference) throws(PredicateCompileError) -> ResolvedKey<StoredPerson> {
@@ -40,27 +36,8 @@ struct SlotResolver: KeyResolver {
   }
 }
 
-let fiveClauses =
-  #"name BEGINSWITH[c] "Joan" AND age >= 21 AND status IN {"active", "trialing"} AND score BETWEEN {10, 99999} AND email ENDSWITH ".example.org""#
-let evaluated =
-  #"age > 30 AND name BEGINSWITH "A" AND status IN {"active", "trial"} AND score BETWEEN {10, 90} AND email ENDSWITH ".org""#
-
-/// The 10 KB chain of the parser benchmark.
-func longPredicate(bytes: Int) -> String {
-  let clauses = [
-    #"name BEGINSWITH[c] "Jo""#, "age >= 21", #"status IN {"active", "trial"}"#,
-    "score BETWEEN {10, 99}", #"email ENDSWITH ".org""#, "tags.@count > 2",
-    "(price * quantity) - discount <= 100", "ANY items.sku == 42",
-  ]
-  var text = ""
-  var index = 0
-  while text.utf8.count < bytes {
-    if !text.isEmpty { text += index % 3 == 0 ? " OR " : " AND " }
-    text += clauses[index % clauses.count]
-    index += 1
-  }
-  return text
-}
+let fiveClauses = BenchmarkPredicates.parsedFiveClauses
+let evaluated = BenchmarkPredicates.evaluatedFiveClauses
 
 func person(_ i: Int) -> StoredPerson {
   let name: FilterValue = .string(i % 3 == 0 ? "Bob" : "Alice")
@@ -71,22 +48,7 @@ func person(_ i: Int) -> StoredPerson {
 }
 let people: [StoredPerson] = (0..<1000).map(person)
 
-extension FilterValue {
-  var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
-  var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
-  var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-}
-
 @Sendable func ageAbove30(_ p: StoredPerson) -> Bool { (p.values[1].intValue ?? 0) > 30 }
-
-@Sendable func fiveClauses(_ p: StoredPerson) -> Bool {
-  guard let age = p.values[1].intValue, age > 30 else { return false }
-  guard let name = p.values[0].stringValue, name.hasPrefix("A") else { return false }
-  guard let status = p.values[3].stringValue, status == "active" || status == "trial" else { return false }
-  guard let score = p.values[2].doubleValue, score >= 10.0, score <= 90.0 else { return false }
-  guard let email = p.values[4].stringValue else { return false }
-  return email.hasSuffix(".org")
-}
 
 /// The timed work: callgrind counts only inside this function.
 @inline(never)
@@ -104,7 +66,7 @@ func run(_ mode: String, _ repetitions: Int) throws -> Int {
     case "parse-short": result = try measured(repetitions) { try PredicateParser.parse("age > 30").range.upperBound }
     case "parse-140": result = try measured(repetitions) { try PredicateParser.parse(fiveClauses).range.upperBound }
     case "parse-10k", "parse-100k":
-      let text = longPredicate(bytes: mode == "parse-10k" ? 10_000 : 100_000)
+      let text = BenchmarkPredicates.longPredicate(bytes: mode == "parse-10k" ? 10_000 : 100_000)
       result = try measured(repetitions) { try PredicateParser.parse(text).range.upperBound }
     case "compile-short":
       result = try measured(repetitions) { try CompiledFilter("age > 30", resolver: SlotResolver()).constantResult == nil ? 1 : 0 }
@@ -114,7 +76,7 @@ func run(_ mode: String, _ repetitions: Int) throws -> Int {
       }
     case "evaluate-short-closure", "evaluate-five-closure":
       // The hand-written closures over the same storage that the benchmarks compare with.
-      let test: @Sendable (StoredPerson) -> Bool = mode == "evaluate-short-closure" ? ageAbove30 : fiveClauses
+      let test: @Sendable (StoredPerson) -> Bool = mode == "evaluate-short-closure" ? ageAbove30 : fiveClausesStored
       let objects = people
       result = measured(repetitions) { objects.count(where: test) }
     case "evaluate-short", "evaluate-five":
@@ -139,7 +101,9 @@ sources=$(find "$root/Sources/PredicateDSL" -name '*.swift')
 # Built from inside $out, where swiftc also leaves its module files.
 (cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -package-name main -module-name PredicateDSL \
   -emit-library -emit-module $sources -o libPredicateDSL.so)
+# The predicates and hand-written closures are the benchmarks' own.
 (cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -I . -L . -lPredicateDSL driver.swift \
+  "$root/Tests/TestSupport/BenchmarkInputs.swift" \
   -o driver -Xlinker -rpath -Xlinker "$root/$out")
 
 # name, repetitions, operations per repetition, unit

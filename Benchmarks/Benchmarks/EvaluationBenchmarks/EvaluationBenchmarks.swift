@@ -14,12 +14,6 @@ import Foundation
 import PredicateDSL
 import TestSupport
 
-/// A person stored as the object graph stores objects: values by slot.
-final class StoredPerson: Sendable {
-  let values: [FilterValue]
-  init(_ values: [FilterValue]) { self.values = values }
-}
-
 /// The same person as a plain Swift struct.
 struct PlainPerson: Sendable {
   var name: String
@@ -85,15 +79,7 @@ struct Case: Sendable {
   var foundation: Foundation.Predicate<PlainPerson>?
 }
 
-extension FilterValue {
-  var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
-  var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
-  var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-  var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
-}
-
-let fiveClauses =
-  #"age > 30 AND name BEGINSWITH "A" AND status IN {"active", "trial"} AND score BETWEEN {10, 90} AND email ENDSWITH ".org""#
+let fiveClauses = BenchmarkPredicates.evaluatedFiveClauses
 let tenClauses =
   fiveClauses + #" AND active == YES AND city != "Oslo" AND level <= 5 AND balance > 0.5 AND country == "NO""#
 
@@ -108,15 +94,6 @@ let tenClauses =
   guard fiveClausesPlain(p), p.active, p.city != "Oslo" else { return false }
   guard p.level <= 5, p.balance > 0.5 else { return false }
   return p.country == "NO"
-}
-
-@Sendable func fiveClausesStored(_ p: StoredPerson) -> Bool {
-  guard let age = p.values[1].intValue, age > 30 else { return false }
-  guard let name = p.values[0].stringValue, name.hasPrefix("A") else { return false }
-  guard let status = p.values[3].stringValue, status == "active" || status == "trial" else { return false }
-  guard let score = p.values[2].doubleValue, score >= 10.0, score <= 90.0 else { return false }
-  guard let email = p.values[4].stringValue else { return false }
-  return email.hasSuffix(".org")
 }
 
 @Sendable func tenClausesStored(_ p: StoredPerson) -> Bool {

@@ -6,33 +6,16 @@
 
 import Benchmark
 import PredicateDSL
+import TestSupport
 
 /// `age > 30`: the shortest typical predicate.
 let short = "age > 30"
 
 /// Five clauses, 140 bytes.
-let fiveClauses =
-  #"name BEGINSWITH[c] "Joan" AND age >= 21 AND status IN {"active", "trialing"} AND score BETWEEN {10, 99999} AND email ENDSWITH ".example.org""#
+let fiveClauses = BenchmarkPredicates.parsedFiveClauses
 
-/// Flat chains of varied clauses, about `bytes` long.
-func longPredicate(bytes: Int) -> String {
-  let clauses = [
-    #"name BEGINSWITH[c] "Jo""#, "age >= 21", #"status IN {"active", "trial"}"#,
-    "score BETWEEN {10, 99}", #"email ENDSWITH ".org""#, "tags.@count > 2",
-    "(price * quantity) - discount <= 100", "ANY items.sku == 42",
-  ]
-  var text = ""
-  var index = 0
-  while text.utf8.count < bytes {
-    if !text.isEmpty { text += index % 3 == 0 ? " OR " : " AND " }
-    text += clauses[index % clauses.count]
-    index += 1
-  }
-  return text
-}
-
-let tenKilobytes = longPredicate(bytes: 10_000)
-let hundredKilobytes = longPredicate(bytes: 100_000)
+let tenKilobytes = BenchmarkPredicates.longPredicate(bytes: 10_000)
+let hundredKilobytes = BenchmarkPredicates.longPredicate(bytes: 100_000)
 
 /// Parses once and checks the canonical form, before any timing.
 func checked(_ text: String, canonical: String? = nil) -> String {

@@ -540,15 +540,9 @@ struct MasterFilter {
     func grow(to count: Int) {
       guard count > capacity else { return }
       let newCapacity = max(count, capacity * 2)
-      let newGenerations = UnsafeMutablePointer<UInt32>.allocate(capacity: newCapacity)
-      newGenerations.initialize(repeating: 0, count: newCapacity)
-      newGenerations.update(from: generations, count: capacity)
-      let newResults = UnsafeMutablePointer<Bool>.allocate(capacity: newCapacity)
-      newResults.initialize(repeating: false, count: newCapacity)
-      newResults.update(from: results, count: capacity)
-      generations.deallocate()
-      results.deallocate()
-      (generations, results, capacity) = (newGenerations, newResults, newCapacity)
+      generations = generations.regrown(from: capacity, to: newCapacity, filling: 0)
+      results = results.regrown(from: capacity, to: newCapacity, filling: false)
+      capacity = newCapacity
     }
 
     @inline(__always)
@@ -649,11 +643,20 @@ final class Marks {
   func grow(to count: Int) {
     guard count > capacity else { return }
     let newCapacity = max(count, capacity * 2)
-    let newStorage = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    newStorage.initialize(repeating: 0, count: newCapacity)
-    newStorage.update(from: storage, count: capacity)
-    storage.deallocate()
-    (storage, capacity) = (newStorage, newCapacity)
+    storage = storage.regrown(from: capacity, to: newCapacity, filling: 0)
+    capacity = newCapacity
+  }
+}
+
+extension UnsafeMutablePointer where Pointee: BitwiseCopyable {
+  /// A buffer of `newCapacity` elements holding this one's first
+  /// `capacity` and `value` after them; this buffer is deallocated.
+  func regrown(from capacity: Int, to newCapacity: Int, filling value: Pointee) -> UnsafeMutablePointer {
+    let grown = UnsafeMutablePointer.allocate(capacity: newCapacity)
+    grown.initialize(from: self, count: capacity)
+    (grown + capacity).initialize(repeating: value, count: newCapacity - capacity)
+    deallocate()
+    return grown
   }
 }
 

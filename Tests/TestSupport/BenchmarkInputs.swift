@@ -1,0 +1,65 @@
+// What the benchmarks (Benchmarks/) and the instruction-count driver of
+// Scripts/profile-predicates.sh measure, in one place, so that the wall-clock
+// and instruction figures are of the same predicates and closures. The
+// script compiles this file beside its driver: it may import only
+// PredicateDSL.
+
+public import PredicateDSL
+
+/// The predicates the benchmarks parse and evaluate.
+public enum BenchmarkPredicates {
+  /// Five clauses, 140 bytes: the parser's mid-sized input.
+  public static let parsedFiveClauses =
+    #"name BEGINSWITH[c] "Joan" AND age >= 21 AND status IN {"active", "trialing"} AND score BETWEEN {10, 99999} AND email ENDSWITH ".example.org""#
+
+  /// Five clauses over a `StoredPerson`'s first five fields, which
+  /// `fiveClausesStored` writes by hand.
+  public static let evaluatedFiveClauses =
+    #"age > 30 AND name BEGINSWITH "A" AND status IN {"active", "trial"} AND score BETWEEN {10, 90} AND email ENDSWITH ".org""#
+
+  /// Flat chains of varied clauses, about `bytes` long.
+  public static func longPredicate(bytes: Int) -> String {
+    let clauses = [
+      #"name BEGINSWITH[c] "Jo""#, "age >= 21", #"status IN {"active", "trial"}"#,
+      "score BETWEEN {10, 99}", #"email ENDSWITH ".org""#, "tags.@count > 2",
+      "(price * quantity) - discount <= 100", "ANY items.sku == 42",
+    ]
+    var text = ""
+    var index = 0
+    while text.utf8.count < bytes {
+      if !text.isEmpty { text += index % 3 == 0 ? " OR " : " AND " }
+      text += clauses[index % clauses.count]
+      index += 1
+    }
+    return text
+  }
+}
+
+/// A person stored as the object graph stores objects: values by slot
+/// (name, age, score, status, email, then any others).
+public final class StoredPerson: Sendable {
+  public let values: [FilterValue]
+  public init(_ values: [FilterValue]) { self.values = values }
+}
+
+extension FilterValue {
+  /// The integer, or nil for any other value.
+  public var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
+  /// The double, or nil for any other value.
+  public var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
+  /// The string, or nil for any other value.
+  public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+  /// The Boolean, or nil for any other value.
+  public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+}
+
+/// `BenchmarkPredicates.evaluatedFiveClauses`, written by hand over the
+/// same storage: the baseline the compiled filter is compared with.
+@Sendable public func fiveClausesStored(_ p: StoredPerson) -> Bool {
+  guard let age = p.values[1].intValue, age > 30 else { return false }
+  guard let name = p.values[0].stringValue, name.hasPrefix("A") else { return false }
+  guard let status = p.values[3].stringValue, status == "active" || status == "trial" else { return false }
+  guard let score = p.values[2].doubleValue, score >= 10.0, score <= 90.0 else { return false }
+  guard let email = p.values[4].stringValue else { return false }
+  return email.hasSuffix(".org")
+}
