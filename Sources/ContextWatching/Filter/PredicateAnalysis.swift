@@ -576,7 +576,6 @@ struct RangeIndex {
     // Indexes kept exact (removal at once) pass no entries, and an index
     // without stale entries needs no check: every entry is live.
     let liveness = Liveness(entries: entries, checks: entries != nil && stale > 0)
-    @inline(__always) func isLive(_ entry: Entry) -> Bool { liveness.admits(entry) }
     if !lowers.isEmpty { collectLowers(key, liveness, into: slots) }
     if !uppers.isEmpty { collectUppers(key, liveness, into: slots) }
     guard !intervals.isEmpty else { return }
@@ -597,7 +596,7 @@ struct RangeIndex {
       for entry in group[low...] {
         guard let order = RangeKey.order(key, entry.lower!) else { break }
         if order < 0 { break }
-        guard entry.admits(key), isLive(entry) else { continue }
+        guard entry.admits(key), liveness.admits(entry) else { continue }
         slots.append(entry.slot)
       }
     }
