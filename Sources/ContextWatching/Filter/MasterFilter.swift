@@ -410,7 +410,8 @@ struct MasterFilter {
   /// The watches that match `image`, into `matched`: candidates from the
   /// entity's bucket and its indexes, then their shared residual
   /// predicates, each evaluated once.
-  mutating func matches(_ image: WatchImage, into matched: SlotBuffer, failures: inout [WatchFailure]) {
+  /// Call `prepareRanges()` first, once per save.
+  func matches(_ image: WatchImage, into matched: SlotBuffer, failures: inout [WatchFailure]) {
     matched.removeAll()
     let entity = image.layout.index
     guard buckets[entity].count > 0 else { return }
@@ -431,13 +432,23 @@ struct MasterFilter {
       }
     }
     guard !buckets[entity].ranges.isEmpty else { return }
-    for attribute in Array(buckets[entity].ranges.keys) {
-      buckets[entity].ranges[attribute]!.prepare(live: entries)
+    for (attribute, index) in buckets[entity].ranges {
       let value = image.attribute(attribute)
       guard !value.isNull else { continue }
       rangeCandidates.removeAll()
-      buckets[entity].ranges[attribute]!.collect(value, live: entries, into: rangeCandidates)
+      index.collect(value, live: entries, into: rangeCandidates)
       for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
+    }
+  }
+
+  /// Sorts the range indexes that watches were added to, and drops their
+  /// removed entries when many are pending: once per save, before
+  /// matching, so that matching reads the filter without changing it.
+  mutating func prepareRanges() {
+    for entity in buckets.indices where !buckets[entity].ranges.isEmpty {
+      for attribute in Array(buckets[entity].ranges.keys) {
+        buckets[entity].ranges[attribute]!.prepare(live: entries)
+      }
     }
   }
 
@@ -480,7 +491,7 @@ struct MasterFilter {
 
   /// Whether one watch matches `image`, whatever the index says (for
   /// objects reached through relationships, and for `explain`).
-  mutating func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
+  func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
     if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
     if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
@@ -488,7 +499,7 @@ struct MasterFilter {
     return test(slot, image, failures: &failures)
   }
 
-  private mutating func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
+  private func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     let predicate = Int(slotInfo[slot].predicate)
     if let known = memo.result(predicate) { return known }
     let result: Bool

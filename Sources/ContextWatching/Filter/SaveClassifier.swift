@@ -11,6 +11,7 @@ extension MasterFilter {
   /// - Returns: The delivery, or nil when no watch saw anything.
   mutating func classify(_ save: ContextSave, context: ObjectContext?) -> ContextChanges? {
     guard count > 0 else { return nil }
+    prepareRanges()
     let before = SaveGraph(side: .before, save: save, context: context)
     let after = SaveGraph(side: .after, save: save, context: context)
     var collector = Collector()
