@@ -162,6 +162,24 @@ struct IndexTests {
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[composed.id], [listed.id]])
   }
 
+  /// Strings of up to seven UTF-8 bytes are keyed by their packed bytes,
+  /// longer ones by a hash: around the boundary, prefixes, a NUL byte and
+  /// the empty string, each value reaches exactly the watch on it.
+  @Test func shortAndLongStringKeysReachOnlyTheirOwnWatches() throws {
+    let rig = Rig()
+    let cities = ["", "O", "Oslo", "Oslo\u{0}", "Abcdefg", "Abcdefgh", "Abcdefgi", "Abcdefg\u{E9}", "Tromsø"]
+    var tokens: [WatchToken] = []
+    for city in cities { tokens.append(try rig.watcher.watch("Person", where: "city == %@", .string(city))) }
+    let changes = try #require(try rig.save { context in
+      for (number, city) in cities.enumerated() {
+        try context.insert("Person", values: ["name": .string("P\(number)"), "city": .string(city)])
+      }
+      try context.insert("Person", values: ["name": "Q", "city": "Osl"])
+    })
+    #expect(changes.names(.inserted) == cities.indices.map { "P\($0)" })
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == tokens.map { [$0.id] })
+  }
+
   /// Integers beyond 2^53 round when the range index picks where to start a
   /// scan; the slack must still reach an interval as narrow as one value.
   @Test func rangesOfLargeIntegersAreFound() throws {

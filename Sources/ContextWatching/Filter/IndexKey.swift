@@ -9,17 +9,29 @@ import PredicateDSL
 /// Equal values have equal fingerprints: numbers that compare equal (`1`,
 /// `1.0`, `true`) fingerprint as the same integer, and strings by their
 /// UTF-8 bytes (equal code units, equal bytes).
+///
+/// Some fingerprints are exact, the value itself rather than a hash of it:
+/// an integral number's (its integer, scrambled by a bijection) and a
+/// string's of at most seven UTF-8 bytes (the bytes and their count,
+/// packed). Two keys with exact fingerprints of the same kind are equal
+/// exactly when their fingerprints are, so the common lookups (a short
+/// name, an integer) never compare the values.
 struct IndexKey: Hashable {
   let fingerprint: UInt64
   let value: FilterValue
+  /// What kind of exact fingerprint this is, if any.
+  private let exactness: Exactness
+
+  private enum Exactness: UInt8 { case hashed, integral, shortString }
 
   init(_ value: FilterValue) {
     self.value = value
-    fingerprint = Self.fingerprint(value)
+    (fingerprint, exactness) = Self.fingerprint(value)
   }
 
   static func == (lhs: IndexKey, rhs: IndexKey) -> Bool {
     guard lhs.fingerprint == rhs.fingerprint else { return false }
+    if lhs.exactness == rhs.exactness && lhs.exactness != .hashed { return true }
     switch (lhs.value, rhs.value) {
     case (.string(let a), .string(let b)): return bytesEqual(a, b)
     case (.int(let a), .int(let b)): return a == b
@@ -35,35 +47,46 @@ struct IndexKey: Hashable {
   /// keys with equal fingerprints collide under any hash of the fingerprint.
   func _rawHashValue(seed: Int) -> Int { mixedHash(fingerprint, seed: seed) }
 
-  private static func fingerprint(_ value: FilterValue) -> UInt64 {
+  private static func fingerprint(_ value: FilterValue) -> (UInt64, Exactness) {
     switch value {
-    case .null: return 0x6E75_6C6C
-    case .bool(let flag): return number(flag ? 1 : 0)
-    case .int(let integer): return number(integer)
+    case .null: return (0x6E75_6C6C, .hashed)
+    case .bool(let flag): return (number(flag ? 1 : 0), .integral)
+    case .int(let integer): return (number(integer), .integral)
     case .double(let double):
-      if let integer = Int64(exactly: double) { return number(integer) }
-      return double.bitPattern &* 0x9E37_79B9_7F4A_7C15
+      if let integer = Int64(exactly: double) { return (number(integer), .integral) }
+      return (double.bitPattern &* 0x9E37_79B9_7F4A_7C15, .hashed)
     case .string(let text): return bytes(text)
-    case .date(let seconds): return (seconds == 0 ? 0 : seconds.bitPattern) ^ 0xDA7E  // -0 == +0
-    case .uuid(let bits): return UInt64(truncatingIfNeeded: bits) ^ UInt64(truncatingIfNeeded: bits >> 64)
-    case .data(let data): return UInt64(truncatingIfNeeded: data.count) ^ 0xDA7A
-    case .array(let elements): return UInt64(truncatingIfNeeded: elements.count) ^ 0xA77A
-    case .set(let elements): return UInt64(truncatingIfNeeded: elements.count) ^ 0x5E7
-    case .record(let record): return UInt64(truncatingIfNeeded: record.count) ^ 0x7EC
+    case .date(let seconds): return ((seconds == 0 ? 0 : seconds.bitPattern) ^ 0xDA7E, .hashed)  // -0 == +0
+    case .uuid(let bits): return (UInt64(truncatingIfNeeded: bits) ^ UInt64(truncatingIfNeeded: bits >> 64), .hashed)
+    case .data(let data): return (UInt64(truncatingIfNeeded: data.count) ^ 0xDA7A, .hashed)
+    case .array(let elements): return (UInt64(truncatingIfNeeded: elements.count) ^ 0xA77A, .hashed)
+    case .set(let elements): return (UInt64(truncatingIfNeeded: elements.count) ^ 0x5E7, .hashed)
+    case .record(let record): return (UInt64(truncatingIfNeeded: record.count) ^ 0x7EC, .hashed)
     }
   }
 
   @inline(__always)
   private static func number(_ integer: Int64) -> UInt64 { UInt64(bitPattern: integer) &* 0x9E37_79B9_7F4A_7C15 }
 
-  /// FNV-1a over the UTF-8 bytes, read in place when the string is native.
-  private static func bytes(_ text: String) -> UInt64 {
-    func fnv<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+  /// A string of at most seven UTF-8 bytes packed with its count (exact);
+  /// a longer one hashed by FNV-1a. Read in place when the string is
+  /// native.
+  private static func bytes(_ text: String) -> (UInt64, Exactness) {
+    func fingerprint<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> (UInt64, Exactness) {
+      if bytes.count < 8 {
+        var packed = UInt64(bytes.count) << 56
+        var shift: UInt64 = 0
+        for byte in bytes {
+          packed |= UInt64(byte) << shift
+          shift += 8
+        }
+        return (packed, .shortString)
+      }
       var hash: UInt64 = 0xCBF2_9CE4_8422_2325
       for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-      return hash
+      return (hash, .hashed)
     }
-    return text.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(text.utf8)
+    return text.utf8.withContiguousStorageIfAvailable { fingerprint($0) } ?? fingerprint(text.utf8)
   }
 
   /// Code-unit equality: equal UTF-8 bytes.

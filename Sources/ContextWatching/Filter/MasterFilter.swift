@@ -103,7 +103,7 @@ struct MasterFilter {
       if let position = ranges.firstIndex(where: { $0.attribute == attribute }) {
         ranges[position].index.insertInOrder(bounds, slot: slot, id: id)
       } else {
-        var index = RangeIndex()
+        let index = RangeIndex()
         index.insertInOrder(bounds, slot: slot, id: id)
         ranges.append((attribute, index))
       }
@@ -303,7 +303,9 @@ struct MasterFilter {
           }
         }
       case .range(let bounds)?:
-        buckets[kind].ranges[entry.indexSlot, default: RangeIndex()].insert(bounds, slot: slot, id: id)
+        let index = buckets[kind].ranges[entry.indexSlot] ?? RangeIndex()
+        index.insert(bounds, slot: slot, id: id)
+        buckets[kind].ranges[entry.indexSlot] = index
       case nil:
         buckets[kind].unindexed.insert(slot)
       }
@@ -424,19 +426,17 @@ struct MasterFilter {
       for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       // Kept sorted on insertion and removal: read-only here.
       for position in keyed.ranges.indices {
-        let value = image.attribute(keyed.ranges[position].attribute)
-        guard !value.isNull else { continue }
+        guard let key = image.rangeKey(keyed.ranges[position].attribute) else { continue }
         rangeCandidates.removeAll()
-        keyed.ranges[position].index.collect(value, live: nil, into: rangeCandidates)
+        keyed.ranges[position].index.collect(key, live: nil, into: rangeCandidates)
         for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       }
     }
     guard !buckets[entity].ranges.isEmpty else { return }
     for (attribute, index) in buckets[entity].ranges {
-      let value = image.attribute(attribute)
-      guard !value.isNull else { continue }
+      guard let key = image.rangeKey(attribute) else { continue }
       rangeCandidates.removeAll()
-      index.collect(value, live: entries, into: rangeCandidates)
+      index.collect(key, live: entries, into: rangeCandidates)
       for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
     }
   }
@@ -624,10 +624,25 @@ final class SlotBuffer {
     count += 1
   }
 
+  /// Makes room for `additional` more slots: the `appendReserved` calls
+  /// that follow check nothing, and a loop of them calls no function, so
+  /// the lists it walks need no retain.
+  @inline(__always)
+  func reserve(_ additional: Int) {
+    if count + additional > capacity { grow(to: count + additional) }
+  }
+
+  /// Appends a slot there is room for (see `reserve`).
+  @inline(__always)
+  func appendReserved(_ slot: Int) {
+    base[count] = slot
+    count += 1
+  }
+
   func removeAll() { count = 0 }
 
-  private func grow() {
-    let newCapacity = Swift.max(capacity * 2, 16)
+  private func grow(to minimum: Int = 0) {
+    let newCapacity = Swift.max(capacity * 2, 16, minimum)
     let newBase = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
     newBase.moveInitialize(from: base, count: count)
     base.deallocate()

@@ -401,7 +401,7 @@ struct RangeKey {
 
   /// The key of a bound or an object's value; nil for values with no order
   /// against numbers and dates (nil, strings).
-  init?(_ value: FilterValue) {
+  init?(_ value: borrowing FilterValue) {
     switch value {
     case .int(let number): storage = .int(number)
     case .bool(let flag): storage = .int(flag ? 1 : 0)
@@ -466,7 +466,11 @@ struct RangeKey {
 /// Insertion appends and sorting waits for the next query; removal leaves a
 /// stale entry (recognised by its watch identifier) that the next sort
 /// after enough removals drops. Both are O(1) when they happen.
-struct RangeIndex {
+///
+/// A class: matching reaches an index through one reference, where a
+/// struct read out of the lists that hold it would be copied, a retain for
+/// each of its lists.
+final class RangeIndex {
   struct Entry {
     var lower: RangeKey?
     var lowerIncluded: Bool
@@ -487,15 +491,17 @@ struct RangeIndex {
     }
   }
 
-  private var lowers: [Entry] = []
-  private var uppers: [Entry] = []
+  // Touched only under the watcher's lock, one call at a time (no run-time
+  // exclusivity checks).
+  @exclusivity(unchecked) private var lowers: [Entry] = []
+  @exclusivity(unchecked) private var uppers: [Entry] = []
   /// Intervals by the exponent of their width's power-of-two ceiling.
-  private var intervals: [Int: [Entry]] = [:]
-  private var isSorted = true
-  private var stale = 0
-  private(set) var count = 0
+  @exclusivity(unchecked) private var intervals: [Int: [Entry]] = [:]
+  @exclusivity(unchecked) private var isSorted = true
+  @exclusivity(unchecked) private var stale = 0
+  @exclusivity(unchecked) private(set) var count = 0
 
-  mutating func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
+  func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
     let entry = Entry(
       lower: bounds.lower.flatMap { RangeKey($0.value) }, lowerIncluded: bounds.lower?.inclusive ?? false,
       upper: bounds.upper.flatMap { RangeKey($0.value) }, upperIncluded: bounds.upper?.inclusive ?? false,
@@ -521,26 +527,26 @@ struct RangeIndex {
     return Int(width.exponent) + 1
   }
 
-  mutating func noteRemoval() {
+  func noteRemoval() {
     stale += 1
     count -= 1
   }
 
   /// Inserts in order, for the small indexes under each key of a composite
   /// index: they stay sorted, so matching never has to sort them.
-  mutating func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
+  func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
     insert(bounds, slot: slot, id: id)
     sortIfNeeded()
   }
 
   /// Removes a watch at once, for the small indexes under each key.
-  mutating func remove(_ id: WatchID) {
+  func remove(_ id: WatchID) {
     count -= removeEntries { $0.id == id }
   }
 
   /// Removes the entries `shouldRemove` picks from every list; returns
   /// how many.
-  private mutating func removeEntries(where shouldRemove: (Entry) -> Bool) -> Int {
+  private func removeEntries(where shouldRemove: (Entry) -> Bool) -> Int {
     let before = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
     lowers.removeAll(where: shouldRemove)
     uppers.removeAll(where: shouldRemove)
@@ -552,7 +558,7 @@ struct RangeIndex {
   }
 
   /// Sorts after insertions and drops stale entries after many removals.
-  mutating func prepare(live entries: [WatchEntry?]) {
+  func prepare(live entries: [WatchEntry?]) {
     if stale > 32 && stale > count {
       _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
@@ -560,7 +566,7 @@ struct RangeIndex {
     sortIfNeeded()
   }
 
-  private mutating func sortIfNeeded() {
+  private func sortIfNeeded() {
     guard !isSorted else { return }
     let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
     lowers.sort(by: byLower)
@@ -571,8 +577,8 @@ struct RangeIndex {
 
   /// The slots of the live watches whose bounds admit `value`. Call
   /// `prepare` first.
-  func collect(_ value: FilterValue, live entries: [WatchEntry?]?, into slots: SlotBuffer) {
-    guard let key = RangeKey(value), !key.isNaN else { return }
+  func collect(_ key: RangeKey, live entries: [WatchEntry?]?, into slots: SlotBuffer) {
+    guard !key.isNaN else { return }
     // Indexes kept exact (removal at once) pass no entries, and an index
     // without stale entries needs no check: every entry is live.
     let liveness = Liveness(entries: entries, checks: entries != nil && stale > 0)
@@ -593,11 +599,12 @@ struct RangeIndex {
         let middle = (low + high) / 2
         if (RangeKey.order(group[middle].lower!, threshold) ?? 1) < 0 { low = middle + 1 } else { high = middle }
       }
+      slots.reserve(group.count - low)
       for entry in group[low...] {
         guard let order = RangeKey.order(key, entry.lower!) else { break }
         if order < 0 { break }
         guard entry.admits(key), liveness.admits(entry) else { continue }
-        slots.append(entry.slot)
+        slots.appendReserved(entry.slot)
       }
     }
   }
@@ -620,9 +627,10 @@ struct RangeIndex {
   /// include it.
   private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
-    for entry in lowers[..<end] where liveness.admits(entry) { slots.append(entry.slot) }
+    slots.reserve(lowers.count)
+    for entry in lowers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < lowers.count, RangeKey.order(lowers[end].lower.unsafelyUnwrapped, key) == 0 {
-      if lowers[end].lowerIncluded && liveness.admits(lowers[end]) { slots.append(lowers[end].slot) }
+      if lowers[end].lowerIncluded && liveness.admits(lowers[end]) { slots.appendReserved(lowers[end].slot) }
       end += 1
     }
   }
@@ -630,9 +638,10 @@ struct RangeIndex {
   /// Upper bounds only, descending: the same from the other side.
   private func collectUppers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     var end = Self.partition(uppers) { RangeKey.order($0.upper.unsafelyUnwrapped, key)! > 0 }
-    for entry in uppers[..<end] where liveness.admits(entry) { slots.append(entry.slot) }
+    slots.reserve(uppers.count)
+    for entry in uppers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < uppers.count, RangeKey.order(uppers[end].upper.unsafelyUnwrapped, key) == 0 {
-      if uppers[end].upperIncluded && liveness.admits(uppers[end]) { slots.append(uppers[end].slot) }
+      if uppers[end].upperIncluded && liveness.admits(uppers[end]) { slots.appendReserved(uppers[end].slot) }
       end += 1
     }
   }

@@ -51,6 +51,10 @@ struct WatchImage: GraphObject {
 
   var layout: EntityLayout { snapshot.layout }
   func attribute(_ slot: Int) -> FilterValue { snapshot.values[slot] }
+  /// An attribute as a range index compares it (nil for nil, strings and
+  /// other values without a numeric order), read in place: no copy of the
+  /// value.
+  func rangeKey(_ slot: Int) -> RangeKey? { snapshot.values.withUnsafeBufferPointer { RangeKey($0[slot]) } }
   func targets(_ slot: Int) -> RelationshipTargets { snapshot.relationships[slot] }
   func related(_ id: ObjectID) -> WatchImage? {
     graph.snapshot(of: id).map { WatchImage(snapshot: $0, graph: graph) }

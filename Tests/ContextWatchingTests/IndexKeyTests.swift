@@ -1,0 +1,43 @@
+@testable import ContextWatching
+import PredicateDSL
+import Testing
+
+/// The equality index's keys: exact fingerprints (integral numbers, strings
+/// of up to seven bytes) decide equality alone only against a fingerprint
+/// of the same kind.
+@Suite("Watcher: index keys")
+struct IndexKeyTests {
+  @Test func numbersThatCompareEqualAreOneKey() {
+    #expect(IndexKey(.int(1)) == IndexKey(.double(1)))
+    #expect(IndexKey(.int(1)) == IndexKey(.bool(true)))
+    #expect(IndexKey(.int(1)) != IndexKey(.double(1.5)))
+    #expect(Set([IndexKey(.int(0)), IndexKey(.double(-0.0)), IndexKey(.bool(false))]).count == 1)
+  }
+
+  @Test func stringsAreEqualByTheirBytes() {
+    for (a, b) in [("Oslo", "Oslo"), ("", ""), ("Abcdefgh", "Abcdefgh"), ("Caf\u{E9}", "Caf\u{E9}")] {
+      #expect(IndexKey(.string(a)) == IndexKey(.string(b)), "\(a) and \(b)")
+    }
+    for (a, b) in [("Oslo", "Osl"), ("Oslo", "Oslo\u{0}"), ("", "\u{0}"), ("Abcdefg", "Abcdefgh"), ("Abcdefgh", "Abcdefgi"),
+      ("Caf\u{E9}", "Cafe\u{301}")]
+    {
+      #expect(IndexKey(.string(a)) != IndexKey(.string(b)), "\(a) and \(b)")
+    }
+  }
+
+  /// An integer whose fingerprint is a short string's packed bytes: equal
+  /// fingerprints of different kinds fall back to comparing the values.
+  @Test func aStringAndANumberWithOneFingerprintDiffer() {
+    let text = IndexKey(.string("Oslo"))
+    // Integers are fingerprinted by multiplying by an odd constant, a
+    // bijection: multiply by its inverse to find the integer.
+    let constant: UInt64 = 0x9E37_79B9_7F4A_7C15
+    var inverse = constant
+    for _ in 0..<5 { inverse = inverse &* (2 &- constant &* inverse) }
+    #expect(constant &* inverse == 1)
+    let number = IndexKey(.int(Int64(bitPattern: text.fingerprint &* inverse)))
+    #expect(number.fingerprint == text.fingerprint)
+    #expect(number != text)
+    #expect(Set([number, text]).count == 2)
+  }
+}
