@@ -162,6 +162,33 @@ struct IndexTests {
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[composed.id], [listed.id]])
   }
 
+  /// Watches under one key narrowed by different attributes: each range
+  /// index keeps working as the others come and go, whichever was first.
+  @Test func compositeKeysNarrowedByTwoAttributes() throws {
+    let rig = Rig()
+    let byAge = try rig.watcher.watch("Person", where: "city == 'Oslo' AND age > 30")
+    let bySeen = try rig.watcher.watch("Person", where: "city == 'Oslo' AND lastSeen < 100")
+    let alsoByAge = try rig.watcher.watch("Person", where: "city == 'Oslo' AND age <= 50")
+    func matched() throws -> [String: [WatchID]] {
+      let changes = try #require(try rig.save { context in
+        try context.insert("Person", values: ["name": "Young", "city": "Oslo", "age": 20, "lastSeen": 50])
+        try context.insert("Person", values: ["name": "Old", "city": "Oslo", "age": 40, "lastSeen": 500])
+        try context.insert("Person", values: ["name": "Away", "city": "Rome", "age": 40, "lastSeen": 50])
+      })
+      return Dictionary(uniqueKeysWithValues: zip(changes.names(.inserted), changes.attribution.map { $0.matches.map(\.watch) }))
+    }
+    #expect(try matched() == ["Young": [bySeen.id, alsoByAge.id], "Old": [byAge.id, alsoByAge.id]])
+    byAge.cancel()
+    alsoByAge.cancel()
+    #expect(try matched() == ["Young": [bySeen.id]])
+    let again = try rig.watcher.watch("Person", where: "city == 'Oslo' AND age > 30")
+    bySeen.cancel()
+    let changes = try #require(try rig.save { context in
+      try context.insert("Person", values: ["name": "Older", "city": "Oslo", "age": 60, "lastSeen": 5])
+    })
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[again.id]])
+  }
+
   /// Strings of up to seven UTF-8 bytes are keyed by their packed bytes,
   /// longer ones by a hash: around the boundary, prefixes, a NUL byte and
   /// the empty string, each value reaches exactly the watch on it.
