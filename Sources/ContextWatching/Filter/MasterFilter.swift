@@ -240,18 +240,10 @@ struct MasterFilter {
     // checked here: when its constants fit the attribute's type it is valid;
     // otherwise the whole predicate is compiled, for the compiler's error
     // with its position.
-    // Taken apart once: the conjunct is large, and each use of a whole
-    // copy of it was a copy of its keys and bounds.
-    let (indexSlot, index, secondary, residual):
-      (Int, IndexedConjunct.Kind?, (slot: Int, bounds: RangeBounds)?, PredicateSyntax) =
-      if let conjunct = IndexedConjunct(predicate, entity: layout) {
-        (conjunct.slot, conjunct.kind, conjunct.secondary, conjunct.residual)
-      } else {
-        (0, nil, nil, predicate)
-      }
+    let (indexSlot, index, secondary, residual) = IndexedConjunct.split(predicate, entity: layout)
     let predicateSlot: Int
     do throws(PredicateCompileError) {
-      if let index, !index.fits(layout.attributes[indexSlot].type) {
+      if index?.fits(layout.attributes[indexSlot].type) == false {
         _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
       }
       predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
@@ -281,26 +273,14 @@ struct MasterFilter {
     }
     let id = WatchID(rawValue: nextID)
     nextID += 1
-    let entry = WatchEntry(
-      id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot,
-      dependencies: dependencies, attributeMask: analysis.attributeMask)
-    let slot: Int
-    if let free = freeSlots.popLast() {
-      slot = free
-      entries[slot] = entry
-      slotInfo[slot] = SlotInfo(entry)
-    } else {
-      slot = entries.count
-      entries.append(entry)
-      slotInfo.append(SlotInfo(entry))
-      marks.grow(to: entries.count)
-    }
+    let slot = freeSlots.popLast() ?? entries.count
     slotsByID[WatchNumber(id)] = slot
-    for kind in layout.kindIndexes {
-      switch entry.index {
-      case .equal(let keys)?:
-        let position = buckets[kind].indexPosition(of: entry.indexSlot)
+    // Filed from the locals, before they move into the entry: reading the
+    // conjunct back out of the entry would copy it (its keys and bounds).
+    switch index {
+    case .equal(let keys)?:
+      for kind in layout.kindIndexes {
+        let position = buckets[kind].indexPosition(of: indexSlot)
         for key in keys {
           let keyed: KeyedWatches
           if let existing = buckets[kind].indexes[position].keys[key] {
@@ -309,24 +289,40 @@ struct MasterFilter {
             keyed = KeyedWatches()
             buckets[kind].indexes[position].keys[key] = keyed
           }
-          if let (rangeSlot, bounds) = entry.secondary {
+          if let (rangeSlot, bounds) = secondary {
             keyed.insert(bounds, on: rangeSlot, slot: slot, id: id)
           } else {
             keyed.plain.insert(slot)
           }
         }
-      case .range(let bounds)?:
-        let index = buckets[kind].ranges[entry.indexSlot] ?? RangeIndex()
-        index.insert(bounds, slot: slot, id: id)
-        buckets[kind].ranges[entry.indexSlot] = index
-      case nil:
-        buckets[kind].unindexed.insert(slot)
       }
-      buckets[kind].count += 1
-      countReads(entry.attributeMask, 1, in: kind)
+    case .range(let bounds)?:
+      for kind in layout.kindIndexes {
+        let rangeIndex = buckets[kind].ranges[indexSlot] ?? RangeIndex()
+        rangeIndex.insert(bounds, slot: slot, id: id)
+        buckets[kind].ranges[indexSlot] = rangeIndex
+      }
+    case nil:
+      for kind in layout.kindIndexes { buckets[kind].unindexed.insert(slot) }
     }
-    for dependency in entry.dependencies {
+    for kind in layout.kindIndexes {
+      buckets[kind].count += 1
+      countReads(analysis.attributeMask, 1, in: kind)
+    }
+    for dependency in dependencies {
       for kind in dependency.targetKinds { dependents[kind][slot, default: []].insert(dependency.number) }
+    }
+    let entry = WatchEntry(
+      id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
+      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot,
+      dependencies: dependencies, attributeMask: analysis.attributeMask)
+    if slot == entries.count {
+      entries.append(entry)
+      slotInfo.append(SlotInfo(entry))
+      marks.grow(to: entries.count)
+    } else {
+      entries[slot] = entry
+      slotInfo[slot] = SlotInfo(entry)
     }
     return id
   }

@@ -185,7 +185,7 @@ struct IndexKeys: RandomAccessCollection {
 /// of the watched entity: `key == constant` or `key IN {constants}` (a hash
 /// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
 /// number or date attribute (sorted bounds).
-struct IndexedConjunct {
+enum IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
     case equal(IndexKeys)
@@ -201,55 +201,55 @@ struct IndexedConjunct {
     }
   }
 
-  var slot: Int
-  var kind: Kind
-  /// A range on another attribute, served under each key of an equality.
-  var secondary: (slot: Int, bounds: RangeBounds)?
-  /// The rest of the predicate, which candidates must still match.
-  var residual: PredicateSyntax
+  /// A predicate split around its indexed conjunct: the attribute slot and
+  /// the conjunct (nil and 0 when none can be indexed), a range on another
+  /// attribute served under each key of an equality, and the rest of the
+  /// predicate, which candidates must still match. A tuple, so that the
+  /// caller takes it apart by moving its parts: a struct's fields would be
+  /// copied out, and a copy of keys or bounds copies their values.
+  typealias Split = (slot: Int, kind: Kind?, secondary: (slot: Int, bounds: RangeBounds)?, residual: PredicateSyntax)
 
-  init?(_ predicate: PredicateSyntax, entity: EntityLayout) {
+  static func split(_ predicate: PredicateSyntax, entity: EntityLayout) -> Split {
     if case .comparison = predicate.kind {
       // The common case, without building a list of one.
-      if let (slot, keys) = Self.equality(predicate, entity: entity) {
-        (self.slot, kind) = (slot, .equal(keys))
-      } else if let (slot, bounds) = Self.range(predicate, entity: entity) {
-        (self.slot, kind) = (slot, .range(bounds))
-      } else {
-        return nil
+      if let (slot, keys) = equality(predicate, entity: entity) {
+        return (slot, .equal(keys), nil, PredicateSyntax(.constant(true)))
       }
-      residual = PredicateSyntax(.constant(true))
-      return
+      if let (slot, bounds) = range(predicate, entity: entity) {
+        return (slot, .range(bounds), nil, PredicateSyntax(.constant(true)))
+      }
+      return (0, nil, nil, predicate)
     }
-    guard case .and(let conjuncts) = predicate.kind else { return nil }
+    guard case .and(let conjuncts) = predicate.kind else { return (0, nil, nil, predicate) }
     // An equality is the most selective: prefer it to a range.
     let found =
       conjuncts.indices.lazy.compactMap { position in
-        Self.equality(conjuncts[position], entity: entity).map { (position, $0.0, Kind.equal($0.1)) }
+        equality(conjuncts[position], entity: entity).map { (position, $0.0, Kind.equal($0.1)) }
       }.first
       ?? conjuncts.indices.lazy.compactMap { position in
-        Self.range(conjuncts[position], entity: entity).map { (position, $0.0, Kind.range($0.1)) }
+        range(conjuncts[position], entity: entity).map { (position, $0.0, Kind.range($0.1)) }
       }.first
-    guard let (position, slot, kind) = found else { return nil }
+    guard let (position, slot, kind) = found else { return (0, nil, nil, predicate) }
     var rest = conjuncts
     rest.remove(at: position)
-    self.slot = slot
-    self.kind = kind
     // Under an equality, a range conjunct on another attribute narrows the
     // watches filed under each key (a composite index).
+    var secondary: (slot: Int, bounds: RangeBounds)?
     if case .equal = kind,
       let (rangePosition, rangeSlot, bounds) = rest.indices.lazy.compactMap({ position in
-        Self.range(rest[position], entity: entity).map { (position, $0.0, $0.1) }
+        range(rest[position], entity: entity).map { (position, $0.0, $0.1) }
       }).first
     {
       secondary = (rangeSlot, bounds)
       rest.remove(at: rangePosition)
     }
-    switch rest.count {
-    case 0: residual = PredicateSyntax(.constant(true))
-    case 1: residual = rest[0]
-    default: residual = PredicateSyntax(.and(rest), range: predicate.range)
-    }
+    let residual =
+      switch rest.count {
+      case 0: PredicateSyntax(.constant(true))
+      case 1: rest[0]
+      default: PredicateSyntax(.and(rest), range: predicate.range)
+      }
+    return (slot, kind, secondary, residual)
   }
 }
 
