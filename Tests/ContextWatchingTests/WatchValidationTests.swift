@@ -62,6 +62,31 @@ struct WatchValidationTests {
     #expect(rig.watcher.watchCount == 0)
   }
 
+  /// Options are a value: each property reads back what was set, copies
+  /// do not share changes, and equality and hashing see every option,
+  /// whichever way it was set.
+  @Test func watchOptionsAreValues() {
+    var options = WatchOptions()
+    #expect(options.watchedKeys == nil && options.ignoredKeys.isEmpty && options.objectIDs == nil && options.label == nil)
+    let original = options
+    options.ignoredKeys = ["lastSeen"]
+    options.label = "seniors"
+    options.objectIDs = [ObjectID(rawValue: 7)]
+    #expect(options.ignoredKeys == ["lastSeen"] && options.label == "seniors")
+    #expect(options.objectIDs == [ObjectID(rawValue: 7)] && options.watchedKeys == nil)
+    #expect(original == WatchOptions() && original != options)
+    let built = WatchOptions(ignoredKeys: ["lastSeen"], objectIDs: [ObjectID(rawValue: 7)], label: "seniors")
+    #expect(built == options && built.hashValue == options.hashValue)
+    var copy = options
+    copy.label = nil
+    #expect(copy != options && options.label == "seniors")
+    copy.ignoredKeys = []
+    copy.objectIDs = nil
+    #expect(copy == original && copy.hashValue == original.hashValue)
+    #expect(WatchOptions(events: [.entered]) != WatchOptions())
+    #expect(Set([options, built, original, copy]).count == 2)
+  }
+
   @Test func tokensRemoveTheirWatches() throws {
     let rig = Rig()
     var token: WatchToken? = try rig.watcher.watch("Person", where: "age > 3")

@@ -82,16 +82,57 @@ public struct WatchOptions: Hashable, Sendable {
   public var events: WatchEvents = .all
   /// When set, an update counts only if it changes one of these keys.
   /// Entering and exiting always count. Exclusive with ``ignoredKeys``.
-  public var watchedKeys: Set<String>?
+  public var watchedKeys: Set<String>? {
+    get { filters?.watchedKeys }
+    set { update { $0.watchedKeys = newValue } }
+  }
   /// An update that changes only these keys does not count. A key that the
   /// predicate reads is never ignored: a change to it always counts. Added
   /// to the entity's ignored keys from the schema.
-  public var ignoredKeys: Set<String> = []
+  public var ignoredKeys: Set<String> {
+    get { filters?.ignoredKeys ?? [] }
+    set { update { $0.ignoredKeys = newValue } }
+  }
   /// When set, only these objects are reported (an instance filter).
-  public var objectIDs: Set<ObjectID>?
+  public var objectIDs: Set<ObjectID>? {
+    get { filters?.objectIDs }
+    set { update { $0.objectIDs = newValue } }
+  }
   /// A name for messages and for the command line: `"seniors"`. By default
   /// the watch's entity and predicate.
-  public var label: String?
+  public var label: String? {
+    get { filters?.label }
+    set { update { $0.label = newValue } }
+  }
+
+  /// Everything but the events, shared by copies and nil while all of it
+  /// has its default: most watches take the default options, which then
+  /// cost one word to keep and nothing to copy or destroy (four optional
+  /// sets and a string would cost a release each).
+  private var filters: Filters?
+
+  private struct Values: Hashable {
+    var watchedKeys: Set<String>?
+    var ignoredKeys: Set<String> = []
+    var objectIDs: Set<ObjectID>?
+    var label: String?
+  }
+
+  private final class Filters: Sendable {
+    let values: Values
+    init(_ values: Values) { self.values = values }
+    var watchedKeys: Set<String>? { values.watchedKeys }
+    var ignoredKeys: Set<String> { values.ignoredKeys }
+    var objectIDs: Set<ObjectID>? { values.objectIDs }
+    var label: String? { values.label }
+  }
+
+  /// Changes the values; back to nil when they are all defaults again.
+  private mutating func update(_ change: (inout Values) -> Void) {
+    var values = filters?.values ?? Values()
+    change(&values)
+    filters = values == Values() ? nil : Filters(values)
+  }
 
   /// Creates options that report every event of every object.
   public init(
@@ -99,9 +140,19 @@ public struct WatchOptions: Hashable, Sendable {
     objectIDs: Set<ObjectID>? = nil, label: String? = nil
   ) {
     self.events = events
-    self.watchedKeys = watchedKeys
-    self.ignoredKeys = ignoredKeys
-    self.objectIDs = objectIDs
-    self.label = label
+    if watchedKeys != nil || !ignoredKeys.isEmpty || objectIDs != nil || label != nil {
+      filters = Filters(Values(watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label))
+    }
+  }
+
+  /// Equal when every option is.
+  public static func == (lhs: WatchOptions, rhs: WatchOptions) -> Bool {
+    lhs.events == rhs.events && (lhs.filters === rhs.filters || lhs.filters?.values == rhs.filters?.values)
+  }
+
+  /// Hashes every option.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(events)
+    hasher.combine(filters?.values)
   }
 }
