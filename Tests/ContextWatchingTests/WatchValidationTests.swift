@@ -41,6 +41,12 @@ struct WatchValidationTests {
       #expect(error.code == .invalidPredicate, "\(format)")
       #expect(error.message.contains("never equal") || error.message.contains("cannot be ordered"), "\(error.message)")
     }
+    // An equality that does not fit is not indexed; the error still points at it.
+    for (format, column) in [("age > 1 AND name == 3", 13), ("city IN {'a', 2} AND age > 1", 1)] {
+      let error = try #require(throws: WatchError.self, "\(format)") { try rig.watcher.watch("Person", where: format) }
+      #expect(error.location?.column == column, "\(format): \(error.message) at \(String(describing: error.location))")
+      #expect(error.key == (column == 1 ? "city" : "name"), "\(format)")
+    }
     let syntax = try #require(throws: WatchError.self) { try rig.watcher.watch("Person", where: "age >") }
     #expect(syntax.code == .invalidPredicate)
     #expect(syntax.location?.column == 6)

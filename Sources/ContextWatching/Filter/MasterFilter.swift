@@ -236,16 +236,12 @@ struct MasterFilter {
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
     }
 
-    // The residual is compiled (or shared) below. The indexed conjunct is
-    // checked here: when its constants fit the attribute's type it is valid;
-    // otherwise the whole predicate is compiled, for the compiler's error
-    // with its position.
+    // The residual is compiled (or shared) below, which validates it. The
+    // indexed conjunct is valid as found: it is only formed from constants
+    // that fit the attribute's type.
     let (indexSlot, index, secondary, residual) = IndexedConjunct.split(predicate, entity: layout)
     let predicateSlot: Int
     do throws(PredicateCompileError) {
-      if index?.fits(layout.attributes[indexSlot].type) == false {
-        _ = try CompiledFilter(predicate, source: source, resolver: resolver(layout))
-      }
       predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
     } catch {
       throw WatchError(watch: label(), entity: entityName, compile: error)
@@ -368,10 +364,6 @@ struct MasterFilter {
     }
     entries[slot] = nil
     freeSlots.append(slot)
-  }
-
-  private func resolver(_ layout: EntityLayout) throws(PredicateCompileError) -> ObjectKeyResolver<WatchImage> {
-    ObjectKeyResolver(schema: schema, layout: layout)
   }
 
   private mutating func sharedPredicate(_ key: PredicateKey, source: String?) throws(PredicateCompileError) -> Int {

@@ -253,22 +253,21 @@ enum IndexedConjunct {
   }
 }
 
-extension IndexedConjunct.Kind {
-  /// Whether every constant of the conjunct has a type the attribute's
-  /// values can equal or be ordered against, so that the conjunct needs no
-  /// compiling to be valid. (Ranges are only formed when it does.)
-  func fits(_ type: AttributeType) -> Bool {
-    guard case .equal(let keys) = self else { return true }
-    return keys.allValues { value in
-      switch value {
-      case .null: true
-      case .bool, .int, .double: type.isNumeric
-      case .string: type == .string
-      case .date: type == .date
-      case .uuid: type == .uuid
-      case .data: type == .data
-      case .array, .set, .record: false
-      }
+extension IndexedConjunct {
+  /// Whether a constant has a type the attribute's values can equal, so
+  /// that the comparison needs no compiling to be valid. An equality whose
+  /// constants do not fit is not indexed: it stays in the residual, whose
+  /// compiling reports the error with its position. (Ranges are only
+  /// formed on numbers and dates, where they do.)
+  private static func fits(_ value: FilterValue, _ type: AttributeType) -> Bool {
+    switch value {
+    case .null: true
+    case .bool, .int, .double: type.isNumeric
+    case .string: type == .string
+    case .date: type == .date
+    case .uuid: type == .uuid
+    case .data: type == .data
+    case .array, .set, .record: false
     }
   }
 }
@@ -292,16 +291,20 @@ extension IndexedConjunct {
       return nil
     }
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
+    let type = entity.attributes[slot].type
     switch comparison.operator {
     case .equal:
+      guard fits(value, type) else { return nil }
       return (slot, IndexKeys(IndexKey(value)))
     case .in:
       switch value {
       // Each key once: a watch is filed once under each of its keys. A nil
       // element never matches (`IN` is false for a nil value), so it is no key.
       case .array(let elements):
+        guard elements.allSatisfy({ fits($0, type) }) else { return nil }
         return IndexKeys(unique(elements.filter { !$0.isNull }.map { IndexKey($0) })).map { (slot, $0) }
       case .set(let elements):
+        guard elements.allSatisfy({ fits($0, type) }) else { return nil }
         return IndexKeys(unique(elements.filter { !$0.isNull }.map { IndexKey($0) })).map { (slot, $0) }
       default: return nil  // `key IN "text"` is a substring test
       }
