@@ -11,7 +11,10 @@ import Foundation
 package final class LockedState<State>: @unchecked Sendable {
   // @unchecked Sendable: `state` is only read or written inside `lock`.
   private let lock = NSLock()
-  private var state: State
+  // No run-time exclusivity check: the lock already makes every access
+  // exclusive (a nested `withLock` on the same state deadlocks before it
+  // could overlap), and the check cost more than taking the lock.
+  @exclusivity(unchecked) private var state: State
 
   package init(_ state: State) { self.state = state }
 

@@ -21,12 +21,14 @@ extension Parser {
   /// path, every other specifier a constant.
   mutating func substituteArgument() throws(PredicateParseError) -> ExpressionSyntax {
     let specifier = token
-    let text = lexer.text(token.start, token.end)
+    // Only messages quote the specifier: its text is built for them alone.
+    let lexer = self.lexer
+    func text() -> String { lexer.text(specifier.start, specifier.end) }
     let conversion = FormatConversion(byte: lexer.bytes[token.end - 1])!
     guard argumentIndex < arguments.count else {
       throw error(
         .missingArgument,
-        "missing argument for '\(text)': the format needs argument \(argumentIndex + 1), but only \(Self.count(arguments.count, "argument")) \(arguments.count == 1 ? "was" : "were") given",
+        "missing argument for '\(text())': the format needs argument \(argumentIndex + 1), but only \(Self.count(arguments.count, "argument")) \(arguments.count == 1 ? "was" : "were") given",
         at: specifier.range)
     }
     let position = argumentIndex + 1
@@ -36,7 +38,7 @@ extension Parser {
     func mismatch(_ wanted: String) -> PredicateParseError {
       error(
         .invalidArgument,
-        "argument \(position) for '\(text)' must be \(wanted), not \(argument.typeName)",
+        "argument \(position) for '\(text())' must be \(wanted), not \(argument.typeName)",
         at: specifier.range)
     }
     let value: FilterValue
