@@ -167,14 +167,6 @@ struct IndexKeys: RandomAccessCollection {
     rest = keys.count == 1 ? [] : Array(keys.dropFirst())
   }
 
-  /// Whether `test` holds for every key's value, without copying the keys
-  /// (iterating them would).
-  func allValues(_ test: (FilterValue) -> Bool) -> Bool {
-    guard test(first.value) else { return false }
-    for position in rest.indices where !test(rest[position].value) { return false }
-    return true
-  }
-
   var startIndex: Int { 0 }
   var endIndex: Int { 1 + rest.count }
   subscript(position: Int) -> IndexKey { position == 0 ? first : rest[position - 1] }
@@ -466,9 +458,12 @@ struct RangeKey {
 ///   scan meets only intervals that start near the value, whatever their
 ///   number.
 ///
-/// Insertion appends and sorting waits for the next query; removal leaves a
-/// stale entry (recognised by its watch identifier) that the next sort
-/// after enough removals drops. Both are O(1) when they happen.
+/// Insertion appends and the lists are sorted once per save, before
+/// matching (`MasterFilter.prepareRanges`); removal leaves a stale entry
+/// (recognised by its watch identifier) that the next sort after enough
+/// removals drops. Both are O(1) when they happen. The small indexes under
+/// the keys of a composite index are kept sorted and exact instead
+/// (`insertInOrder`, `remove`).
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
@@ -504,22 +499,41 @@ final class RangeIndex {
   @exclusivity(unchecked) private var stale = 0
   @exclusivity(unchecked) private(set) var count = 0
 
+  /// Files a watch; the lists are sorted again once per save, before
+  /// matching (`MasterFilter.prepareRanges`).
   func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
+    append(bounds, slot: slot, id: id)
+    isSorted = false
+  }
+
+  /// The list an entry went to.
+  private enum List {
+    case lowers, uppers
+    case interval(widthClass: Int)
+  }
+
+  @discardableResult
+  private func append(_ bounds: RangeBounds, slot: Int, id: WatchID) -> List {
     let entry = Entry(
       lower: bounds.lower.flatMap { RangeKey($0.value) }, lowerIncluded: bounds.lower?.inclusive ?? false,
       upper: bounds.upper.flatMap { RangeKey($0.value) }, upperIncluded: bounds.upper?.inclusive ?? false,
       slot: slot, id: id)
+    count += 1
     switch (entry.lower, entry.upper) {
     case (let lower?, let upper?):
       // Rounding large integers to doubles can shrink the width: add a few
       // units in the last place, so the class is never too small.
       let slack = 4 * max(abs(lower.approximate).ulp, abs(upper.approximate).ulp)
-      intervals[Self.widthClass(upper.approximate - lower.approximate + slack), default: []].append(entry)
-    case (.some, nil): lowers.append(entry)
-    default: uppers.append(entry)
+      let widthClass = Self.widthClass(upper.approximate - lower.approximate + slack)
+      intervals[widthClass, default: []].append(entry)
+      return .interval(widthClass: widthClass)
+    case (.some, nil):
+      lowers.append(entry)
+      return .lowers
+    default:
+      uppers.append(entry)
+      return .uppers
     }
-    isSorted = false
-    count += 1
   }
 
   /// The exponent of the smallest power of two at least `width` (clamped;
@@ -536,10 +550,30 @@ final class RangeIndex {
   }
 
   /// Inserts in order, for the small indexes under each key of a composite
-  /// index: they stay sorted, so matching never has to sort them.
+  /// index: they stay sorted, so matching never has to sort them. The new
+  /// entry moves down its list to its place: O(n), not a sort.
   func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
-    insert(bounds, slot: slot, id: id)
-    sortIfNeeded()
+    guard isSorted else { return insert(bounds, slot: slot, id: id) }
+    switch append(bounds, slot: slot, id: id) {
+    case .lowers: Self.moveLastIntoPlace(&lowers, by: Self.byLower)
+    case .uppers: Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
+    case .interval(let widthClass): Self.moveLastIntoPlace(&intervals[widthClass]!, by: Self.byLower)
+    }
+  }
+
+  private static func byLower(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.lower!, b.lower!) ?? 0) < 0 }
+  /// Upper bounds descend: a value reaches a prefix of them.
+  private static func byUpper(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.upper!, b.upper!) ?? 0) > 0 }
+
+  /// Moves a sorted list's last element down to its place.
+  private static func moveLastIntoPlace(_ list: inout [Entry], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
+    var position = list.count - 1
+    let entry = list[position]
+    while position > 0, areInIncreasingOrder(entry, list[position - 1]) {
+      list[position] = list[position - 1]
+      position -= 1
+    }
+    list[position] = entry
   }
 
   /// Removes a watch at once, for the small indexes under each key.
@@ -571,15 +605,15 @@ final class RangeIndex {
 
   private func sortIfNeeded() {
     guard !isSorted else { return }
-    let byLower: (Entry, Entry) -> Bool = { (RangeKey.order($0.lower!, $1.lower!) ?? 0) < 0 }
-    lowers.sort(by: byLower)
-    uppers.sort { (RangeKey.order($0.upper!, $1.upper!) ?? 0) > 0 }
-    for key in Array(intervals.keys) { intervals[key]!.sort(by: byLower) }
+    lowers.sort(by: Self.byLower)
+    uppers.sort(by: Self.byUpper)
+    for key in Array(intervals.keys) { intervals[key]!.sort(by: Self.byLower) }
     isSorted = true
   }
 
-  /// The slots of the live watches whose bounds admit `value`. Call
-  /// `prepare` first.
+  /// The slots of the live watches whose bounds admit `value`. The lists
+  /// must be sorted: `prepare` (through `MasterFilter.prepareRanges`, once
+  /// per save) or `insertInOrder` keeps them so.
   func collect(_ key: RangeKey, live entries: [WatchEntry?]?, into slots: SlotBuffer) {
     guard !key.isNaN else { return }
     // Indexes kept exact (removal at once) pass no entries, and an index

@@ -54,7 +54,14 @@ struct WatchImage: GraphObject {
   /// An attribute as a range index compares it (nil for nil, strings and
   /// other values without a numeric order), read in place: no copy of the
   /// value.
-  func rangeKey(_ slot: Int) -> RangeKey? { snapshot.values.withUnsafeBufferPointer { RangeKey($0[slot]) } }
+  func rangeKey(_ slot: Int) -> RangeKey? {
+    snapshot.values.withUnsafeBufferPointer { values in
+      // Checked in release builds too, as the array's subscript would be:
+      // a snapshot of another schema must trap, not read past its values.
+      precondition(slot < values.count, "attribute slot \(slot) is past the snapshot's \(values.count) values")
+      return RangeKey(values[slot])
+    }
+  }
   func targets(_ slot: Int) -> RelationshipTargets { snapshot.relationships[slot] }
   func related(_ id: ObjectID) -> WatchImage? {
     graph.snapshot(of: id).map { WatchImage(snapshot: $0, graph: graph) }
