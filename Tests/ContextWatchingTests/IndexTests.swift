@@ -116,6 +116,23 @@ struct IndexTests {
     withExtendedLifetime(holders) {}
   }
 
+  /// A range index whose watches are all gone is dropped; watches added
+  /// afterwards start a new one and only they are reported.
+  @Test func rangeIndexesEmptiedAndRefilled() throws {
+    let rig = Rig()
+    for bound in Int64(10)...Int64(60) {
+      try rig.watcher.watch("Person", where: "age > %d", .int(bound)).cancel()
+    }
+    let fresh = try rig.watcher.watch("Person", where: "age < 30")
+    let changes = try #require(try rig.save { context in
+      try context.insert("Person", values: ["name": "Young", "age": 20])
+      try context.insert("Person", values: ["name": "Old", "age": 70])
+    })
+    #expect(changes.names(.inserted) == ["Young"])
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[fresh.id]])
+    #expect(rig.watcher.watchCount == 1)
+  }
+
   /// The same under one key of a composite index, whose range indexes are
   /// kept sorted as each watch comes (moved into place) and exact as each
   /// goes (removed at once).

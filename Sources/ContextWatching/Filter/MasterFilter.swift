@@ -342,7 +342,12 @@ struct MasterFilter {
         }
         if buckets[kind].indexes[position].keys.isEmpty { buckets[kind].indexes.remove(at: position) }
       case .range?:
-        buckets[kind].ranges[entry.indexSlot]?.noteRemoval()
+        if let rangeIndex = buckets[kind].ranges[entry.indexSlot] {
+          rangeIndex.noteRemoval()
+          // With no live watch left, its stale entries go with it, and
+          // matching no longer visits it.
+          if rangeIndex.count == 0 { buckets[kind].ranges[entry.indexSlot] = nil }
+        }
       case nil:
         buckets[kind].unindexed.remove(slot)
       }
