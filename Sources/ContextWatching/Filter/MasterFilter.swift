@@ -646,9 +646,11 @@ final class SlotBuffer {
     if count + additional > capacity { grow(to: count + additional) }
   }
 
-  /// Appends a slot there is room for (see `reserve`).
+  /// Appends a slot there is room for (see `reserve`; checked in debug
+  /// builds, where the tests run).
   @inline(__always)
   func appendReserved(_ slot: Int) {
+    assert(count < capacity, "appendReserved without reserve")
     base[count] = slot
     count += 1
   }
