@@ -106,4 +106,32 @@ struct WatchValidationTests {
     #expect(rig.watcher.watchCount == 0)
     #expect(rig.watcher.label(of: other.id) == nil)
   }
+
+  /// Identifiers are numbered in registration order and find their watch
+  /// directly; a watch that is gone is never found again, not even when a
+  /// later watch takes its place in the tables.
+  @Test func identifiersOutliveTheirWatches() throws {
+    let rig = Rig()
+    let first = try rig.watcher.watch("Person", where: "age > 3", options: WatchOptions(label: "first"))
+    let second = try rig.watcher.watch("Person", where: "age > 4", options: WatchOptions(label: "second"))
+    #expect(first.id.number == 1 && second.id.number == 2)
+    #expect(first.id.description == "watch 1" && first.id < second.id)
+    first.cancel()
+    let third = try rig.watcher.watch("Person", where: "age > 5", options: WatchOptions(label: "third"))
+    #expect(third.id.number == 3 && second.id < third.id)
+    // The third took the first's place: the first's identifier finds nothing
+    // and removes nothing.
+    #expect(rig.watcher.label(of: first.id) == nil)
+    rig.watcher.removeWatch(first.id)
+    #expect(rig.watcher.watchCount == 2)
+    #expect(rig.watcher.label(of: third.id) == "third" && rig.watcher.label(of: second.id) == "second")
+    // Identifiers no watcher handed out find nothing either.
+    for raw: UInt64 in [0, 1, UInt64(WatchID.maximumWatchCount - 1), .max] {
+      #expect(rig.watcher.label(of: WatchID(rawValue: raw)) == nil, "\(raw)")
+      rig.watcher.removeWatch(WatchID(rawValue: raw))
+    }
+    #expect(rig.watcher.watchCount == 2)
+    let changes = try #require(try rig.save { context in try context.insert("Person", values: ["name": "A", "age": 10]) })
+    #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[second.id, third.id]])
+  }
 }

@@ -11,7 +11,9 @@
 //                            `city == %@ AND age > %@` watches, ten per city
 //   ranges ROUNDS            the same with 1,000 watches, a third of them
 //                            `age BETWEEN {a, b}`
-//   register WATCHES         adds WATCHES `city == %@` watches (distinct cities)
+//   register WATCHES [CITIES]  adds WATCHES `city == %@` watches on CITIES
+//                            cities (default: each its own; the registration
+//                            benchmark's shape is 100000 10000)
 //   preparsed WATCHES        the same through `watch(_:predicate:)`, parsed
 //                            before the loop
 //   remove WATCHES           cancels the tokens of WATCHES such watches
@@ -118,8 +120,9 @@ case "process", "ranges":
 
 case "register", "remove", "preparsed":
   let count = numbers.first ?? 100_000
+  let distinct = numbers.dropFirst().first ?? count
   let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
-  let cities: [[FilterValue]] = (0..<count).map { [.string("C\($0)")] }
+  let cities: [[FilterValue]] = (0..<count).map { [.string("C\($0 % distinct)")] }
   var tokens: [WatchToken] = []
   tokens.reserveCapacity(count)
   if mode == "preparsed" {

@@ -106,17 +106,6 @@ struct IndexKey: Hashable {
   import Darwin
 #endif
 
-/// A watch's number as a dictionary key, placed by `mixedHash`: watch
-/// numbers are handed out in sequence by the filter, never chosen by a
-/// user, so a SipHash (about 150 instructions a lookup) buys nothing.
-struct WatchNumber: Hashable {
-  let rawValue: UInt64
-
-  init(_ id: WatchID) { rawValue = id.rawValue }
-
-  func _rawHashValue(seed: Int) -> Int { mixedHash(rawValue, seed: seed) }
-}
-
 /// A word mixed with a hash table's seed by SplitMix64's finalizer.
 @inline(__always)
 func mixedHash(_ word: UInt64, seed: Int) -> Int {

@@ -30,8 +30,10 @@ struct MasterFilter {
   /// What the hot path reads of each watch slot, side by side.
   private(set) var slotInfo: [SlotInfo] = []
   private var freeSlots: [Int] = []
-  private var slotsByID: [WatchNumber: Int] = [:]
-  private var nextID: UInt64 = 1
+  /// The number of watches.
+  private(set) var count = 0
+  /// The number of the next watch (see `WatchID`).
+  private var nextNumber: UInt64 = 1
   private var buckets: [Bucket]
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
@@ -189,8 +191,14 @@ struct MasterFilter {
     }
   }
 
-  init(schema: ObjectSchema) {
+  /// The most watches the filter holds at once: `WatchID`'s limit, or
+  /// fewer for tests.
+  let capacity: Int
+
+  init(schema: ObjectSchema, capacity: Int = WatchID.maximumWatchCount) {
+    precondition(capacity > 0 && capacity <= WatchID.maximumWatchCount, "capacity beyond what identifiers hold")
     self.schema = schema
+    self.capacity = capacity
     // A constant predicate compiles without reading a key, so any entity
     // serves (and a schema without entities has no watches to free).
     unusedFilter = schema.layouts.first.flatMap { layout in
@@ -206,9 +214,13 @@ struct MasterFilter {
     truePredicateSlots = schema.layouts.map { _ in nil }
   }
 
-  var count: Int { slotsByID.count }
-
-  func entry(_ id: WatchID) -> WatchEntry? { slotsByID[WatchNumber(id)].flatMap { entries[$0] } }
+  /// The watch with this identifier, or nil for one that is gone (its slot
+  /// empty, or reused by a later watch).
+  func entry(_ id: WatchID) -> WatchEntry? {
+    let slot = id.slot
+    guard slot < entries.count, let entry = entries[slot], entry.id == id else { return nil }
+    return entry
+  }
 
   // MARK: Adding and removing
 
@@ -218,6 +230,12 @@ struct MasterFilter {
   ) throws(WatchError) -> WatchID {
     // Built only for errors: describing a predicate costs more than adding it.
     func label() -> String { options.label ?? "\(entityName) \(source ?? predicate.description)" }
+    // Before anything changes: a refused watch leaves the filter as it was.
+    if freeSlots.isEmpty && entries.count >= capacity {
+      throw WatchError(
+        .tooManyWatches, watch: label(), entity: entityName,
+        message: "the watcher already holds \(capacity) watches, the most it can")
+    }
     guard let layout = schema.layout(named: entityName) else {
       let names = schema.entities.map(\.name).joined(separator: ", ")
       throw WatchError(
@@ -267,10 +285,11 @@ struct MasterFilter {
         dependencies.append(resolved)
       }
     }
-    let id = WatchID(rawValue: nextID)
-    nextID += 1
     let slot = freeSlots.popLast() ?? entries.count
-    slotsByID[WatchNumber(id)] = slot
+    precondition(nextNumber < 1 << (64 - WatchID.slotBits), "watch numbers exhausted")
+    let id = WatchID(number: nextNumber, slot: slot)
+    nextNumber += 1
+    count += 1
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
     switch index {
@@ -325,7 +344,9 @@ struct MasterFilter {
 
   /// Removes a watch; removing one that is gone changes nothing.
   mutating func remove(_ id: WatchID) {
-    guard let slot = slotsByID.removeValue(forKey: WatchNumber(id)), let entry = entries[slot] else { return }
+    guard let entry = entry(id) else { return }
+    let slot = id.slot
+    count -= 1
     for kind in entry.entity.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:

@@ -1,3 +1,6 @@
+// Tests of the master filter's internals (through @testable import): index
+// keys and the limit on watches held at once.
+
 @testable import ContextWatching
 import PredicateDSL
 import Testing
@@ -39,5 +42,24 @@ struct IndexKeyTests {
     #expect(number.fingerprint == text.fingerprint)
     #expect(number != text)
     #expect(Set([number, text]).count == 2)
+  }
+}
+
+/// The filter's limit on watches held at once, with a small capacity.
+@Suite("Watcher: capacity")
+struct FilterCapacityTests {
+  @Test func aFullFilterRefusesWatchesAndChangesNothing() throws {
+    var filter = MasterFilter(schema: WatcherFixtures.schema, capacity: 2)
+    let first = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let second = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
+    let refused = try #require(throws: WatchError.self) {
+      try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: "age > 4", options: WatchOptions())
+    }
+    #expect(refused.code == .tooManyWatches)
+    #expect(refused.description == "watch 'Person age > 4' on Person: the watcher already holds 2 watches, the most it can")
+    #expect(filter.count == 2 && filter.entry(first) != nil && filter.entry(second) != nil)
+    filter.remove(first)
+    let third = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 5"), source: nil, options: WatchOptions())
+    #expect(third.number == 3 && filter.count == 2 && filter.entry(first) == nil && filter.entry(third) != nil)
   }
 }
