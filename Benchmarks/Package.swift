@@ -99,6 +99,9 @@ let package = Package(
       ],
       path: "Tools/WatcherProfile"
     ),
+    // The floor under save-to-delegate latency: a DispatchQueue hop alone.
+    //   swift run -c release HopProbe
+    .executableTarget(name: "HopProbe", path: "Tools/HopProbe"),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],
   swiftLanguageModes: [.v6]
