@@ -201,6 +201,8 @@ enum IndexedConjunct {
   /// copied out, and a copy of keys or bounds copies their values.
   typealias Split = (slot: Int, kind: Kind?, secondary: (slot: Int, bounds: RangeBounds)?, residual: PredicateSyntax)
 
+  /// Finds the conjunct an index can serve in a watch's predicate on
+  /// `entity`, and what is left of the predicate without it.
   static func split(_ predicate: PredicateSyntax, entity: EntityLayout) -> Split {
     if case .comparison = predicate.kind {
       // The common case, without building a list of one.
