@@ -62,4 +62,20 @@ struct FilterCapacityTests {
     let third = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 5"), source: nil, options: WatchOptions())
     #expect(third.number == 3 && filter.count == 2 && filter.entry(first) == nil && filter.entry(third) != nil)
   }
+
+  @Test func aWatcherThatHandedOutEveryNumberRefusesWatches() throws {
+    var filter = MasterFilter(schema: WatcherFixtures.schema, firstNumber: WatchID.numberLimit - 1)
+    let last = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    #expect(last.number == WatchID.numberLimit - 1 && last.description == "watch \(WatchID.numberLimit - 1)")
+    let refused = try #require(throws: WatchError.self) {
+      try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: nil, options: WatchOptions())
+    }
+    #expect(refused.code == .tooManyWatches && refused.message.contains("use a new watcher"))
+    #expect(filter.count == 1 && filter.entry(last) != nil)
+  }
+
+  @Test func identifiersNoWatcherHandsOutDescribeTheirRawValue() {
+    #expect(WatchID(rawValue: 5).description == "watch (raw 5)")
+    #expect(WatchID(rawValue: 3 << 24 | 7).description == "watch 3")
+  }
 }

@@ -4,12 +4,13 @@
 //
 //   swift run -c release HopProbe
 //
-// Each sample enqueues a block that stores a timestamp, taken just before
-// `async`, into an atomic the caller spins on (so the caller is never the
-// one woken), on a serial queue that targets another serial queue, as the
-// watcher's delivery queue targets the delegate's. Between samples the
-// caller sleeps for the gap, so the worker may go idle. 50 warm-up samples,
-// then 3,000. Figures: docs/benchmarks.md.
+// Each sample takes a timestamp, then enqueues a block that stores its own
+// timestamp into an atomic the caller spins on (so the caller is never the
+// one woken); the sample is the difference. The queue is a serial queue
+// that targets another serial queue, as the watcher's delivery queue
+// targets the delegate's. Between samples the caller sleeps for the gap,
+// so the worker may go idle. 50 warm-up samples, then 3,000 (500 for the
+// longest gap). Figures: docs/benchmarks.md.
 
 import Dispatch
 import Synchronization

@@ -120,7 +120,7 @@ case "process", "ranges":
 
 case "register", "remove", "preparsed":
   let count = numbers.first ?? 100_000
-  let distinct = numbers.dropFirst().first ?? count
+  let distinct = max(1, numbers.dropFirst().first ?? count)
   let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
   let cities: [[FilterValue]] = (0..<count).map { [.string("C\($0 % distinct)")] }
   var tokens: [WatchToken] = []

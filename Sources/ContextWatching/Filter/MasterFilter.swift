@@ -195,10 +195,13 @@ struct MasterFilter {
   /// fewer for tests.
   let capacity: Int
 
-  init(schema: ObjectSchema, capacity: Int = WatchID.maximumWatchCount) {
+  /// `capacity` and `firstNumber` other than their defaults are for tests
+  /// of the limits.
+  init(schema: ObjectSchema, capacity: Int = WatchID.maximumWatchCount, firstNumber: UInt64 = 1) {
     precondition(capacity > 0 && capacity <= WatchID.maximumWatchCount, "capacity beyond what identifiers hold")
     self.schema = schema
     self.capacity = capacity
+    nextNumber = firstNumber
     // A constant predicate compiles without reading a key, so any entity
     // serves (and a schema without entities has no watches to free).
     unusedFilter = schema.layouts.first.flatMap { layout in
@@ -235,6 +238,11 @@ struct MasterFilter {
       throw WatchError(
         .tooManyWatches, watch: label(), entity: entityName,
         message: "the watcher already holds \(capacity) watches, the most it can")
+    }
+    if nextNumber >= WatchID.numberLimit {
+      throw WatchError(
+        .tooManyWatches, watch: label(), entity: entityName,
+        message: "the watcher has numbered \(WatchID.numberLimit - 1) watches, the most it can; use a new watcher")
     }
     guard let layout = schema.layout(named: entityName) else {
       let names = schema.entities.map(\.name).joined(separator: ", ")
@@ -286,7 +294,6 @@ struct MasterFilter {
       }
     }
     let slot = freeSlots.popLast() ?? entries.count
-    precondition(nextNumber < 1 << (64 - WatchID.slotBits), "watch numbers exhausted")
     let id = WatchID(number: nextNumber, slot: slot)
     nextNumber += 1
     count += 1

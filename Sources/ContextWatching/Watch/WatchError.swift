@@ -77,7 +77,8 @@ public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let invalidPredicate = Code("invalidPredicate")
     /// The options contradict each other (watched and ignored keys together).
     public static let invalidOptions = Code("invalidOptions")
-    /// The watcher already holds ``WatchID/maximumWatchCount`` watches.
+    /// The watcher already holds ``WatchID/maximumWatchCount`` watches, or
+    /// has handed out every watch number (2⁴⁰ registrations in its life).
     public static let tooManyWatches = Code("tooManyWatches")
 
     /// The code's name.

@@ -21,6 +21,9 @@ public struct WatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
   public static let maximumWatchCount = 1 << slotBits
 
   static let slotBits = 24
+  /// The first number a watcher cannot hand out: 2⁴⁰, about 1.1 × 10¹²
+  /// registrations in one watcher's life.
+  static let numberLimit: UInt64 = 1 << UInt64(64 - slotBits)
 
   init(number: UInt64, slot: Int) {
     rawValue = number << UInt64(Self.slotBits) | UInt64(slot)
@@ -32,8 +35,9 @@ public struct WatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// Orders identifiers by registration.
   public static func < (lhs: WatchID, rhs: WatchID) -> Bool { lhs.rawValue < rhs.rawValue }
 
-  /// `watch 3`.
-  public var description: String { "watch \(number)" }
+  /// `watch 3`; an identifier no watcher hands out (number 0) shows its
+  /// raw value: `watch (raw 5)`.
+  public var description: String { number > 0 ? "watch \(number)" : "watch (raw \(rawValue))" }
 }
 
 /// What happened to an object, as one watch sees it.
