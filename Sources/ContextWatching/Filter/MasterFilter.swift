@@ -30,8 +30,6 @@ struct MasterFilter {
   /// What the hot path reads of each watch slot, side by side.
   private(set) var slotInfo: [SlotInfo] = []
   private var freeSlots: [Int] = []
-  /// The number of watches.
-  private(set) var count = 0
   /// The number of the next watch (see `WatchID`).
   private var nextNumber: UInt64 = 1
   private var buckets: [Bucket]
@@ -217,6 +215,9 @@ struct MasterFilter {
     truePredicateSlots = schema.layouts.map { _ in nil }
   }
 
+  /// The number of watches: every slot is either held or free.
+  var count: Int { entries.count - freeSlots.count }
+
   /// The watch with this identifier, or nil for one that is gone (its slot
   /// empty, or reused by a later watch).
   func entry(_ id: WatchID) -> WatchEntry? {
@@ -296,7 +297,6 @@ struct MasterFilter {
     let slot = freeSlots.popLast() ?? entries.count
     let id = WatchID(number: nextNumber, slot: slot)
     nextNumber += 1
-    count += 1
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
     switch index {
@@ -353,7 +353,6 @@ struct MasterFilter {
   mutating func remove(_ id: WatchID) {
     guard let entry = entry(id) else { return }
     let slot = id.slot
-    count -= 1
     for kind in entry.entity.kindIndexes {
       switch entry.index {
       case .equal(let keys)?:
@@ -486,11 +485,9 @@ struct MasterFilter {
   /// Sorts the range indexes that watches were added to, and drops their
   /// removed entries when many are pending: once per save, before
   /// matching, so that matching reads the filter without changing it.
-  mutating func prepareRanges() {
-    for entity in buckets.indices where !buckets[entity].ranges.isEmpty {
-      for attribute in Array(buckets[entity].ranges.keys) {
-        buckets[entity].ranges[attribute]!.prepare(live: entries)
-      }
+  func prepareRanges() {
+    for bucket in buckets {
+      for index in bucket.ranges.values { index.prepare(live: entries) }
     }
   }
 

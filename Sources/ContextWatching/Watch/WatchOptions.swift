@@ -106,25 +106,25 @@ public struct WatchOptions: Hashable, Sendable {
   /// When set, an update counts only if it changes one of these keys.
   /// Entering and exiting always count. Exclusive with ``ignoredKeys``.
   public var watchedKeys: Set<String>? {
-    get { filters?.watchedKeys }
+    get { filters?.values.watchedKeys }
     set { update { $0.watchedKeys = newValue } }
   }
   /// An update that changes only these keys does not count. A key that the
   /// predicate reads is never ignored: a change to it always counts. Added
   /// to the entity's ignored keys from the schema.
   public var ignoredKeys: Set<String> {
-    get { filters?.ignoredKeys ?? [] }
+    get { filters?.values.ignoredKeys ?? [] }
     set { update { $0.ignoredKeys = newValue } }
   }
   /// When set, only these objects are reported (an instance filter).
   public var objectIDs: Set<ObjectID>? {
-    get { filters?.objectIDs }
+    get { filters?.values.objectIDs }
     set { update { $0.objectIDs = newValue } }
   }
   /// A name for messages and for the command line: `"seniors"`. By default
   /// the watch's entity and predicate.
   public var label: String? {
-    get { filters?.label }
+    get { filters?.values.label }
     set { update { $0.label = newValue } }
   }
 
@@ -144,10 +144,6 @@ public struct WatchOptions: Hashable, Sendable {
   private final class Filters: Sendable {
     let values: Values
     init(_ values: Values) { self.values = values }
-    var watchedKeys: Set<String>? { values.watchedKeys }
-    var ignoredKeys: Set<String> { values.ignoredKeys }
-    var objectIDs: Set<ObjectID>? { values.objectIDs }
-    var label: String? { values.label }
   }
 
   /// Changes the values; back to nil when they are all defaults again.
