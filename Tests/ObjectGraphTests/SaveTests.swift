@@ -63,6 +63,49 @@ struct SaveTests {
     }
   }
 
+  @Test func settingTheValueAnAttributeHoldsIsNoUpdate() throws {
+    try Fixtures.context().run { context throws in
+      let ann = try context.insert("Person", values: ["name": "Ann", "score": .double(.nan)])
+      try context.save()
+      try ann.setValue(.double(.nan), forKey: "score")
+      try context.setValues(["name": "Ann"], of: ann)
+      #expect(try context.save() == nil)
+    }
+  }
+
+  /// An entity of 70 attributes and two relationships: slots from 63 on
+  /// share one bit of the attributes a save compares, and the changed keys
+  /// of a layout wider than 64 are listed instead of kept as bits.
+  @Test(arguments: [62, 70])
+  func wideEntitiesReportEveryChangedKeyInSchemaOrder(attributeCount: Int) throws {
+    let schema = try ObjectSchema([
+      EntityDescription(
+        "Wide", attributes: (0..<attributeCount).map { .init("a\($0)", .integer, isOptional: true) },
+        relationships: [
+          .toOne("left", destination: "Wide", inverse: "right"), .toOne("right", destination: "Wide", inverse: "left"),
+        ])
+    ])
+    let context = ObjectContext(schema: schema, name: "wide", notificationCenter: nil)
+    try context.run { context throws in
+      let first = try context.insert("Wide", values: [:])
+      let second = try context.insert("Wide", values: [:])
+      try context.save()
+      let last = attributeCount - 1
+      for slot in [last, 2, last - 1, 61] { try first.setValue(.int(Int64(slot)), forKey: "a\(slot)") }
+      try first.setValue(nil, forKey: "a\(last - 1)")  // set, then back: no change
+      try first.setRelationship("right", to: second)
+      context.rollback()
+      try context.setValues(["a\(last)": 7, "a3": 3], of: first)
+      try first.setRelationship("left", to: second)
+      let save = try #require(try context.save())
+      let update = try #require(save.updated.first { $0.objectID == first.objectID })
+      #expect(update.changedKeys == ["a3", "a\(last)", "left"])
+      #expect(update.isChanged("a\(last)") && update.isChanged("left") && !update.isChanged("right"))
+      #expect(!update.isChanged("a2") && !update.isChanged("nope"))
+      #expect(update.changes.map(\.description) == ["a3: nil → 3", "a\(last): nil → 7", "left: nil → \(second.objectID)"])
+    }
+  }
+
   @Test func aFailedSaveListsEveryProblemAndChangesNothing() throws {
     try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])

@@ -794,23 +794,24 @@ final class WatchEntry {
     /// watched object, one per step.
     let inverseSlots: [Int]
 
-    /// Whether a change of these keys on the far object matters.
-    func isAffected(by changedKeys: [String], in layout: EntityLayout) -> Bool {
+    /// Whether the changes of an update of the far object matter.
+    func isAffected(by update: ObjectUpdate) -> Bool {
       guard let keys else {
-        return changedKeys.contains { key in
+        let layout = update.after.layout
+        return update.containsChangedKey { key in
           if case .attribute = layout.slot(key) { true } else { false }
         }
       }
-      return changedKeys.contains(where: keys.contains)
+      return update.containsChangedKey(where: keys.contains)
     }
   }
 
-  /// Whether an update that changed `changedKeys` counts for this watch
-  /// (it still has to match before and after). The classifier answers
-  /// without calling this for watches that count every update
+  /// Whether `update` counts for this watch by its changed keys (it still
+  /// has to match before and after). The classifier answers without
+  /// calling this for watches that count every update
   /// (`countsEveryUpdate`: any changed key counts).
-  func counts(_ changedKeys: [String]) -> Bool {
-    if let watched = options.watchedKeys { return changedKeys.contains(where: watched.contains) }
-    return changedKeys.contains { !ignoredKeys.contains($0) }
+  func counts(_ update: borrowing ObjectUpdate) -> Bool {
+    if let watched = options.watchedKeys { return update.containsChangedKey(where: watched.contains) }
+    return update.containsChangedKey { !ignoredKeys.contains($0) }
   }
 }

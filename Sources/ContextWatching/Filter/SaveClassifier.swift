@@ -63,7 +63,7 @@ extension MasterFilter {
       guard marks != 0 else { continue }  // seen already
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
       if event == .updated
-        && !(slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update.changedKeys))
+        && !(slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update))
       {
         continue
       }
@@ -91,7 +91,7 @@ extension MasterFilter {
         guard let entry = entries[slot] else { continue }
         for number in numbers {
           let dependency = entry.dependencies[number]
-          guard dependency.isAffected(by: update.changedKeys, in: update.after.layout) else { continue }
+          guard dependency.isAffected(by: update) else { continue }
           var roots = Self.walkBack(from: update.before, through: dependency.inverseSlots, in: before)
           roots.formUnion(Self.walkBack(from: update.after, through: dependency.inverseSlots, in: after))
           for root in roots where !changedIDs!.contains(root) {
@@ -244,17 +244,5 @@ struct Collector {
     if events & WatchEvents.updated.rawValue != 0 { changes.updated.append(update) }
     if events & WatchEvents.entered.rawValue != 0 { changes.entered.append(update) }
     if events & WatchEvents.exited.rawValue != 0 { changes.exited.append(update) }
-  }
-}
-
-extension RandomAccessCollection {
-  /// Whether the elements are in the order `areInIncreasingOrder` gives.
-  func isSorted(by areInIncreasingOrder: (Element, Element) -> Bool) -> Bool {
-    var previous: Element?
-    for element in self {
-      if let previous, areInIncreasingOrder(element, previous) { return false }
-      previous = element
-    }
-    return true
   }
 }

@@ -20,7 +20,7 @@ public final class ManagedObject {
   package let layout: EntityLayout
   /// The context the object lives in, or nil once the context is gone.
   public private(set) weak var context: ObjectContext?
-  // Exclusivity is not checked at run time on these two: every access is on
+  // Exclusivity is not checked at run time on these four: every access is on
   // the context's queue, and none overlaps another (no access hands out an
   // inout reference that outlives the statement). The checks cost a quarter
   // of a compiled predicate's evaluation (benchmarked, docs/benchmarks.md).
@@ -31,7 +31,11 @@ public final class ManagedObject {
   @exclusivity(unchecked) package internal(set) var relationships: [RelationshipTargets]
   /// Values and relationships as of the last save, kept from the first
   /// change after it; nil while the object is unchanged.
-  var committed: (values: [FilterValue], relationships: [RelationshipTargets])?
+  @exclusivity(unchecked) var committed: (values: [FilterValue], relationships: [RelationshipTargets])?
+  /// The attribute slots set since the last save, as
+  /// ``ObjectUpdate/attributeBit(_:)`` numbers them: the only ones a save
+  /// compares with `committed`. Cleared with `committed`.
+  @exclusivity(unchecked) var touchedAttributes: UInt64 = 0
   var lifecycle: Lifecycle
   /// The object's position in its entity's member list, for O(1) removal.
   var memberIndex = 0

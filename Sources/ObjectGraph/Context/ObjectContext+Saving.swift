@@ -53,16 +53,18 @@ extension ObjectContext {
     for object in insertedObjects where object.lifecycle == .inserted {
       inserted.append(object.snapshot())
       object.lifecycle = .registered
+      object.touchedAttributes = 0
     }
     var updated: [ObjectUpdate] = []
     for object in changedObjects where object.lifecycle == .registered {
       // (Deleted objects keep their saved values for the loop below.)
-      guard let committed = object.committed else { continue }
-      object.committed = nil
+      guard let committed = object.committed.take() else { continue }
+      defer { object.touchedAttributes = 0 }
       guard let update = Self.update(of: object, from: committed) else { continue }
       updated.append(update)
     }
-    updated.sort { $0.objectID < $1.objectID }
+    // Objects are changed in identifier order more often than not.
+    if !updated.isSorted(by: { $0.objectID < $1.objectID }) { updated.sort { $0.objectID < $1.objectID } }
     var deleted: [ObjectSnapshot] = []
     for object in deletedObjects {
       if object.lifecycle == .deleted {
@@ -77,7 +79,7 @@ extension ObjectContext {
           deleted.append(object.snapshot())
         }
       }
-      object.committed = nil
+      (object.committed, object.touchedAttributes) = (nil, 0)
       object.lifecycle = .invalid
       allObjects[object.objectID] = nil
     }
@@ -141,31 +143,60 @@ extension ObjectContext {
   }
 
   private static func update(
-    of object: ManagedObject, from committed: (values: [FilterValue], relationships: [RelationshipTargets])
+    of object: ManagedObject, from committed: consuming (values: [FilterValue], relationships: [RelationshipTargets])
   ) -> ObjectUpdate? {
-    var changedKeys: [String] = []
-    var changedAttributes: UInt64 = 0
     let layout = object.layout
-    for slot in layout.attributes.indices {
-      let (old, new) = (committed.values[slot], object.values[slot])
-      if old != new {
-        changedKeys.append(layout.attributes[slot].name)
-        changedAttributes |= ObjectUpdate.attributeBit(slot)
-      } else if !old.isIdentical(to: new) {
-        // Equal to Swift (canonically equivalent strings, -0.0 and 0.0),
-        // but not to a predicate: changed, for watchers.
-        changedAttributes |= ObjectUpdate.attributeBit(slot)
+    // Changed keys as slot bits, named only when a reader asks; a layout
+    // too wide for the bits lists them.
+    let listsKeys = layout.attributes.count > 64 || layout.relationships.count > 64
+    var listed: [String] = []
+    var attributeKeys: UInt64 = 0
+    var relationshipKeys: UInt64 = 0
+    var changedAttributes: UInt64 = 0
+    committed.values.withUnsafeBufferPointer { old in
+      object.values.withUnsafeBufferPointer { new in
+        // Only the attributes set since the last save can differ: the bits
+        // of `touchedAttributes`, where bit 63 stands for every slot from
+        // 63 on.
+        let wide = ObjectUpdate.attributeBit(63)
+        var touched = object.touchedAttributes & ~wide
+        var nextWide = object.touchedAttributes & wide != 0 ? 63 : old.count
+        while true {
+          let slot: Int
+          if touched != 0 {
+            slot = touched.trailingZeroBitCount
+            touched &= touched - 1
+          } else if nextWide < old.count {
+            slot = nextWide
+            nextWide += 1
+          } else {
+            break
+          }
+          // In place: binding the values would copy (retain) each one.
+          guard !old[slot].isIdentical(to: new[slot]) else { continue }
+          changedAttributes |= ObjectUpdate.attributeBit(slot)
+          // Not identical but equal to Swift (canonically equivalent
+          // strings, -0.0 and 0.0): changed for watchers, whose predicates
+          // tell them apart, but not a changed key.
+          guard old[slot] != new[slot] else { continue }
+          if listsKeys { listed.append(layout.attributes[slot].name) } else { attributeKeys |= 1 << UInt64(slot) }
+        }
       }
     }
     for slot in layout.relationships.indices where committed.relationships[slot] != object.relationships[slot] {
-      changedKeys.append(layout.relationships[slot].name)
+      if listsKeys { listed.append(layout.relationships[slot].name) } else { relationshipKeys |= 1 << UInt64(slot) }
     }
-    guard !changedKeys.isEmpty else { return nil }
+    guard !listed.isEmpty || attributeKeys | relationshipKeys != 0 else { return nil }
     let before = ObjectSnapshot(
       objectID: object.objectID, layout: layout, values: committed.values,
       relationships: committed.relationships)
+    if listsKeys {
+      return ObjectUpdate(
+        before: before, after: object.snapshot(), changedKeys: listed, changedAttributes: changedAttributes)
+    }
     return ObjectUpdate(
-      before: before, after: object.snapshot(), changedKeys: changedKeys, changedAttributes: changedAttributes)
+      before: before, after: object.snapshot(), changedAttributeKeys: attributeKeys,
+      changedRelationships: relationshipKeys, changedAttributes: changedAttributes)
   }
 
   // MARK: Validation

@@ -268,6 +268,7 @@ public final class ObjectContext: @unchecked Sendable {
     guard object.values[slot] != coerced else { return }
     willChange(object)
     object.values[slot] = coerced
+    object.touchedAttributes |= ObjectUpdate.attributeBit(slot)
   }
 
   /// Sets the attributes of `object` named in `values`, all or none.
@@ -279,13 +280,16 @@ public final class ObjectContext: @unchecked Sendable {
     checkQueue()
     try checkLive(object)
     var updated = object.values
+    var touched: UInt64 = 0
     for (key, value) in values {
       let slot = try attributeSlot(key, in: object.layout)
       updated[slot] = try coerce(value, for: object.layout.attributes[slot], in: object.layout)
+      touched |= ObjectUpdate.attributeBit(slot)
     }
     guard updated != object.values else { return }
     willChange(object)
     object.values = updated
+    object.touchedAttributes |= touched
   }
 
   /// Deletes `object`, applying the delete rule of each of its
@@ -342,6 +346,7 @@ public final class ObjectContext: @unchecked Sendable {
         object.values = committed.values
         object.relationships = committed.relationships
         object.committed = nil
+        object.touchedAttributes = 0
       }
     }
     for object in insertedObjects {

@@ -54,17 +54,17 @@ public struct ContextSave: Sendable, Hashable {
 /// An object that a save updated: its values before and after, and which
 /// keys changed.
 public struct ObjectUpdate: Sendable, Hashable {
-  /// The three fields in one immutable box: an update is copied into every
-  /// save and every delivery that reports it, and copying a reference is one
+  /// The fields in one immutable box: an update is copied into every save
+  /// and every delivery that reports it, and copying a reference is one
   /// retain where the fields would be seven.
   private final class Storage: Sendable {
     let before: ObjectSnapshot
     let after: ObjectSnapshot
-    let changedKeys: [String]
+    let changedKeys: ChangedKeys
     /// The changed attribute slots as bits (see `changedAttributes`).
     let changedAttributes: UInt64
 
-    init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String], changedAttributes: UInt64? = nil) {
+    init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: ChangedKeys, changedAttributes: UInt64? = nil) {
       self.before = before
       self.after = after
       self.changedKeys = changedKeys
@@ -72,23 +72,88 @@ public struct ObjectUpdate: Sendable, Hashable {
     }
   }
 
+  /// The changed keys: as a list, or as slots of the object's layout, which
+  /// a save records without creating a string array per update (most
+  /// readers test the slots and never ask for the names).
+  private enum ChangedKeys {
+    case listed([String])
+    /// Bit *n* of each mask for slot *n* of the attributes and of the
+    /// relationships; only for layouts of at most 64 of each.
+    case slots(attributes: UInt64, relationships: UInt64)
+  }
+
   private var storage: Storage
 
   /// The object as it was saved before.
   public var before: ObjectSnapshot {
     get { storage.before }
-    set { storage = Storage(before: newValue, after: storage.after, changedKeys: storage.changedKeys) }
+    set { storage = Storage(before: newValue, after: storage.after, changedKeys: .listed(changedKeys)) }
   }
   /// The object as this save saved it.
   public var after: ObjectSnapshot {
     get { storage.after }
-    set { storage = Storage(before: storage.before, after: newValue, changedKeys: storage.changedKeys) }
+    set { storage = Storage(before: storage.before, after: newValue, changedKeys: .listed(changedKeys)) }
   }
   /// The keys whose values differ, attributes then relationships, in schema
   /// order. Never empty: a save that changes nothing is not an update.
+  ///
+  /// - Complexity: O(*k*) in the number of changed keys: an update made by
+  ///   a save creates the array when asked.
   public var changedKeys: [String] {
-    get { storage.changedKeys }
-    set { storage = Storage(before: storage.before, after: storage.after, changedKeys: newValue) }
+    get {
+      switch storage.changedKeys {
+      case .listed(let keys): return keys
+      case .slots(let attributes, let relationships):
+        var keys: [String] = []
+        keys.reserveCapacity(attributes.nonzeroBitCount + relationships.nonzeroBitCount)
+        forEachChangedKey(attributes, relationships) { keys.append($0) }
+        return keys
+      }
+    }
+    set { storage = Storage(before: storage.before, after: storage.after, changedKeys: .listed(newValue)) }
+  }
+
+  /// Whether any changed key satisfies `predicate`, in `changedKeys` order,
+  /// without creating the array.
+  package func containsChangedKey(where predicate: (String) -> Bool) -> Bool {
+    switch storage.changedKeys {
+    case .listed(let keys): return keys.contains(where: predicate)
+    case .slots(let attributes, let relationships):
+      var found = false
+      forEachChangedKey(attributes, relationships) { key in
+        if !found && predicate(key) { found = true }
+      }
+      return found
+    }
+  }
+
+  /// Whether `key` is one of the changed keys.
+  public func isChanged(_ key: String) -> Bool {
+    switch storage.changedKeys {
+    case .listed(let keys): return keys.contains(key)
+    case .slots(let attributes, let relationships):
+      switch after.layout.slot(key) {
+      case .attribute(let slot): return attributes & (1 << UInt64(slot)) != 0
+      case .relationship(let slot): return relationships & (1 << UInt64(slot)) != 0
+      case nil: return false
+      }
+    }
+  }
+
+  /// Calls `body` with the name of each slot in the masks, attributes then
+  /// relationships, in slot order.
+  private func forEachChangedKey(_ attributes: UInt64, _ relationships: UInt64, _ body: (String) -> Void) {
+    let layout = storage.after.layout
+    var mask = attributes
+    while mask != 0 {
+      body(layout.attributes[mask.trailingZeroBitCount].name)
+      mask &= mask - 1
+    }
+    mask = relationships
+    while mask != 0 {
+      body(layout.relationships[mask.trailingZeroBitCount].name)
+      mask &= mask - 1
+    }
   }
 
   /// The changed attribute slots as bits: bit *n* for slot *n* below 63,
@@ -101,7 +166,12 @@ public struct ObjectUpdate: Sendable, Hashable {
 
   /// Whether the update lists any changed key (one fed to a watcher by hand
   /// might not).
-  package var hasChangedKeys: Bool { !storage.changedKeys.isEmpty }
+  package var hasChangedKeys: Bool {
+    switch storage.changedKeys {
+    case .listed(let keys): !keys.isEmpty
+    case .slots(let attributes, let relationships): attributes | relationships != 0
+    }
+  }
 
   /// The index of the object's entity in its schema, read without copying
   /// a snapshot.
@@ -109,13 +179,34 @@ public struct ObjectUpdate: Sendable, Hashable {
 
   /// Creates an update.
   public init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String]) {
-    storage = Storage(before: before, after: after, changedKeys: changedKeys)
+    storage = Storage(before: before, after: after, changedKeys: .listed(changedKeys))
   }
 
-  /// Creates an update whose changed attribute slots the caller already
-  /// knows, as `changedAttributes` describes them: the save's own path.
+  /// Creates an update whose changed keys and attribute slots the caller
+  /// already knows, as `changedAttributes` describes them: the save's own
+  /// path.
   package init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: [String], changedAttributes: UInt64) {
-    storage = Storage(before: before, after: after, changedKeys: changedKeys, changedAttributes: changedAttributes)
+    storage = Storage(
+      before: before, after: after, changedKeys: .listed(changedKeys), changedAttributes: changedAttributes)
+  }
+
+  /// Creates an update whose changed keys are slots of the snapshots'
+  /// layout, with `changedAttributes` as it describes them: the save's own
+  /// path, for layouts of at most 64 attributes and 64 relationships.
+  ///
+  /// - Parameters:
+  ///   - changedAttributeKeys: Bit *n* for attribute slot *n*, when its
+  ///     value changed as `==` tells.
+  ///   - changedRelationships: Bit *n* for relationship slot *n*.
+  package init(
+    before: ObjectSnapshot, after: ObjectSnapshot, changedAttributeKeys: UInt64, changedRelationships: UInt64,
+    changedAttributes: UInt64
+  ) {
+    assert(after.layout.attributes.count <= 64 && after.layout.relationships.count <= 64)
+    storage = Storage(
+      before: before, after: after,
+      changedKeys: .slots(attributes: changedAttributeKeys, relationships: changedRelationships),
+      changedAttributes: changedAttributes)
   }
 
   /// The bit of an attribute slot in `changedAttributes`.
@@ -157,7 +248,7 @@ public struct ObjectUpdate: Sendable, Hashable {
 
   /// The change of one key, or nil when it did not change.
   public func change(forKey key: String) -> PropertyChange? {
-    guard changedKeys.contains(key), let old = before.property(key), let new = after.property(key) else {
+    guard isChanged(key), let old = before.property(key), let new = after.property(key) else {
       return nil
     }
     return PropertyChange(key: key, old: old, new: new)
