@@ -66,6 +66,9 @@ struct MasterFilter {
   /// Scratch lists of the watches an object's images matched (an update's
   /// before and after; an inserted or deleted object's one image).
   let scratch = (was: SlotBuffer(), now: SlotBuffer())
+  /// How many matches the last classified save had: the capacity the next
+  /// one's list of matches starts with, so that it rarely grows.
+  var lastMatchCount = 0
 
   /// The watches applying to objects of one entity.
   struct Bucket {

@@ -14,7 +14,8 @@ extension MasterFilter {
     prepareRanges()
     let before = SaveGraph(side: .before, save: save, context: context)
     let after = SaveGraph(side: .after, save: save, context: context)
-    var collector = Collector()
+    var collector = Collector(objects: save.count, matches: lastMatchCount)
+    defer { lastMatchCount = collector.matchCount }
     let (was, now) = (scratch.was, scratch.now)
 
     for (position, snapshot) in save.inserted.enumerated() {
@@ -29,16 +30,18 @@ extension MasterFilter {
         // When no watch of the entity reads a changed key, the image before
         // matches what the image after does: one matching serves both sides,
         // and every watch that matches saw an update.
-        let unchanged = readsUnchanged(updates[position], entity: updates[position].entityIndex)
-        if unchanged {
-          was.removeAll()
-        } else {
-          matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
+        if readsUnchanged(updates[position], entity: updates[position].entityIndex) {
+          matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
+          for slot in now.slots where counts(updates[position], for: slot) {
+            collector.record(slot, .updated, objectID: updates[position].objectID, image: .updated(position), in: self)
+          }
+          continue
         }
+        matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
         matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
         guard !was.isEmpty || !now.isEmpty else { continue }
         for slot in was.slots { mark(slot, 1) }
-        for slot in now.slots { mark(slot, unchanged ? 3 : 2) }
+        for slot in now.slots { mark(slot, 2) }
         classify(was.slots, updates[position], position, into: &collector)
         classify(now.slots, updates[position], position, into: &collector)
       }
@@ -62,13 +65,16 @@ extension MasterFilter {
       let marks = takeMarks(slot)
       guard marks != 0 else { continue }  // seen already
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-      if event == .updated
-        && !(slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update))
-      {
-        continue
-      }
+      if event == .updated && !counts(update, for: slot) { continue }
       collector.record(slot, event, objectID: update.objectID, image: .updated(position), in: self)
     }
+  }
+
+  /// Whether an update the watch in `slot` matched before and after counts
+  /// as an update for it, by the watch's key filters.
+  @inline(__always)
+  private func counts(_ update: borrowing ObjectUpdate, for slot: Int) -> Bool {
+    slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update)
   }
 
   /// Objects whose own values did not change, but whose related objects
@@ -154,6 +160,16 @@ struct Collector {
   private var records: [Record] = []
   private var flat: [WatchMatch] = []
   var failures: [WatchFailure] = []
+
+  /// A collector with room for a record per object of the save and the
+  /// expected number of matches.
+  init(objects: Int, matches: Int) {
+    records.reserveCapacity(objects)
+    flat.reserveCapacity(matches)
+  }
+
+  /// How many matches were recorded.
+  var matchCount: Int { flat.count }
 
   /// Records that the watch in `slot` saw the object, unless its options
   /// filter the event or the object out.

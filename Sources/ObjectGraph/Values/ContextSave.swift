@@ -57,12 +57,15 @@ public struct ObjectUpdate: Sendable, Hashable {
   /// The fields in one immutable box: an update is copied into every save
   /// and every delivery that reports it, and copying a reference is one
   /// retain where the fields would be seven.
-  private final class Storage: Sendable {
-    let before: ObjectSnapshot
-    let after: ObjectSnapshot
-    let changedKeys: ChangedKeys
+  ///
+  /// Visible to inlinable code so that the watcher's per-object reads
+  /// (`objectID`, `changedAttributes`, ...) are loads, not calls.
+  @usableFromInline final class Storage: Sendable {
+    @usableFromInline let before: ObjectSnapshot
+    @usableFromInline let after: ObjectSnapshot
+    @usableFromInline let changedKeys: ChangedKeys
     /// The changed attribute slots as bits (see `changedAttributes`).
-    let changedAttributes: UInt64
+    @usableFromInline let changedAttributes: UInt64
 
     init(before: ObjectSnapshot, after: ObjectSnapshot, changedKeys: ChangedKeys, changedAttributes: UInt64? = nil) {
       self.before = before
@@ -75,14 +78,14 @@ public struct ObjectUpdate: Sendable, Hashable {
   /// The changed keys: as a list, or as slots of the object's layout, which
   /// a save records without creating a string array per update (most
   /// readers test the slots and never ask for the names).
-  private enum ChangedKeys {
+  @usableFromInline enum ChangedKeys: Sendable {
     case listed([String])
     /// Bit *n* of each mask for slot *n* of the attributes and of the
     /// relationships; only for layouts of at most 64 of each.
     case slots(attributes: UInt64, relationships: UInt64)
   }
 
-  private var storage: Storage
+  @usableFromInline var storage: Storage
 
   /// The object as it was saved before.
   public var before: ObjectSnapshot {
@@ -162,11 +165,11 @@ public struct ObjectUpdate: Sendable, Hashable {
   /// may include attributes `changedKeys` leaves out as equal. A watcher
   /// tests it against the slots its watches read, without looking the
   /// changed keys up by name.
-  package var changedAttributes: UInt64 { storage.changedAttributes }
+  @inlinable package var changedAttributes: UInt64 { storage.changedAttributes }
 
   /// Whether the update lists any changed key (one fed to a watcher by hand
   /// might not).
-  package var hasChangedKeys: Bool {
+  @inlinable package var hasChangedKeys: Bool {
     switch storage.changedKeys {
     case .listed(let keys): !keys.isEmpty
     case .slots(let attributes, let relationships): attributes | relationships != 0
@@ -239,7 +242,7 @@ public struct ObjectUpdate: Sendable, Hashable {
   }
 
   /// The object's identity.
-  public var objectID: ObjectID { after.objectID }
+  @inlinable public var objectID: ObjectID { storage.after.objectID }
 
   /// Each changed key with its old and new value.
   public var changes: [PropertyChange] {
