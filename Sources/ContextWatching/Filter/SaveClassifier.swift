@@ -24,27 +24,25 @@ extension MasterFilter {
         collector.record(slot, .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
       }
     }
-    save.updated.withUnsafeBufferPointer { updates in
-      // Borrowed, not copied: an update holds two snapshots and its keys.
-      for position in updates.indices {
-        // When no watch of the entity reads a changed key, the image before
-        // matches what the image after does: one matching serves both sides,
-        // and every watch that matches saw an update.
-        if readsUnchanged(updates[position], entity: updates[position].entityIndex) {
-          matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
-          for slot in now.slots where counts(updates[position], for: slot) {
-            collector.record(slot, .updated, objectID: updates[position].objectID, image: .updated(position), in: self)
-          }
-          continue
+    // An update is one reference: copying it out of the save is a retain.
+    for (position, update) in save.updated.enumerated() {
+      // When no watch of the entity reads a changed key, the image before
+      // matches what the image after does: one matching serves both sides,
+      // and every watch that matches saw an update.
+      if readsUnchanged(update, entity: update.entityIndex) {
+        matches(WatchImage(snapshot: update.after, graph: after), into: now, failures: &collector.failures)
+        for slot in now.slots where counts(update, for: slot) {
+          collector.record(slot, .updated, objectID: update.objectID, image: .updated(position), in: self)
         }
-        matches(WatchImage(snapshot: updates[position].before, graph: before), into: was, failures: &collector.failures)
-        matches(WatchImage(snapshot: updates[position].after, graph: after), into: now, failures: &collector.failures)
-        guard !was.isEmpty || !now.isEmpty else { continue }
-        for slot in was.slots { mark(slot, 1) }
-        for slot in now.slots { mark(slot, 2) }
-        classify(was.slots, updates[position], position, into: &collector)
-        classify(now.slots, updates[position], position, into: &collector)
+        continue
       }
+      matches(WatchImage(snapshot: update.before, graph: before), into: was, failures: &collector.failures)
+      matches(WatchImage(snapshot: update.after, graph: after), into: now, failures: &collector.failures)
+      guard !was.isEmpty || !now.isEmpty else { continue }
+      for slot in was.slots { mark(slot, 1) }
+      for slot in now.slots { mark(slot, 2) }
+      classify(was.slots, update, position, into: &collector)
+      classify(now.slots, update, position, into: &collector)
     }
     for (position, snapshot) in save.deleted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: before), into: was, failures: &collector.failures)
