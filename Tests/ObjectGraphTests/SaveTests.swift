@@ -69,14 +69,18 @@ struct SaveTests {
       try context.save()
       try ann.setValue(.double(.nan), forKey: "score")
       try context.setValues(["name": "Ann"], of: ann)
+      #expect(!ann.hasChanges && !context.hasChanges)
       #expect(try context.save() == nil)
+      try ann.setValue(.double(1), forKey: "score")
+      #expect(ann.hasChanges && context.hasChanges)
     }
   }
 
-  /// An entity of 70 attributes and two relationships: slots from 63 on
-  /// share one bit of the attributes a save compares, and the changed keys
-  /// of a layout wider than 64 are listed instead of kept as bits.
-  @Test(arguments: [62, 70])
+  /// An entity of up to 70 attributes and two relationships: slots from 63
+  /// on share one bit of the attributes a save compares (64 and more
+  /// attributes), and the changed keys of a layout wider than 64 are listed
+  /// instead of kept as bits (65 and more).
+  @Test(arguments: [62, 64, 65, 70])
   func wideEntitiesReportEveryChangedKeyInSchemaOrder(attributeCount: Int) throws {
     let schema = try ObjectSchema([
       EntityDescription(
@@ -103,6 +107,27 @@ struct SaveTests {
       #expect(update.isChanged("a\(last)") && update.isChanged("left") && !update.isChanged("right"))
       #expect(!update.isChanged("a2") && !update.isChanged("nope"))
       #expect(update.changes.map(\.description) == ["a3: nil → 3", "a\(last): nil → 7", "left: nil → \(second.objectID)"])
+    }
+  }
+
+  @Test func anUpdateFromASaveEqualsOneMadeByHand() throws {
+    try Fixtures.context().run { context throws in
+      let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
+      let acme = try context.insert("Company", values: ["name": "Acme"])
+      try context.save()
+      try ann.setValue(31, forKey: "age")
+      try ann.setRelationship("employer", to: acme)
+      let save = try #require(try context.save())
+      let update = try #require(save.updated.first { $0.objectID == ann.objectID })
+      let byHand = ObjectUpdate(before: update.before, after: update.after, changedKeys: ["age", "employer"])
+      #expect(update.changedKeys == ["age", "employer"])
+      #expect(update == byHand && update.hashValue == byHand.hashValue)
+      var edited = update
+      edited.after = update.after
+      #expect(edited == update && edited.changedKeys == update.changedKeys)
+      #expect(edited.isChanged("employer") && !edited.isChanged("name"))
+      edited.changedKeys = ["age"]
+      #expect(edited != update && !edited.isChanged("employer"))
     }
   }
 

@@ -799,12 +799,7 @@ final class WatchEntry {
 
     /// Whether the changes of an update of the far object matter.
     func isAffected(by update: ObjectUpdate) -> Bool {
-      guard let keys else {
-        let layout = update.after.layout
-        return update.containsChangedKey { key in
-          if case .attribute = layout.slot(key) { true } else { false }
-        }
-      }
+      guard let keys else { return update.hasChangedAttributeKey }
       return update.containsChangedKey(where: keys.contains)
     }
   }

@@ -14,7 +14,9 @@ extension MasterFilter {
     prepareRanges()
     let before = SaveGraph(side: .before, save: save, context: context)
     let after = SaveGraph(side: .after, save: save, context: context)
-    var collector = Collector(objects: save.count, matches: lastMatchCount)
+    // The last save's count, within what this save's size makes likely: one
+    // large save does not make every later one reserve as much.
+    var collector = Collector(objects: save.count, matches: min(lastMatchCount, 8 * save.count + 64))
     defer { lastMatchCount = collector.matchCount }
     let (was, now) = (scratch.was, scratch.now)
 

@@ -73,7 +73,13 @@ public final class ManagedObject {
   public var hasChanges: Bool {
     switch lifecycle {
     case .inserted, .deleted: true
-    case .registered: committed.map { $0.values != values || $0.relationships != relationships } ?? false
+    case .registered:
+      // As a save tells changed keys: a value neither identical (a NaN set
+      // over itself) nor equal to its saved one, or other destinations.
+      committed.map { committed in
+        committed.relationships != relationships
+          || zip(committed.values, values).contains { old, new in !old.isIdentical(to: new) && old != new }
+      } ?? false
     case .invalid: false
     }
   }

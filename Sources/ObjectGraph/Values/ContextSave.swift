@@ -109,7 +109,10 @@ public struct ObjectUpdate: Sendable, Hashable {
       case .slots(let attributes, let relationships):
         var keys: [String] = []
         keys.reserveCapacity(attributes.nonzeroBitCount + relationships.nonzeroBitCount)
-        forEachChangedKey(attributes, relationships) { keys.append($0) }
+        forEachChangedKey(attributes, relationships) { key in
+          keys.append(key)
+          return true
+        }
         return keys
       }
     }
@@ -117,16 +120,25 @@ public struct ObjectUpdate: Sendable, Hashable {
   }
 
   /// Whether any changed key satisfies `predicate`, in `changedKeys` order,
-  /// without creating the array.
+  /// without creating the array; stops at the first that does.
   package func containsChangedKey(where predicate: (String) -> Bool) -> Bool {
     switch storage.changedKeys {
     case .listed(let keys): return keys.contains(where: predicate)
     case .slots(let attributes, let relationships):
-      var found = false
-      forEachChangedKey(attributes, relationships) { key in
-        if !found && predicate(key) { found = true }
+      return !forEachChangedKey(attributes, relationships) { !predicate($0) }
+    }
+  }
+
+  /// Whether an attribute (not only relationships) is among the changed
+  /// keys, by the entity's layout.
+  package var hasChangedAttributeKey: Bool {
+    switch storage.changedKeys {
+    case .listed(let keys):
+      let layout = storage.after.layout
+      return keys.contains { key in
+        if case .attribute = layout.slot(key) { true } else { false }
       }
-      return found
+    case .slots(let attributes, _): return attributes != 0
     }
   }
 
@@ -144,19 +156,23 @@ public struct ObjectUpdate: Sendable, Hashable {
   }
 
   /// Calls `body` with the name of each slot in the masks, attributes then
-  /// relationships, in slot order.
-  private func forEachChangedKey(_ attributes: UInt64, _ relationships: UInt64, _ body: (String) -> Void) {
+  /// relationships, in slot order, while it returns true.
+  ///
+  /// - Returns: Whether every call returned true.
+  @discardableResult
+  private func forEachChangedKey(_ attributes: UInt64, _ relationships: UInt64, _ body: (String) -> Bool) -> Bool {
     let layout = storage.after.layout
     var mask = attributes
     while mask != 0 {
-      body(layout.attributes[mask.trailingZeroBitCount].name)
+      guard body(layout.attributes[mask.trailingZeroBitCount].name) else { return false }
       mask &= mask - 1
     }
     mask = relationships
     while mask != 0 {
-      body(layout.relationships[mask.trailingZeroBitCount].name)
+      guard body(layout.relationships[mask.trailingZeroBitCount].name) else { return false }
       mask &= mask - 1
     }
+    return true
   }
 
   /// The changed attribute slots as bits: bit *n* for slot *n* below 63,
