@@ -115,7 +115,8 @@ extension MasterFilter {
         let now = matches(slot, WatchImage(snapshot: snapshot, graph: after), failures: &collector.failures)
         guard was != now else { continue }
         let update = ObjectUpdate(before: snapshot, after: snapshot, changedKeys: [relationship])
-        collector.record(slot, now ? .entered : .exited, objectID: root, image: .indirect(update), in: self)
+        let image = collector.indirect(update)
+        collector.record(slot, now ? .entered : .exited, objectID: root, image: image, in: self)
       }
     }
   }
@@ -145,8 +146,10 @@ struct Collector {
     case inserted(Int)
     case updated(Int)
     case deleted(Int)
-    /// An object reached through a relationship: not in the save.
-    case indirect(ObjectUpdate)
+    /// An object reached through a relationship: not in the save, but at
+    /// this position of the collector's own list (so that records hold no
+    /// references and copy as plain bytes).
+    case indirect(Int)
   }
 
   private struct Record {
@@ -159,6 +162,8 @@ struct Collector {
 
   private var records: [Record] = []
   private var flat: [WatchMatch] = []
+  /// The updates of objects reached through relationships.
+  private var reached: [ObjectUpdate] = []
   var failures: [WatchFailure] = []
 
   /// A collector with room for a record per object of the save and the
@@ -166,6 +171,13 @@ struct Collector {
   init(objects: Int, matches: Int) {
     records.reserveCapacity(objects)
     flat.reserveCapacity(matches)
+  }
+
+  /// Keeps the update of an object reached through a relationship, for a
+  /// record's image.
+  mutating func indirect(_ update: ObjectUpdate) -> Image {
+    reached.append(update)
+    return .indirect(reached.count - 1)
   }
 
   /// How many matches were recorded.
@@ -225,7 +237,7 @@ struct Collector {
           if record.events & WatchEvents.updated.rawValue != 0 { changes.updated.append(updates[position]) }
           if record.events & WatchEvents.entered.rawValue != 0 { changes.entered.append(updates[position]) }
           if record.events & WatchEvents.exited.rawValue != 0 { changes.exited.append(updates[position]) }
-        case .indirect(let update): Self.add(update, record.events, to: &changes)
+        case .indirect(let position): Self.add(reached[position], record.events, to: &changes)
         }
         changes.attribution.append(
           ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
