@@ -158,6 +158,9 @@ struct Collector {
     var events: UInt8
     var start: Int
     var count: Int
+
+    /// Where the object's matches are in the flat list.
+    var range: Range<Int> { start..<(start + count) }
   }
 
   private var records: [Record] = []
@@ -205,7 +208,6 @@ struct Collector {
 
   mutating func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
-    var changes = ContextChanges(sequenceNumber: save.sequenceNumber, author: save.author)
     var counts = (inserted: 0, updated: 0, deleted: 0)
     for record in records {
       switch record.image {
@@ -214,9 +216,6 @@ struct Collector {
       case .deleted: counts.deleted += 1
       }
     }
-    changes.inserted.reserveCapacity(counts.inserted)
-    changes.updated.reserveCapacity(counts.updated)
-    changes.deleted.reserveCapacity(counts.deleted)
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
     flat.withUnsafeMutableBufferPointer { flat in
       // In place: sorting `flat[range]` through the array would copy the slice.
@@ -225,28 +224,49 @@ struct Collector {
         Self.sortByWatch(flat, range)
       }
     }
+    // The delivery's lists are built as locals and moved into it at the
+    // end: building them in a `ContextChanges` variable made the compiler
+    // copy and destroy the whole delivery twice (about 440 instructions
+    // each; once remains, on returning it).
+    var inserted: [ObjectSnapshot] = []
+    var updated: [ObjectUpdate] = []
+    var entered: [ObjectUpdate] = []
+    var exited: [ObjectUpdate] = []
+    var deleted: [ObjectSnapshot] = []
+    var attribution: [ObjectAttribution] = []
+    inserted.reserveCapacity(counts.inserted)
+    updated.reserveCapacity(counts.updated)
+    deleted.reserveCapacity(counts.deleted)
+    attribution.reserveCapacity(records.count)
     let matches = flat
-    changes.attribution.reserveCapacity(records.count)
-    save.updated.withUnsafeBufferPointer { updates in
-      // Each update is copied once, into the delivery.
-      for record in records {
-        switch record.image {
-        case .inserted(let position): changes.inserted.append(save.inserted[position])
-        case .deleted(let position): changes.deleted.append(save.deleted[position])
-        case .updated(let position):
-          if record.events & WatchEvents.updated.rawValue != 0 { changes.updated.append(updates[position]) }
-          if record.events & WatchEvents.entered.rawValue != 0 { changes.entered.append(updates[position]) }
-          if record.events & WatchEvents.exited.rawValue != 0 { changes.exited.append(updates[position]) }
-        case .indirect(let position): Self.add(reached[position], record.events, to: &changes)
-        }
-        changes.attribution.append(
-          ObjectAttribution(objectID: record.objectID, matches: matches[record.start..<(record.start + record.count)]))
+    for record in records {
+      let update: ObjectUpdate
+      switch record.image {
+      case .inserted(let position):
+        inserted.append(save.inserted[position])
+        attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
+        continue
+      case .deleted(let position):
+        deleted.append(save.deleted[position])
+        attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
+        continue
+      case .updated(let position): update = save.updated[position]
+      case .indirect(let position): update = reached[position]
       }
+      if record.events & WatchEvents.updated.rawValue != 0 { updated.append(update) }
+      if record.events & WatchEvents.entered.rawValue != 0 { entered.append(update) }
+      if record.events & WatchEvents.exited.rawValue != 0 { exited.append(update) }
+      attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
     }
-    // Each distinct failure once: an update's two images may fail alike.
-    var seen: Set<WatchFailure> = []
-    changes.failures = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
-    return changes
+    var distinctFailures: [WatchFailure] = []
+    if !failures.isEmpty {
+      // Each distinct failure once: an update's two images may fail alike.
+      var seen: Set<WatchFailure> = []
+      distinctFailures = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
+    }
+    return ContextChanges(
+      sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
+      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures)
   }
 
   /// Sorts one object's matches by watch. They come from several index
@@ -266,11 +286,5 @@ struct Collector {
       return
     }
     if !matches[range].isSorted(by: { $0.watch < $1.watch }) { matches[range].sort { $0.watch < $1.watch } }
-  }
-
-  private static func add(_ update: ObjectUpdate, _ events: UInt8, to changes: inout ContextChanges) {
-    if events & WatchEvents.updated.rawValue != 0 { changes.updated.append(update) }
-    if events & WatchEvents.entered.rawValue != 0 { changes.entered.append(update) }
-    if events & WatchEvents.exited.rawValue != 0 { changes.exited.append(update) }
   }
 }
