@@ -12,8 +12,8 @@ extension MasterFilter {
   mutating func classify(_ save: ContextSave, context: ObjectContext?) -> ContextChanges? {
     guard count > 0 else { return nil }
     prepareRanges()
-    let before = SaveGraph(side: .before, save: save, context: context)
-    let after = SaveGraph(side: .after, save: save, context: context)
+    let sides = SaveSides(save: save, context: context)
+    let (before, after) = (SaveGraph(side: .before, sides: sides), SaveGraph(side: .after, sides: sides))
     // The last save's count, within what this save's size makes likely: one
     // large save does not make every later one reserve as much.
     var collector = Collector(objects: save.count, matches: min(lastMatchCount, 8 * save.count + 64))

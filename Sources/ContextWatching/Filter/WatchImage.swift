@@ -5,29 +5,59 @@ import PredicateDSL
 /// after it. Objects the save changed come from its snapshots; the others
 /// from the context (unchanged by the save, so the same on both sides), or
 /// are unknown when the watcher is fed change values without a context.
-final class SaveGraph {
+///
+/// A side and the save's shared `SaveSides`: both sides of a save share one
+/// object, so classifying a save allocates one, and copies the save once.
+struct SaveGraph {
   enum Side { case before, after }
 
   let side: Side
+  let sides: SaveSides
+
+  init(side: Side, sides: SaveSides) {
+    self.side = side
+    self.sides = sides
+  }
+
+  /// A side of its own, for one-off uses (`explain`).
+  init(side: Side, save: ContextSave, context: ObjectContext?) {
+    self.init(side: side, sides: SaveSides(save: save, context: context))
+  }
+
+  /// The object with `id` on this side, or nil when it does not exist there.
+  func snapshot(of id: ObjectID) -> ObjectSnapshot? { sides.snapshot(of: id, on: side) }
+}
+
+/// Both sides of one save, each indexed by object identifier when first
+/// asked (only watches that read through relationships ask).
+final class SaveSides {
   let save: ContextSave
   /// The live context, read on its queue; nil for an external source.
   let context: ObjectContext?
-  private var changed: [ObjectID: ObjectSnapshot?]?
+  private var before: [ObjectID: ObjectSnapshot?]?
+  private var after: [ObjectID: ObjectSnapshot?]?
 
-  init(side: Side, save: ContextSave, context: ObjectContext?) {
-    self.side = side
+  init(save: ContextSave, context: ObjectContext?) {
     self.save = save
     self.context = context
   }
 
-  /// The object with `id` on this side, or nil when it does not exist there.
-  func snapshot(of id: ObjectID) -> ObjectSnapshot? {
-    if changed == nil { changed = index() }
-    if let entry = changed![id] { return entry }
+  /// The object with `id` on `side`, or nil when it does not exist there.
+  func snapshot(of id: ObjectID, on side: SaveGraph.Side) -> ObjectSnapshot? {
+    let entry: ObjectSnapshot??
+    switch side {
+    case .before:
+      if before == nil { before = index(.before) }
+      entry = before.unsafelyUnwrapped[id]
+    case .after:
+      if after == nil { after = index(.after) }
+      entry = after.unsafelyUnwrapped[id]
+    }
+    if let entry { return entry }
     return context?.object(with: id)?.snapshot()
   }
 
-  private func index() -> [ObjectID: ObjectSnapshot?] {
+  private func index(_ side: SaveGraph.Side) -> [ObjectID: ObjectSnapshot?] {
     var index: [ObjectID: ObjectSnapshot?] = [:]
     index.reserveCapacity(save.count)
     switch side {
