@@ -157,9 +157,16 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+    case (.read(let read), .constant(let right)):
+      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
+      let general = GeneralTest(test.run, site: site)
+      if let fuse = lhs.fuse { return .test(fuse(test.fast, general)) }
+      return .test(Self.fuse(read, test.fast, general))
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      return .test(Self.fuse(lhs, test, site: site))
+      let general = GeneralTest(test.run, site: site)
+      let evaluate = lhs.evaluator
+      return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     default:
       let (left, right) = (lhs.evaluator, rhs.evaluator)
       return .test { object, scope throws(PredicateEvaluationError) in
@@ -215,14 +222,15 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   /// One closure for a key read and its test, for the shapes that dominate
   /// real predicates; any value the shortcut does not cover goes to the
-  /// general test.
-  private static func fuse(_ operand: Operand<Object>, _ test: ValueTest, site: Site) -> Test<Object> {
-    let general = GeneralTest(test.run, site: site)
-    guard case .read(let read) = operand.form else {
-      let evaluate = operand.evaluator
-      return { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
-    }
-    switch test.fast {
+  /// general test. A key whose resolver gave a ``KeyReader`` has these
+  /// closures built in the resolver's module instead (`FusedComparison`),
+  /// where the read is inlined: the two are kept in step, and the
+  /// differential test runs both. (Calling that generic function from here
+  /// would read through the reader's protocol witness, slower than this.)
+  private static func fuse(
+    _ read: @escaping @Sendable (Object) -> FilterValue, _ fast: ValueTest.Fast, _ general: GeneralTest
+  ) -> Test<Object> {
+    switch fast {
     case .integer(let operation, let constant):
       // Doubles take the shortcut too when the constant converts exactly.
       let real = Double(constant)
@@ -364,7 +372,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .evaluatedObject:
       let resolved = try resolver.resolveSelf(at: expression.range)
-      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity)
+      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity, fuse: resolved.fuse)
 
     case .keyPath(let path):
       let components = path.keyPathComponents
@@ -372,7 +380,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       let resolved = try resolver.resolve(reference)
       let rest = components[resolved.componentCount...]
       if rest.isEmpty {
-        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity)
+        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
       }
       let read = resolved.read
       let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
@@ -558,26 +566,5 @@ extension ComparisonSyntax.Quantifier {
     case .all: "ALL"
     case .none: "NONE"
     }
-  }
-}
-
-/// The general test of a fused comparison with its site, behind one
-/// reference: a fused closure captures the read, its constant and this, so
-/// its fast path loads three words instead of the whole slow path's
-/// context, and the error handling stays out of line. Outside the generic
-/// compiler, so that making one needs no generic metadata (a run-time
-/// lookup of a few hundred instructions).
-private final class GeneralTest: Sendable {
-  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
-  let site: Site
-
-  init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
-    self.run = run
-    self.site = site
-  }
-
-  @inline(never)
-  func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
-    try site.run { () throws(ValueFault) in try run(value) }
   }
 }

@@ -5,12 +5,14 @@
 /// the expensive work once: folding `[cd]` needles, compiling `LIKE` and
 /// `MATCHES` patterns, hashing `IN` lists. Comparisons whose right side is
 /// computed build one per evaluation, so both paths share their semantics.
+@usableFromInline
 struct ValueTest: Sendable {
   /// The general test, for any left value.
   let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
   /// A shortcut the compiler fuses with the key read, for the common shapes.
   let fast: Fast
 
+  @usableFromInline
   enum Fast: Sendable {
     case none
     /// An integer left side against an integer constant.

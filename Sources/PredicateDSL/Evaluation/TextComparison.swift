@@ -7,6 +7,7 @@ internal import Foundation
 /// combining accent are different strings. Ordering is by Unicode scalar
 /// value (`"B" < "a"`, `"10" < "9"`). `[c]` and `[d]` fold both sides first
 /// (see ``StringFolding``).
+@usableFromInline
 enum TextComparison {
   /// Calls `body` with the string's UTF-8 code units, without copying a
   /// native string.
@@ -18,6 +19,7 @@ enum TextComparison {
   }
 
   /// Equality of code units.
+  @usableFromInline
   static func literalEqual(_ lhs: String, _ rhs: String) -> Bool {
     withUTF8(lhs) { a in
       withUTF8(rhs) { b in
@@ -141,6 +143,7 @@ package struct StringFolding: Hashable, Sendable {
 
 /// A `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `==` test against a constant
 /// needle, folded once when the predicate is compiled.
+@usableFromInline
 struct ConstantTextTest: Sendable {
   let operation: TextComparison.SubstringOperation
   let needle: String
@@ -152,6 +155,7 @@ struct ConstantTextTest: Sendable {
     self.needle = folding?.fold(needle) ?? needle
   }
 
+  @usableFromInline
   func matches(_ subject: String) -> Bool {
     guard let folding else {
       if operation == .equal { return TextComparison.literalEqual(subject, needle) }
@@ -173,6 +177,7 @@ struct ConstantTextTest: Sendable {
 /// A compiled `LIKE` pattern: `*` matches any run of characters, `?` exactly
 /// one (one Unicode scalar), a backslash makes the next character literal,
 /// and everything else matches itself. The match is anchored at both ends.
+@usableFromInline
 struct LikePattern: Sendable {
   /// A pattern byte, or one of the two wildcards.
   private enum Element: Equatable, Sendable {
@@ -236,6 +241,7 @@ struct LikePattern: Sendable {
     }
   }
 
+  @usableFromInline
   func matches(_ subject: String) -> Bool {
     if case .text(let test) = shortcut { return test.matches(subject) }
     guard let folding else {
