@@ -131,10 +131,7 @@ enum FusedComparison {
     case .textList(let strings):
       return { object, _ throws(PredicateEvaluationError) in
         let value = reader.read(object)
-        if case .string(let string) = value {
-          for candidate in strings where TextComparison.literalEqual(string, candidate) { return true }
-          return false
-        }
+        if case .string(let string) = value { return strings.contains(string) }
         return try general(value)
       }
     case .like(let pattern):

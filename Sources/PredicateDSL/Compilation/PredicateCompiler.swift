@@ -342,10 +342,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .textList(let strings):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
-        if case .string(let string) = value {
-          for candidate in strings where TextComparison.literalEqual(string, candidate) { return true }
-          return false
-        }
+        if case .string(let string) = value { return strings.contains(string) }
         return try general(value)
       }
     case .like(let pattern):

@@ -28,7 +28,7 @@ struct ValueTest: Sendable {
     /// A double left side against a double constant.
     case real(ComparisonSyntax.Operator, Double)
     /// A string left side in a short list of strings, compared literally.
-    case textList([String])
+    case textList(TextList)
   }
 
   init(fast: Fast = .none, _ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool) {
@@ -160,7 +160,7 @@ struct ValueTest: Sendable {
         // A short list of strings is faster to scan than to hash.
         let strings = elements.compactMap { if case .string(let text) = $0 { text } else { nil } }
         let fast: Fast =
-          folding == nil && strings.count == elements.count && strings.count <= 8 ? .textList(strings) : .none
+          folding == nil && strings.count == elements.count && strings.count <= 8 ? .textList(TextList(strings)) : .none
         return ValueTest(fast: fast) { value in !value.isNull && set.contains(value) }
       }
 

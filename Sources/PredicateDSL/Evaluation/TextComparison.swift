@@ -19,7 +19,6 @@ enum TextComparison {
   }
 
   /// Equality of code units.
-  @usableFromInline
   static func literalEqual(_ lhs: String, _ rhs: String) -> Bool {
     withUTF8(lhs) { a in
       withUTF8(rhs) { b in
@@ -76,6 +75,11 @@ enum TextComparison {
         for index in 0..<n where lowercasedASCII(subject[start + index]) != needle[index] { return false }
         return true
       }
+      // A short needle is compared in place: cheaper than calling memcmp.
+      if n <= 16 {
+        for index in 0..<n where subject[start + index] != needle[index] { return false }
+        return true
+      }
       return memcmp(subject.baseAddress! + start, needle.baseAddress!, n) == 0
     }
     switch operation {
@@ -96,6 +100,29 @@ enum TextComparison {
 
   enum SubstringOperation: Sendable {
     case equal, prefix, suffix, contains
+  }
+}
+
+/// A short list of strings that a string is looked up in by code units: the
+/// fast path of `IN` a constant list of strings without options.
+@usableFromInline
+struct TextList: Sendable {
+  private let candidates: [[UInt8]]
+
+  init(_ strings: [String]) { candidates = strings.map { Array($0.utf8) } }
+
+  /// Whether `subject` is one of the strings, code unit for code unit.
+  @usableFromInline
+  func contains(_ subject: String) -> Bool {
+    TextComparison.withUTF8(subject) { s in
+      for candidate in candidates where candidate.count == s.count {
+        let equal = candidate.withUnsafeBufferPointer { c in
+          TextComparison.test(.equal, s, c, lowercasing: false)
+        }
+        if equal { return true }
+      }
+      return false
+    }
   }
 }
 
@@ -147,23 +174,28 @@ package struct StringFolding: Hashable, Sendable {
 struct ConstantTextTest: Sendable {
   let operation: TextComparison.SubstringOperation
   let needle: String
+  /// The needle's UTF-8, kept apart so that a test reads only the subject's
+  /// bytes through a closure.
+  let needleBytes: [UInt8]
   let folding: StringFolding?
 
   init(_ operation: TextComparison.SubstringOperation, needle: String, folding: StringFolding?) {
     self.operation = operation
     self.folding = folding
     self.needle = folding?.fold(needle) ?? needle
+    needleBytes = Array(self.needle.utf8)
   }
 
   @usableFromInline
   func matches(_ subject: String) -> Bool {
     guard let folding else {
-      if operation == .equal { return TextComparison.literalEqual(subject, needle) }
-      return TextComparison.test(operation, subject, needle)
+      return TextComparison.withUTF8(subject) { s in
+        needleBytes.withUnsafeBufferPointer { n in TextComparison.test(operation, s, n, lowercasing: false) }
+      }
     }
     let fast: Bool? = TextComparison.withUTF8(subject) { s in
       guard TextComparison.isASCII(s) else { return nil }
-      return TextComparison.withUTF8(needle) { n in
+      return needleBytes.withUnsafeBufferPointer { n in
         TextComparison.test(operation, s, n, lowercasing: folding.caseInsensitive)
       }
     }
