@@ -76,6 +76,49 @@ struct DifferentialTests {
   }
 }
 
+extension DifferentialTests {
+  /// Long `AND`/`OR` chains (1 to 12 operands, some of them constants), which
+  /// the compiler groups by up to five and splits into a tree beyond that:
+  /// the random predicates above have at most four operands per compound.
+  @Test func longCompoundsOnRandomRecords() throws {
+    let seed = SeededGenerator.seed(default: 0xC0FFEE)
+    var random = RandomEvaluation(seed: seed)
+    for index in 0..<1_200 {
+      let count = 1 + index % 12
+      let operands = (0..<count).map { _ in
+        random.generator.chance(0.15)
+          ? PredicateSyntax(.constant(random.generator.chance(0.5))) : random.predicate(depth: 2)
+      }
+      let predicate = PredicateSyntax(random.generator.chance(0.5) ? .and(operands) : .or(operands))
+      let variables = random.variables()
+      let filters: [CompiledFilter<FilterValue>]
+      do {
+        filters = [
+          try CompiledFilter(predicate, variables: variables, resolver: RecordKeyResolver()),
+          try CompiledFilter(predicate, variables: variables, resolver: RecordReaderResolver()),
+        ]
+      } catch {
+        continue
+      }
+      for _ in 0..<8 {
+        let record = random.record()
+        let expected: Outcome
+        do {
+          expected = .value(try ReferenceInterpreter.evaluate(predicate, on: record, variables: variables))
+        } catch {
+          expected = .failure
+        }
+        for filter in filters {
+          let compiled: Outcome
+          do { compiled = .value(try filter.evaluate(record)) } catch { compiled = .failure }
+          #expect(compiled == expected, "case \(index) (seed \(seed)): \(predicate) with \(variables) on \(record)")
+          if compiled != expected { return }
+        }
+      }
+    }
+  }
+}
+
 /// ``RecordKeyResolver`` with its keys given as ``KeyReader``s: the resolver
 /// form whose comparisons are built by the reader hook.
 struct RecordReaderResolver: KeyResolver {

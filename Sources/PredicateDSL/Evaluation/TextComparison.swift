@@ -107,6 +107,8 @@ enum TextComparison {
 /// fast path of `IN` a constant list of strings without options.
 @usableFromInline
 struct TextList: Sendable {
+  /// The candidates' UTF-8, an array each, made when compiling: a lookup
+  /// then reads only the subject's bytes through a closure.
   private let candidates: [[UInt8]]
 
   init(_ strings: [String]) { candidates = strings.map { Array($0.utf8) } }
@@ -174,28 +176,24 @@ package struct StringFolding: Hashable, Sendable {
 struct ConstantTextTest: Sendable {
   let operation: TextComparison.SubstringOperation
   let needle: String
-  /// The needle's UTF-8, kept apart so that a test reads only the subject's
-  /// bytes through a closure.
-  let needleBytes: [UInt8]
   let folding: StringFolding?
 
   init(_ operation: TextComparison.SubstringOperation, needle: String, folding: StringFolding?) {
     self.operation = operation
     self.folding = folding
     self.needle = folding?.fold(needle) ?? needle
-    needleBytes = Array(self.needle.utf8)
   }
 
   @usableFromInline
   func matches(_ subject: String) -> Bool {
     guard let folding else {
       return TextComparison.withUTF8(subject) { s in
-        needleBytes.withUnsafeBufferPointer { n in TextComparison.test(operation, s, n, lowercasing: false) }
+        TextComparison.withUTF8(needle) { n in TextComparison.test(operation, s, n, lowercasing: false) }
       }
     }
     let fast: Bool? = TextComparison.withUTF8(subject) { s in
       guard TextComparison.isASCII(s) else { return nil }
-      return needleBytes.withUnsafeBufferPointer { n in
+      return TextComparison.withUTF8(needle) { n in
         TextComparison.test(operation, s, n, lowercasing: folding.caseInsensitive)
       }
     }
