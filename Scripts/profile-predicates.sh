@@ -9,6 +9,12 @@
 #   Scripts/profile-predicates.sh                      # every case
 #   Scripts/profile-predicates.sh parse                # only the cases whose name starts so
 #   Scripts/profile-predicates.sh --top evaluate-five  # and where each case spends them
+#   PROFILE_NO_BUILD=1 Scripts/profile-predicates.sh evaluate   # reuse the last build
+#
+# The evaluate cases mirror Benchmarks/Benchmarks/EvaluationBenchmarks: each
+# predicate through the compiled filter (its resolver gives KeyReaders), the
+# `-closure` cases through the benchmarks' hand-written closures over the same
+# storage, and the `-readclosure` cases through a resolver that gives closures.
 #
 # Needs valgrind (apt-get install valgrind). Output stays in .build-profile/.
 set -euo pipefail
