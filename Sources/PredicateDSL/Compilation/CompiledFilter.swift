@@ -131,6 +131,11 @@ struct Operand<Object>: Sendable {
   var key: String?
   /// The entity the key belongs to.
   var entity: String?
+  /// Builds the key's fused comparisons, for a `.read` whose resolver gave
+  /// a ``KeyReader``. A field of its own rather than a payload of `.read`:
+  /// a payload of two closures made looking the form's metadata up cost
+  /// more when compiling.
+  var fuse: FuseHook<Object>?
 
   var constant: FilterValue? {
     if case .constant(let value) = form { value } else { nil }

@@ -40,7 +40,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     try compound(operands[...], isConjunction: isConjunction).condition ?? .constant(isConjunction)
   }
 
-  /// The operands as a balanced tree of closures over groups of up to three:
+  /// The operands as a balanced tree of closures over groups of up to five:
   /// no array to walk per evaluation, and none to build while compiling
   /// (appending to an array of a generic element type runs unspecialised
   /// code, about 450 instructions an append). `condition`
@@ -49,7 +49,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   private func compound(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
     throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
   {
-    guard operands.count > 3 else { return try group(operands, isConjunction: isConjunction) }
+    guard operands.count > 5 else { return try group(operands, isConjunction: isConjunction) }
     let middle = operands.startIndex + operands.count / 2
     let left = try compound(operands[..<middle], isConjunction: isConjunction)
     if left.decided { return left }
@@ -59,11 +59,18 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     return (.test(Self.combine(first, second, isConjunction: isConjunction)), right.decided)
   }
 
-  /// Up to three operands as one closure that calls each in turn.
+  /// Up to five operands as one closure that calls each in turn: each
+  /// closure a conjunction passes through costs about 25 instructions per
+  /// evaluation, so ten clauses run through three closures rather than
+  /// seven.
   private func group(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
     throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
   {
-    var tests: (Test<Object>?, Test<Object>?, Test<Object>?) = (nil, nil, nil)
+    var first: Test<Object>?
+    var second: Test<Object>?
+    var third: Test<Object>?
+    var fourth: Test<Object>?
+    var fifth: Test<Object>?
     var count = 0
     var decider: Bool?
     for operand in operands {
@@ -74,33 +81,70 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         decider = value
       case .test(let test):
         switch count {
-        case 0: tests.0 = test
-        case 1: tests.1 = test
-        default: tests.2 = test
+        case 0: first = test
+        case 1: second = test
+        case 2: third = test
+        case 3: fourth = test
+        default: fifth = test
         }
         count += 1
       }
       if decider != nil { break }
     }
     let condition: Condition<Object>?
-    switch (tests.0, tests.1, tests.2) {
-    case (let first?, let second?, let third?) where isConjunction:
-      condition = .test { object, scope throws(PredicateEvaluationError) in
-        guard try first(object, scope) else { return false }
-        guard try second(object, scope) else { return false }
-        return try third(object, scope)
+    if let first, let second, let third, let fourth, let fifth {
+      if isConjunction {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          guard try first(object, scope) else { return false }
+          guard try second(object, scope) else { return false }
+          guard try third(object, scope) else { return false }
+          guard try fourth(object, scope) else { return false }
+          return try fifth(object, scope)
+        }
+      } else {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          if try first(object, scope) { return true }
+          if try second(object, scope) { return true }
+          if try third(object, scope) { return true }
+          if try fourth(object, scope) { return true }
+          return try fifth(object, scope)
+        }
       }
-    case (let first?, let second?, let third?):
-      condition = .test { object, scope throws(PredicateEvaluationError) in
-        if try first(object, scope) { return true }
-        if try second(object, scope) { return true }
-        return try third(object, scope)
+    } else if let first, let second, let third, let fourth {
+      if isConjunction {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          guard try first(object, scope) else { return false }
+          guard try second(object, scope) else { return false }
+          guard try third(object, scope) else { return false }
+          return try fourth(object, scope)
+        }
+      } else {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          if try first(object, scope) { return true }
+          if try second(object, scope) { return true }
+          if try third(object, scope) { return true }
+          return try fourth(object, scope)
+        }
       }
-    case (let first?, let second?, nil):
+    } else if let first, let second, let third {
+      if isConjunction {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          guard try first(object, scope) else { return false }
+          guard try second(object, scope) else { return false }
+          return try third(object, scope)
+        }
+      } else {
+        condition = .test { object, scope throws(PredicateEvaluationError) in
+          if try first(object, scope) { return true }
+          if try second(object, scope) { return true }
+          return try third(object, scope)
+        }
+      }
+    } else if let first, let second {
       condition = .test(Self.combine(.test(first), .test(second), isConjunction: isConjunction))
-    case (let first?, nil, nil):
+    } else if let first {
       condition = .test(first)
-    default:
+    } else {
       condition = nil
     }
     guard let decider else { return (condition, false) }
@@ -157,9 +201,16 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+    case (.read(let read), .constant(let right)):
+      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
+      let general = GeneralTest(test.run, site: site)
+      if let fuse = lhs.fuse { return .test(fuse(test.fast, general)) }
+      return .test(Self.fuse(read, test.fast, general))
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      return .test(Self.fuse(lhs, test, site: site))
+      let general = GeneralTest(test.run, site: site)
+      let evaluate = lhs.evaluator
+      return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     default:
       let (left, right) = (lhs.evaluator, rhs.evaluator)
       return .test { object, scope throws(PredicateEvaluationError) in
@@ -215,14 +266,15 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   /// One closure for a key read and its test, for the shapes that dominate
   /// real predicates; any value the shortcut does not cover goes to the
-  /// general test.
-  private static func fuse(_ operand: Operand<Object>, _ test: ValueTest, site: Site) -> Test<Object> {
-    let general = GeneralTest(test.run, site: site)
-    guard case .read(let read) = operand.form else {
-      let evaluate = operand.evaluator
-      return { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
-    }
-    switch test.fast {
+  /// general test. A key whose resolver gave a ``KeyReader`` has these
+  /// closures built in the resolver's module instead (`FusedComparison`),
+  /// where the read is inlined: the two are kept in step, and the
+  /// differential test runs both. (Calling that generic function from here
+  /// would read through the reader's protocol witness, slower than this.)
+  private static func fuse(
+    _ read: @escaping @Sendable (Object) -> FilterValue, _ fast: ValueTest.Fast, _ general: GeneralTest
+  ) -> Test<Object> {
+    switch fast {
     case .integer(let operation, let constant):
       // Doubles take the shortcut too when the constant converts exactly.
       let real = Double(constant)
@@ -334,10 +386,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .textList(let strings):
       return { object, _ throws(PredicateEvaluationError) in
         let value = read(object)
-        if case .string(let string) = value {
-          for candidate in strings where TextComparison.literalEqual(string, candidate) { return true }
-          return false
-        }
+        if case .string(let string) = value { return strings.contains(string) }
         return try general(value)
       }
     case .like(let pattern):
@@ -364,7 +413,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .evaluatedObject:
       let resolved = try resolver.resolveSelf(at: expression.range)
-      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity)
+      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity, fuse: resolved.fuse)
 
     case .keyPath(let path):
       let components = path.keyPathComponents
@@ -372,7 +421,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       let resolved = try resolver.resolve(reference)
       let rest = components[resolved.componentCount...]
       if rest.isEmpty {
-        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity)
+        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
       }
       let read = resolved.read
       let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
@@ -558,26 +607,5 @@ extension ComparisonSyntax.Quantifier {
     case .all: "ALL"
     case .none: "NONE"
     }
-  }
-}
-
-/// The general test of a fused comparison with its site, behind one
-/// reference: a fused closure captures the read, its constant and this, so
-/// its fast path loads three words instead of the whole slow path's
-/// context, and the error handling stays out of line. Outside the generic
-/// compiler, so that making one needs no generic metadata (a run-time
-/// lookup of a few hundred instructions).
-private final class GeneralTest: Sendable {
-  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
-  let site: Site
-
-  init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
-    self.run = run
-    self.site = site
-  }
-
-  @inline(never)
-  func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
-    try site.run { () throws(ValueFault) in try run(value) }
   }
 }

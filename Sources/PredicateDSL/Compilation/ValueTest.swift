@@ -5,12 +5,14 @@
 /// the expensive work once: folding `[cd]` needles, compiling `LIKE` and
 /// `MATCHES` patterns, hashing `IN` lists. Comparisons whose right side is
 /// computed build one per evaluation, so both paths share their semantics.
+@usableFromInline
 struct ValueTest: Sendable {
   /// The general test, for any left value.
   let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
   /// A shortcut the compiler fuses with the key read, for the common shapes.
   let fast: Fast
 
+  @usableFromInline
   enum Fast: Sendable {
     case none
     /// An integer left side against an integer constant.
@@ -26,7 +28,7 @@ struct ValueTest: Sendable {
     /// A double left side against a double constant.
     case real(ComparisonSyntax.Operator, Double)
     /// A string left side in a short list of strings, compared literally.
-    case textList([String])
+    case textList(TextList)
   }
 
   init(fast: Fast = .none, _ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool) {
@@ -158,7 +160,7 @@ struct ValueTest: Sendable {
         // A short list of strings is faster to scan than to hash.
         let strings = elements.compactMap { if case .string(let text) = $0 { text } else { nil } }
         let fast: Fast =
-          folding == nil && strings.count == elements.count && strings.count <= 8 ? .textList(strings) : .none
+          folding == nil && strings.count == elements.count && strings.count <= 8 ? .textList(TextList(strings)) : .none
         return ValueTest(fast: fast) { value in !value.isNull && set.contains(value) }
       }
 

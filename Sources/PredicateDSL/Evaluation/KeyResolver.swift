@@ -68,15 +68,33 @@ public struct KeyPathReference: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How to read one key path: what a ``KeyResolver`` returns.
+///
+/// Give the read as a closure, or, for the fastest evaluation, as a
+/// ``KeyReader``: comparisons of the key with a constant are then built in
+/// the resolver's module, specialised for its object type, with the read
+/// inlined into the test.
 public struct ResolvedKey<Object>: Sendable {
   /// How many leading components of the key path the reader covers.
   public var componentCount: Int
   /// What is known of the value before evaluation.
   public var type: KeyValueType
-  /// Reads the value from an object. A missing value is `.null`.
-  public var read: @Sendable (Object) -> FilterValue
   /// The entity the key belongs to, for error messages: `"Person"`.
   public var entity: String?
+  @usableFromInline var reader: @Sendable (Object) -> FilterValue
+  /// Builds the key's fused comparisons in the resolver's module; nil when
+  /// the read was given as a closure.
+  @usableFromInline var fuse: FuseHook<Object>?
+
+  /// Reads the value from an object. A missing value is `.null`.
+  ///
+  /// Setting it replaces the reader given to ``init(consuming:type:entity:reader:)``.
+  public var read: @Sendable (Object) -> FilterValue {
+    get { reader }
+    set {
+      reader = newValue
+      fuse = nil
+    }
+  }
 
   /// Creates a reader of the first `componentCount` components. A count of
   /// zero reads the object itself and leaves every component to the compiler.
@@ -88,8 +106,48 @@ public struct ResolvedKey<Object>: Sendable {
     self.componentCount = componentCount
     self.type = type
     self.entity = entity
-    self.read = read
+    self.reader = read
+    self.fuse = nil
   }
+
+  /// Creates a reader of the first `componentCount` components from a
+  /// ``KeyReader``: evaluates as the closure form does, faster.
+  ///
+  /// Inlined into the resolver, so that the comparisons the compiler fuses
+  /// with this key are built where `Reader` and `Object` are concrete types:
+  /// `age > 30` then reads the value and compares it in one closure, without
+  /// a call through a reader closure.
+  ///
+  /// ```swift
+  /// struct SlotReader: KeyReader {
+  ///   let slot: Int
+  ///   func read(_ object: StoredPerson) -> FilterValue { object.values[slot] }
+  /// }
+  /// ResolvedKey(consuming: 1, type: .attribute(.integer), reader: SlotReader(slot: 1))
+  /// ```
+  @inlinable
+  public init<Reader: KeyReader<Object>>(
+    consuming componentCount: Int, type: KeyValueType = .unknown, entity: String? = nil, reader: Reader
+  ) {
+    self.init(consuming: componentCount, type: type, entity: entity) { reader.read($0) }
+    fuse = { fast, general in FusedComparison.make(reader, fast, general) }
+  }
+}
+
+/// Reads one key's value from an object: the fast form of a
+/// ``ResolvedKey``'s reader.
+///
+/// A resolver that returns `ResolvedKey(consuming:type:entity:reader:)` with
+/// a `KeyReader` lets the compiler build each comparison of the key with a
+/// constant (`age > 30`, `name BEGINSWITH "A"`) in the resolver's module,
+/// where `read(_:)` is inlined into the test. Keep `read(_:)` small (a slot
+/// or a stored property), and make the reader a struct of plain values.
+public protocol KeyReader<Object>: Sendable {
+  /// The type of the objects read.
+  associatedtype Object
+
+  /// The key's value in `object`; a missing value is `.null`.
+  func read(_ object: Object) -> FilterValue
 }
 
 /// Resolves key paths on schema-less values: a key reads a ``FilterValue/record(_:)``'s

@@ -7,6 +7,7 @@ internal import Foundation
 /// combining accent are different strings. Ordering is by Unicode scalar
 /// value (`"B" < "a"`, `"10" < "9"`). `[c]` and `[d]` fold both sides first
 /// (see ``StringFolding``).
+@usableFromInline
 enum TextComparison {
   /// Calls `body` with the string's UTF-8 code units, without copying a
   /// native string.
@@ -74,6 +75,11 @@ enum TextComparison {
         for index in 0..<n where lowercasedASCII(subject[start + index]) != needle[index] { return false }
         return true
       }
+      // A short needle is compared in place: cheaper than calling memcmp.
+      if n <= 16 {
+        for index in 0..<n where subject[start + index] != needle[index] { return false }
+        return true
+      }
       return memcmp(subject.baseAddress! + start, needle.baseAddress!, n) == 0
     }
     switch operation {
@@ -94,6 +100,31 @@ enum TextComparison {
 
   enum SubstringOperation: Sendable {
     case equal, prefix, suffix, contains
+  }
+}
+
+/// A short list of strings that a string is looked up in by code units: the
+/// fast path of `IN` a constant list of strings without options.
+@usableFromInline
+struct TextList: Sendable {
+  /// The candidates' UTF-8, an array each, made when compiling: a lookup
+  /// then reads only the subject's bytes through a closure.
+  private let candidates: [[UInt8]]
+
+  init(_ strings: [String]) { candidates = strings.map { Array($0.utf8) } }
+
+  /// Whether `subject` is one of the strings, code unit for code unit.
+  @usableFromInline
+  func contains(_ subject: String) -> Bool {
+    TextComparison.withUTF8(subject) { s in
+      for candidate in candidates where candidate.count == s.count {
+        let equal = candidate.withUnsafeBufferPointer { c in
+          TextComparison.test(.equal, s, c, lowercasing: false)
+        }
+        if equal { return true }
+      }
+      return false
+    }
   }
 }
 
@@ -141,6 +172,7 @@ package struct StringFolding: Hashable, Sendable {
 
 /// A `BEGINSWITH`, `ENDSWITH`, `CONTAINS` or `==` test against a constant
 /// needle, folded once when the predicate is compiled.
+@usableFromInline
 struct ConstantTextTest: Sendable {
   let operation: TextComparison.SubstringOperation
   let needle: String
@@ -152,10 +184,12 @@ struct ConstantTextTest: Sendable {
     self.needle = folding?.fold(needle) ?? needle
   }
 
+  @usableFromInline
   func matches(_ subject: String) -> Bool {
     guard let folding else {
-      if operation == .equal { return TextComparison.literalEqual(subject, needle) }
-      return TextComparison.test(operation, subject, needle)
+      return TextComparison.withUTF8(subject) { s in
+        TextComparison.withUTF8(needle) { n in TextComparison.test(operation, s, n, lowercasing: false) }
+      }
     }
     let fast: Bool? = TextComparison.withUTF8(subject) { s in
       guard TextComparison.isASCII(s) else { return nil }
@@ -173,6 +207,7 @@ struct ConstantTextTest: Sendable {
 /// A compiled `LIKE` pattern: `*` matches any run of characters, `?` exactly
 /// one (one Unicode scalar), a backslash makes the next character literal,
 /// and everything else matches itself. The match is anchored at both ends.
+@usableFromInline
 struct LikePattern: Sendable {
   /// A pattern byte, or one of the two wildcards.
   private enum Element: Equatable, Sendable {
@@ -236,6 +271,7 @@ struct LikePattern: Sendable {
     }
   }
 
+  @usableFromInline
   func matches(_ subject: String) -> Bool {
     if case .text(let test) = shortcut { return test.matches(subject) }
     guard let folding else {
