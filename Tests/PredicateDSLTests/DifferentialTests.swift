@@ -34,13 +34,23 @@ struct DifferentialTests {
       // built through the reader hook (`FusedComparison`), not the compiler's
       // closure path: both must answer alike, errors included.
       let readerFilter: CompiledFilter<FilterValue>
-      do {
-        filter = try CompiledFilter(predicate, variables: variables, resolver: RecordKeyResolver())
-        readerFilter = try CompiledFilter(predicate, variables: variables, resolver: RecordReaderResolver())
-      } catch {
+      let compiled = Result { () throws(PredicateCompileError) in
+        try CompiledFilter(predicate, variables: variables, resolver: RecordKeyResolver())
+      }
+      let compiledWithReaders = Result { () throws(PredicateCompileError) in
+        try CompiledFilter(predicate, variables: variables, resolver: RecordReaderResolver())
+      }
+      switch (compiled, compiledWithReaders) {
+      case (.success(let closures), .success(let readers)):
+        (filter, readerFilter) = (closures, readers)
+      case (.failure(let closures), .failure(let readers)):
         // A constant part that fails whenever it is evaluated is rejected at
         // compile time; the interpreter may never reach it (short circuits).
+        #expect(closures == readers, "case \(index) (seed \(seed)): \(predicate) fails to compile differently")
         compileFailures += 1
+        continue
+      default:
+        Issue.record("case \(index) (seed \(seed)): \(predicate) compiles one way only: \(compiled), \(compiledWithReaders)")
         continue
       }
       for record in records {

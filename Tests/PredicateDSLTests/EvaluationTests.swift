@@ -11,6 +11,8 @@ private let person: FilterValue = [
   "nested": [[1, 2], [3]],
   "accents": "café", "decomposed": "cafe\u{301}", "greek": "ΩΜΈΓΑ", "street": "Straße",
   "path": "a.b(c)[d]*", "big": .int(Int64.max),
+  "twoTo53": .double(9_007_199_254_740_992), "twoTo53PlusOne": .int(9_007_199_254_740_993), "nan": .double(.nan),
+  "sentence": "the quick brown fox jumps over the lazy dog",
 ]
 
 @Suite("Evaluation semantics")
@@ -129,6 +131,19 @@ struct EvaluationTests {
     ("NOT age > 40", "true"), ("age > 40 AND name < 3", "false"), ("age > 20 OR name < 3", "true"),
     ("TRUEPREDICATE", "true"), ("FALSEPREDICATE", "false"), ("age > 40 AND FALSEPREDICATE", "false"),
     ("name < 3 AND FALSEPREDICATE", "error:typeMismatch"), ("NOT (age > 30 AND age < 40)", "false"),
+    // Where the fused shortcuts stop: integers beyond 2^53 against doubles,
+    // NaN, and needles longer than the 16 bytes compared byte by byte.
+    ("twoTo53 == 9007199254740993", "false"), ("twoTo53 < 9007199254740993", "true"),
+    ("twoTo53 == 9007199254740992", "true"), ("twoTo53PlusOne > 9007199254740992.0", "true"),
+    ("twoTo53PlusOne == 9007199254740993", "true"), ("twoTo53PlusOne != 9007199254740992", "true"),
+    ("nan == 1", "false"), ("nan != 1", "true"), ("nan > 1", "false"), ("nan <= 1", "false"),
+    ("nan BETWEEN {0, 1}", "false"),
+    ("sentence BEGINSWITH 'the quick brown fox jumps'", "true"), ("sentence ENDSWITH 'over the lazy dog'", "true"),
+    ("sentence CONTAINS 'brown fox jumps over the'", "true"), ("sentence CONTAINS 'brown fox jumps over a'", "false"),
+    ("sentence BEGINSWITH[c] 'THE QUICK BROWN FOX JUMPS'", "true"),
+    ("sentence == 'the quick brown fox jumps over the lazy dog'", "true"),
+    ("name BEGINSWITH 'Alice in Wonderland, the book'", "false"),
+    ("sentence IN {'the quick brown fox jumps over the lazy dog', 'x'}", "true"),
   ]
 
   @Test("evaluates with Apple's semantics", arguments: cases)
@@ -136,9 +151,16 @@ struct EvaluationTests {
     #expect(outcome(format) == expected, "\(format)")
   }
 
+  /// The outcome with closure reads and with `KeyReader`s, which must agree.
   func outcome(_ format: String) -> String {
+    let closures = outcome(format, resolver: RecordKeyResolver())
+    let readers = outcome(format, resolver: RecordReaderResolver())
+    return closures == readers ? closures : "closure reads \(closures), KeyReaders \(readers)"
+  }
+
+  func outcome<Resolver: KeyResolver<FilterValue>>(_ format: String, resolver: Resolver) -> String {
     do {
-      let filter = try CompiledFilter(format, resolver: RecordKeyResolver())
+      let filter = try CompiledFilter(format, resolver: resolver)
       return String(try filter.evaluate(person))
     } catch let error as PredicateEvaluationError {
       return "error:\(error.code)"

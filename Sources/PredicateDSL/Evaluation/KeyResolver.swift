@@ -138,10 +138,12 @@ public struct ResolvedKey<Object>: Sendable {
 /// ``ResolvedKey``'s reader.
 ///
 /// A resolver that returns `ResolvedKey(consuming:type:entity:reader:)` with
-/// a `KeyReader` lets the compiler build each comparison of the key with a
-/// constant (`age > 30`, `name BEGINSWITH "A"`) in the resolver's module,
-/// where `read(_:)` is inlined into the test. Keep `read(_:)` small (a slot
-/// or a stored property), and make the reader a struct of plain values.
+/// a `KeyReader` lets the compiler build the direct comparisons of the whole
+/// key path with a constant (`age > 30`, `name BEGINSWITH "A"`; not `ANY`,
+/// `ALL` or `NONE`, and not a reader that covers only part of the path) in
+/// the resolver's module, where `read(_:)` is inlined into the test. Other
+/// uses of the key call the reader like a closure. Keep `read(_:)` small (a
+/// slot or a stored property), and make the reader a struct of plain values.
 public protocol KeyReader<Object>: Sendable {
   /// The type of the objects read.
   associatedtype Object
