@@ -106,14 +106,6 @@ struct PredicateLexer {
     return PredicateToken(kind: kind, start: start, end: position)
   }
 
-  /// The next byte that is not white space, without consuming anything; 0
-  /// at the end. Cheaper than lexing a whole token to look ahead.
-  func nextSignificantByte() -> UInt8 {
-    var index = position
-    while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
-    return index < bytes.count ? bytes[index] : 0
-  }
-
   // MARK: - Pieces
 
   private mutating func skipWhitespace() {
@@ -122,11 +114,32 @@ struct PredicateLexer {
     position = index
   }
 
-  /// Space, tab, line feed or carriage return: one shift and mask.
+  /// The class of every byte, one ASCII character per byte value, so that
+  /// the table is constant data (no initialisation, no bounds to check past
+  /// a `UInt8`): its bits say identifier continuation (1), identifier start
+  /// (2), white space (4) and decimal digit (8). `@` is none, `C` a letter or
+  /// `_`, `I` a digit, `D` space, tab, line feed or carriage return; bytes
+  /// from 128 up are none.
+  private static var byteClasses: StaticString {
+    """
+    @@@@@@@@@DD@@D@@@@@@@@@@@@@@@@@@D@@@@@@@@@@@@@@@IIIIIIIIII@@@@@@\
+    @CCCCCCCCCCCCCCCCCCCCCCCCCC@@@@C@CCCCCCCCCCCCCCCCCCCCCCCCCC@@@@@\
+    @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\
+    @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
+    """
+  }
+
+  /// Whether `byte` is in any of the classes of `mask` (see `byteClasses`):
+  /// one load and one test per byte in the scanning loops.
+  @inline(__always)
+  private static func isInClass(_ byte: UInt8, _ mask: UInt8) -> Bool {
+    byteClasses.utf8Start[Int(byte)] & mask != 0
+  }
+
+  /// Space, tab, line feed or carriage return.
   @inline(__always)
   static func isWhitespace(_ byte: UInt8) -> Bool {
-    let mask: UInt64 = 1 << 0x20 | 1 << 0x09 | 1 << 0x0A | 1 << 0x0D
-    return byte < 64 && (mask >> UInt64(byte)) & 1 != 0
+    isInClass(byte, 4)
   }
 
   @inline(__always)
@@ -138,19 +151,16 @@ struct PredicateLexer {
     return false
   }
 
-  /// `A`–`Z`, `_` and `a`–`z` (bytes 64 to 127), as a bit mask.
-  private static let letters: UInt64 = 0x07FF_FFFE_87FF_FFFE
-  /// `0`–`9` (bytes 0 to 63), as a bit mask.
-  private static let digits: UInt64 = 0x03FF_0000_0000_0000
-
+  /// `A`–`Z`, `_` and `a`–`z`.
   @inline(__always)
   static func isIdentifierStart(_ byte: UInt8) -> Bool {
-    byte >= 64 && byte < 128 && (letters >> UInt64(byte - 64)) & 1 != 0
+    isInClass(byte, 2)
   }
 
+  /// An identifier start or `0`–`9`.
   @inline(__always)
   static func isIdentifierContinuation(_ byte: UInt8) -> Bool {
-    byte < 64 ? (digits >> UInt64(byte)) & 1 != 0 : isIdentifierStart(byte)
+    isInClass(byte, 1)
   }
 
   private mutating func skipIdentifier() {
@@ -258,7 +268,7 @@ struct PredicateLexer {
 
   @inline(__always)
   static func isDigit(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    isInClass(byte, 8)
   }
 
   /// The value of an ASCII digit in any base up to 36; 99 for anything else.

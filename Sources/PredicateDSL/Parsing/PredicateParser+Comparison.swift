@@ -109,15 +109,18 @@ extension Parser {
       throw error(
         .invalidOptions, "BETWEEN takes no options", at: SyntaxRange(open.start, token.end))
     }
-    let letters: String
     switch token.kind {
     case .identifier, .keyword:
-      letters = lexer.text(token.start, token.end)
+      break
     default:
       throw unexpected(["option letters c, d, n or l"])
     }
     var options = ComparisonSyntax.Options(rawValue: 0)
-    for (offset, letter) in letters.utf8.enumerated() {
+    // The letters straight from the source bytes (an identifier is ASCII),
+    // without making a string of them.
+    for index in token.start..<token.end {
+      let letter = lexer.bytes[index]
+      let offset = index - token.start
       let option: ComparisonSyntax.Options
       switch letter | 0x20 {
       case UInt8(ascii: "c"): option = .caseInsensitive

@@ -258,10 +258,10 @@ extension Parser {
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
     let name = lexer.text(token.start, token.end)
-    // A byte decides: `(` makes a call, `:` a selector (`:=` is not one).
-    let nextByte = lexer.nextSignificantByte()
-    if nextByte == UInt8(ascii: "(") {
-      advance()
+    // The next token decides: `(` makes a call, `:` a selector (`:=` is
+    // not one), anything else leaves a key, already past it.
+    advance()
+    if token.kind == .leftParen {
       switch name.uppercased() {
       case "TERNARY": return try parseTernary(start: start)
       case "FUNCTION":
@@ -279,8 +279,9 @@ extension Parser {
         return try parseCall(function, start: start)
       }
     }
-    if nextByte == UInt8(ascii: ":"), peek().kind == .colon {
-      var selector = ""
+    if token.kind == .colon {
+      var selector = name + ":"
+      advance()
       while token.kind == .identifier, peek().kind == .colon {
         selector += lexer.text(token.start, token.end) + ":"
         advance()
@@ -296,7 +297,6 @@ extension Parser {
       }
       return try parseCall(function, start: start)
     }
-    advance()
     return ExpressionSyntax(.keyPath(name), range: start.range)
   }
 
@@ -423,14 +423,16 @@ extension Parser {
     case .attempting:
       return try parseConstantAggregate()
     case .allowed:
-      let restart = self
+      // Only these change while parsing; the rest of the parser (its
+      // source and arguments) is not copied, so saving costs no retains.
+      let (lexerAtBrace, brace, argumentsUsed, depthAtBrace) = (lexer, token, argumentIndex, depth)
       constantLists = .attempting
       // Back to `.allowed` on every way out, errors included.
       defer { constantLists = .allowed }
       do {
         return try parseConstantAggregate()
       } catch where error.code == .notConstant {
-        self = restart
+        (lexer, token, argumentIndex, depth) = (lexerAtBrace, brace, argumentsUsed, depthAtBrace)
         constantLists = .disabled
         return try parseExpressionAggregate()
       }
