@@ -5,10 +5,14 @@ extension PredicateLexer {
     var range: SyntaxRange
   }
 
-  /// The value of a `.string` token, escapes decoded.
+  /// The value of a `.string` or `.escapedString` token, escapes decoded.
   func decodeString(_ token: PredicateToken) throws(LiteralProblem) -> String {
     let contentStart = token.start + 1
     let contentEnd = token.end - 1
+    // The lexer saw no backslash: the bytes are the string.
+    if token.kind == .string {
+      return Self.string(UnsafeBufferPointer(rebasing: bytes[contentStart..<contentEnd]))
+    }
     var index = contentStart
     // Fast path: no escapes, the bytes are the string.
     while index < contentEnd, bytes[index] != UInt8(ascii: "\\") { index += 1 }

@@ -207,16 +207,35 @@ struct PredicateLexer {
     return true
   }
 
+  /// A string literal after its opening quote: `.string` when it has no
+  /// backslash (its bytes are its value), else `.escapedString`.
   private mutating func lexString(quote: UInt8) -> PredicateToken.Kind {
-    while position < bytes.count {
-      let byte = bytes[position]
+    var index = position
+    while index < bytes.count {
+      let byte = bytes[index]
       if byte == quote {
-        position += 1
+        position = index + 1
         return .string
+      }
+      if byte == UInt8(ascii: "\\") { return lexEscapedString(quote: quote, from: index) }
+      index += 1
+    }
+    position = bytes.count
+    return .invalid(.unterminatedString)
+  }
+
+  /// The rest of a string literal from its first backslash.
+  private mutating func lexEscapedString(quote: UInt8, from backslash: Int) -> PredicateToken.Kind {
+    var index = backslash
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == quote {
+        position = index + 1
+        return .escapedString
       }
       // A backslash escapes the next byte (possibly the quote); decoding
       // validates the escape later.
-      position += byte == UInt8(ascii: "\\") ? 2 : 1
+      index += byte == UInt8(ascii: "\\") ? 2 : 1
     }
     position = bytes.count
     return .invalid(.unterminatedString)

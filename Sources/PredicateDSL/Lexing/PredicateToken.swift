@@ -24,7 +24,10 @@ struct PredicateToken: Equatable {
     /// `%@`, `%K`, `%d`...: a format argument.
     case formatSpecifier
     case keyword(Keyword)
+    /// A string literal without escapes: its content is its value.
     case string
+    /// A string literal with at least one backslash escape.
+    case escapedString
     case integer
     case real
     case leftParen, rightParen, leftBracket, rightBracket, leftBrace, rightBrace

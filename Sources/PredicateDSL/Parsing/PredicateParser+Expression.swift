@@ -175,10 +175,9 @@ extension Parser {
       .index(base: base, subscriptValue), range: SyntaxRange(base.range.lowerBound, end))
   }
 
-  /// A primary: a literal, a key, a variable, a format argument, an
-  /// aggregate, a call, a parenthesised expression.
-  mutating func parsePrimary() throws(PredicateParseError) -> ExpressionSyntax {
-    let start = token
+  /// The value of the current token, a number or string literal, which
+  /// it consumes.
+  mutating func parseLiteralValue() throws(PredicateParseError) -> FilterValue {
     switch token.kind {
     case .integer:
       guard let magnitude = lexer.integerMagnitude(token), magnitude <= UInt64(Int64.max) else {
@@ -187,15 +186,15 @@ extension Parser {
           "integer \(lexer.text(token.start, token.end)) does not fit in 64 bits", at: token.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.int(Int64(magnitude))), range: start.range)
+      return .int(Int64(magnitude))
     case .real:
       let text = lexer.text(token.start, token.end)
       guard let value = Double(text), value.isFinite else {
         throw error(.numberOutOfRange, "number \(text) is out of the range of a double", at: token.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.double(value)), range: start.range)
-    case .string:
+      return .double(value)
+    default:
       let value: String
       do {
         value = try lexer.decodeString(token)
@@ -203,7 +202,17 @@ extension Parser {
         throw self.error(.invalidEscape, error.message, at: error.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.string(value)), range: start.range)
+      return .string(value)
+    }
+  }
+
+  /// A primary: a literal, a key, a variable, a format argument, an
+  /// aggregate, a call, a parenthesised expression.
+  mutating func parsePrimary() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    switch token.kind {
+    case .integer, .real, .string, .escapedString:
+      return ExpressionSyntax(.constant(try parseLiteralValue()), range: start.range)
     case .keyword(.null):
       advance()
       return ExpressionSyntax(.constant(.null), range: start.range)
@@ -455,13 +464,22 @@ extension Parser {
     values.reserveCapacity(4)
     if token.kind != .rightBrace {
       while true {
-        let element = try parseExpression(seed: nil)
-        guard case .constant(let value) = element.kind else {
-          // Without locating it in the source: the signal is never shown, and
-          // locating it would cost a scan of the text before it.
-          throw PredicateParseError(
-            code: .notConstant, message: "", location: .init(utf8Offset: 0, line: 1, column: 1), length: 0,
-            expected: [], found: nil, suggestion: nil, source: "")
+        let value: FilterValue
+        switch token.kind {
+        case .integer, .real, .string, .escapedString:
+          // Most elements are one literal: its value goes straight into the
+          // array, without a syntax node. The steps are `parseExpression`'s.
+          let literal = token
+          let literalValue = try parseLiteralValue()
+          guard continuesOperand(token.kind) else {
+            value = literalValue
+            break
+          }
+          value = try constantValue(
+            of: try parseBinary(
+              minimumPrecedence: 1, seed: ExpressionSyntax(.constant(literalValue), range: literal.range)))
+        default:
+          value = try constantValue(of: try parseExpression(seed: nil))
         }
         values.append(value)
         guard token.kind == .comma else { break }
@@ -473,6 +491,19 @@ extension Parser {
     advance()
     depth -= 1
     return ExpressionSyntax(.constant(.array(values)), range: SyntaxRange(start, end))
+  }
+
+  /// The value of a constant element of a list that is trying to be
+  /// constant; for any other element, the `.notConstant` signal.
+  private func constantValue(of element: ExpressionSyntax) throws(PredicateParseError) -> FilterValue {
+    guard case .constant(let value) = element.kind else {
+      // Without locating it in the source: the signal is never shown, and
+      // locating it would cost a scan of the text before it.
+      throw PredicateParseError(
+        code: .notConstant, message: "", location: .init(utf8Offset: 0, line: 1, column: 1), length: 0,
+        expected: [], found: nil, suggestion: nil, source: "")
+    }
+    return value
   }
 
   /// Function names of other languages, and the name to use instead.

@@ -217,7 +217,7 @@ struct Parser {
 
   func canStartExpression(_ kind: PredicateToken.Kind) -> Bool {
     switch kind {
-    case .integer, .real, .string, .variable, .formatSpecifier, .escapedIdentifier,
+    case .integer, .real, .string, .escapedString, .variable, .formatSpecifier, .escapedIdentifier,
       .collectionOperator, .identifier, .leftBrace, .leftParen, .minus, .keyword:
       true
     default:
