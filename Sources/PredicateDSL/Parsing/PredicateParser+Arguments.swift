@@ -6,6 +6,13 @@ extension Parser {
     "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
   ]
 
+  /// Whether the `@name` token names a collection operator, compared in
+  /// place (no string is made).
+  func isKnownCollectionOperator(_ token: PredicateToken) -> Bool {
+    let name = UnsafeBufferPointer(rebasing: lexer.bytes[(token.start + 1)..<token.end])
+    return Self.collectionOperators.contains { $0.utf8.elementsEqual(name) }
+  }
+
   /// The `@name` of a `.collectionOperator` token, validated.
   func collectionOperator(_ token: PredicateToken) throws(PredicateParseError) -> String {
     let name = lexer.text(token.start + 1, token.end)

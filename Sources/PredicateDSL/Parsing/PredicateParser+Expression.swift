@@ -266,10 +266,14 @@ extension Parser {
   /// A key, or a function call: `name(…)` or `selector:with:(…)`.
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
-    let name = lexer.text(token.start, token.end)
     // The next token decides: `(` makes a call, `:` a selector (`:=` is
-    // not one), anything else leaves a key, already past it.
+    // not one), an adjacent `.` a key path read in one piece, anything else
+    // leaves a key, already past it.
     advance()
+    if token.kind == .dot, token.start == start.end {
+      return try parseAdjacentKeyPath(from: start)
+    }
+    let name = lexer.text(start.start, start.end)
     if token.kind == .leftParen {
       switch name.uppercased() {
       case "TERNARY": return try parseTernary(start: start)
@@ -307,6 +311,43 @@ extension Parser {
       return try parseCall(function, start: start)
     }
     return ExpressionSyntax(.keyPath(name), range: start.range)
+  }
+
+  /// A key path written without spaces or escapes, `address.city` or
+  /// `tags.@count`, from its first key (`first`, already consumed) at the
+  /// `.` that follows it: its text is the path, taken from the source in
+  /// one piece instead of joined from its keys. Stops before the first
+  /// step that is not an adjacent `.key` or `.@operator` (a known one), and
+  /// `parsePostfix` goes on from there, so the tree and any error are the
+  /// ones `parsePostfix` alone would give.
+  mutating func parseAdjacentKeyPath(from first: PredicateToken) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
+    // `parsePostfix` counts a run of `.key` steps as one level of nesting.
+    try enter()
+    depth -= 1
+    var end = first.end
+    while true {
+      // `token` is a `.` that starts at `end`; look at what follows it.
+      var probe = lexer
+      let component = probe.next()
+      guard component.start == token.end else { break }
+      switch component.kind {
+      case .identifier: break
+      case .collectionOperator where isKnownCollectionOperator(component): break
+      default: return keyPath(from: first.start, to: end)
+      }
+      lexer = probe
+      end = component.end
+      advance()
+      guard token.kind == .dot, token.start == end else { break }
+    }
+    return keyPath(from: first.start, to: end)
+  }
+
+  /// The key path whose text is the source from `start` to `end`.
+  private func keyPath(from start: Int, to end: Int) -> ExpressionSyntax {
+    ExpressionSyntax(.keyPath(lexer.text(start, end)), range: SyntaxRange(start, end))
   }
 
   /// The parenthesised, comma-separated arguments of a call, from the `(`.

@@ -1,0 +1,74 @@
+import PredicateDSL
+import Testing
+
+/// The parser reads some common shapes by shorter routes: a key path
+/// written without spaces is taken from the source in one piece, a literal
+/// in a constant list goes straight into the list's values, a string without
+/// escapes is copied without decoding. Each route must give the tree, the
+/// ranges and the errors of the general one, which spaces (or an escape)
+/// select.
+@Suite("Parser fast paths")
+struct ParserFastPathTests {
+  /// Inputs that differ only by spaces or escapes that make the parser
+  /// take the general route; the trees must be equal.
+  static let pairs: [(String, String)] = [
+    ("a.b == 1", "a . b == 1"),
+    ("a.b.c.d == 1", "a .b. c . d == 1"),
+    ("tags.@count > 2", "tags . @count > 2"),
+    ("items.@sum.price > 2", "items. @sum .price > 2"),
+    ("a.b.#size == 1", "a . b . #size == 1"),
+    ("a.#b.c == 1", "a . #b . c == 1"),
+    ("ANY items.sku == 42", "ANY items . sku == 42"),
+    ("a.b[0].c == 1", "a . b[0] . c == 1"),
+    ("a.b + c.d == 1", "a . b + c . d == 1"),
+    ("SELF.a.b == 1", "a.b == 1"),
+    ("a IN {1, 'x', 2.5}", "a IN {(1), ('x'), (2.5)}"),
+    ("a == 'plain'", "a == 'pl\\u0061in'"),
+    ("a IN {'plain', \"text\"}", "a IN {'pl\\x61in', \"te\\u0078t\"}"),
+  ]
+
+  @Test("takes the same tree by either route", arguments: pairs)
+  func sameTree(fast: String, general: String) throws {
+    #expect(try PredicateParser.parse(fast) == PredicateParser.parse(general))
+  }
+
+  @Test func adjacentKeyPathsKeepTheirRanges() throws {
+    let text = "ANY items.sku == 42 AND tags.@count.x > 2"
+    let syntax = try PredicateParser.parse(text)
+    guard case .and(let operands) = syntax.kind,
+      case .comparison(let first) = operands[0].kind,
+      case .comparison(let second) = operands[1].kind
+    else {
+      Issue.record("unexpected shape \(syntax)")
+      return
+    }
+    #expect(first.lhs.kind == .keyPath("items.sku"))
+    #expect(first.lhs.range == SyntaxRange(4, 13))
+    #expect(second.lhs.kind == .keyPath("tags.@count.x"))
+    #expect(second.lhs.range == SyntaxRange(24, 37))
+  }
+
+  /// Errors met on the fast route, at the offsets the general route gives.
+  @Test func errorsAfterAnAdjacentDot() throws {
+    func failure(_ text: String, maximumDepth: Int = PredicateParser.defaultMaximumDepth) throws -> PredicateParseError {
+      try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text, maximumDepth: maximumDepth) }
+    }
+    let unknown = try failure("a.b.@cout > 1")
+    #expect(unknown.code == .unknownCollectionOperator)
+    #expect(unknown.location.utf8Offset == 4)
+    let reserved = try failure("a.b.size > 1")
+    #expect(reserved.location.utf8Offset == 4)
+    #expect(reserved.message == (try failure("a.b . size > 1")).message)
+    let number = try failure("a.1 > 1")
+    #expect(number.location.utf8Offset == 2)
+    #expect(number.message == (try failure("a . 1 > 1")).message)
+    let endOfInput = try failure("a.")
+    #expect(endOfInput.location.utf8Offset == 2)
+    // A run of `.key` steps is one level of nesting, by either route.
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b.c == 1", maximumDepth: 1) }
+    let tooDeep = try failure("(a.b.c == 1)", maximumDepth: 1)
+    #expect(tooDeep.code == .nestingTooDeep)
+    #expect(tooDeep.location.utf8Offset == 2)
+    #expect(tooDeep.message == (try failure("(a . b.c == 1)", maximumDepth: 1)).message)
+  }
+}
