@@ -35,7 +35,7 @@ extension Parser {
   /// The rest of a comparison after its left operand: operator, options,
   /// right operand.
   mutating func parseComparison(
-    quantifier: ComparisonSyntax.Quantifier, lhs: ExpressionSyntax, start: Int
+    quantifier: ComparisonSyntax.Quantifier, lhs: consuming ExpressionSyntax, start: Int
   ) throws(PredicateParseError) -> PredicateSyntax {
     guard let op = comparisonOperator(token.kind) else {
       throw missingOperator(after: lhs, quantified: quantifier != .direct)

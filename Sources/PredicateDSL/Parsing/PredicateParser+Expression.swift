@@ -17,7 +17,7 @@ extension Parser {
 
   /// An expression. `seed`, when given, is an already parsed primary (a
   /// parenthesised expression read by the group logic) to continue from.
-  mutating func parseExpression(seed: ExpressionSyntax?) throws(PredicateParseError)
+  mutating func parseExpression(seed: consuming ExpressionSyntax?) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: seed) }
@@ -86,7 +86,7 @@ extension Parser {
 
   /// Key path steps and subscripts after a primary. Like arithmetic
   /// chains, each step nests the tree and counts toward the depth limit.
-  mutating func parsePostfix(_ primary: ExpressionSyntax) throws(PredicateParseError)
+  mutating func parsePostfix(_ primary: consuming ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     var expression = primary
@@ -149,7 +149,7 @@ extension Parser {
   }
 
   /// `[FIRST]`, `[LAST]`, `[SIZE]` or `[expression]` after `base`.
-  mutating func parseSubscript(of base: ExpressionSyntax) throws(PredicateParseError)
+  mutating func parseSubscript(of base: consuming ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     // The caller, `parsePostfix`, counted this level of nesting.
@@ -171,8 +171,8 @@ extension Parser {
     guard token.kind == .rightBracket else { throw unexpected(["']'"]) }
     let end = token.end
     advance()
-    return ExpressionSyntax(
-      .index(base: base, subscriptValue), range: SyntaxRange(base.range.lowerBound, end))
+    let range = SyntaxRange(base.range.lowerBound, end)
+    return ExpressionSyntax(.index(base: base, subscriptValue), range: range)
   }
 
   /// The value of the current token, a number or string literal, which
@@ -536,7 +536,7 @@ extension Parser {
 
   /// The value of a constant element of a list that is trying to be
   /// constant; for any other element, the `.notConstant` signal.
-  private func constantValue(of element: ExpressionSyntax) throws(PredicateParseError) -> FilterValue {
+  private func constantValue(of element: consuming ExpressionSyntax) throws(PredicateParseError) -> FilterValue {
     guard case .constant(let value) = element.kind else {
       // Without locating it in the source: the signal is never shown, and
       // locating it would cost a scan of the text before it.
