@@ -32,6 +32,26 @@ struct ParserFastPathTests {
     #expect(try PredicateParser.parse(fast) == PredicateParser.parse(general))
   }
 
+  @Test("knows every collection operator in an adjacent key path", arguments: [
+    "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
+    "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
+  ])
+  func collectionOperatorsInAdjacentKeyPaths(name: String) throws {
+    let syntax = try PredicateParser.parse("items.@\(name).x == 1")
+    #expect(syntax == (try PredicateParser.parse("items . @\(name) . x == 1")))
+    guard case .comparison(let comparison) = syntax.kind else {
+      Issue.record("unexpected shape \(syntax)")
+      return
+    }
+    #expect(comparison.lhs.kind == .keyPath("items.@\(name).x"))
+    // Near misses are errors, whichever route meets them.
+    for wrong in [String(name.dropLast()), name + "s", name.uppercased()] {
+      let fast = try #require(throws: PredicateParseError.self) { try PredicateParser.parse("a.@\(wrong) == 1") }
+      #expect(fast.code == .unknownCollectionOperator)
+      #expect(fast.location.utf8Offset == 2)
+    }
+  }
+
   @Test func adjacentKeyPathsKeepTheirRanges() throws {
     let text = "ANY items.sku == 42 AND tags.@count.x > 2"
     let syntax = try PredicateParser.parse(text)
