@@ -49,7 +49,9 @@ extension Parser {
     }
     let rhs = try parseExpression(seed: nil)
     if op == .between { try checkBetweenBounds(rhs) }
-    if comparisonOperator(token.kind) != nil {
+    // What follows a comparison is mostly AND, OR or the end; anything
+    // else may be a second operator.
+    if !isAnd(token.kind), !isOr(token.kind), token.kind != .end, comparisonOperator(token.kind) != nil {
       throw error(
         .chainedComparison,
         "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'",

@@ -171,6 +171,11 @@ struct Parser {
   /// comparison.
   mutating func parseNot() throws(PredicateParseError) -> PredicateSyntax {
     let start = token.start
+    // Most comparisons start with a key: one test before the switch.
+    if token.kind == .identifier {
+      let lhs = try parseExpression(seed: nil)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    }
     switch token.kind {
     case .not, .keyword(.not):
       advance()
