@@ -11,7 +11,7 @@ extension PredicateLexer {
     let contentEnd = token.end - 1
     // The lexer saw no backslash: the bytes are the string.
     if token.kind == .string {
-      return Self.string(UnsafeBufferPointer(rebasing: bytes[contentStart..<contentEnd]))
+      return tokenText(contentStart, contentEnd)
     }
     var index = contentStart
     // Fast path: no escapes, the bytes are the string.
@@ -139,13 +139,23 @@ extension PredicateLexer {
     return Self.string(UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
   }
 
+  /// The source bytes `start..<end` of a token as a string: `text` without
+  /// its clamping, for ranges the lexer produced (within the input).
+  func tokenText(_ start: Int, _ end: Int) -> String {
+    assert(0 <= start && start <= end && end <= bytes.count)
+    return Self.string(UnsafeBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + start, count: end - start))
+  }
+
   /// A string of UTF-8 bytes (repaired if a range cuts a character). Copying
   /// into a string's own storage costs about half of `String(decoding:as:)`,
   /// which matters for the keys and literals of every parse.
   @inline(__always)
   static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
     String(unsafeUninitializedCapacity: utf8.count) { buffer in
-      _ = buffer.initialize(from: utf8)
+      // One copy of the bytes, not the element-wise `initialize(from:)`.
+      if let source = utf8.baseAddress {
+        buffer.baseAddress.unsafelyUnwrapped.initialize(from: source, count: utf8.count)
+      }
       return utf8.count
     }
   }

@@ -273,7 +273,7 @@ extension Parser {
     if token.kind == .dot, token.start == start.end {
       return try parseAdjacentKeyPath(from: start)
     }
-    let name = lexer.text(start.start, start.end)
+    let name = lexer.tokenText(start.start, start.end)
     if token.kind == .leftParen {
       switch name.uppercased() {
       case "TERNARY": return try parseTernary(start: start)
@@ -347,7 +347,7 @@ extension Parser {
 
   /// The key path whose text is the source from `start` to `end`.
   private func keyPath(from start: Int, to end: Int) -> ExpressionSyntax {
-    ExpressionSyntax(.keyPath(lexer.text(start, end)), range: SyntaxRange(start, end))
+    ExpressionSyntax(.keyPath(lexer.tokenText(start, end)), range: SyntaxRange(start, end))
   }
 
   /// The parenthesised, comma-separated arguments of a call, from the `(`.
