@@ -52,6 +52,31 @@ struct ParserFastPathTests {
     }
   }
 
+  /// Decimal integers of up to 19 digits are read without overflow checks;
+  /// longer ones, and ones with leading zeros, with them.
+  @Test func decimalIntegersAtTheEdgesOfSixtyFourBits() throws {
+    func value(_ text: String) throws -> FilterValue? {
+      let syntax = try PredicateParser.parse("a == " + text)
+      guard case .comparison(let comparison) = syntax.kind, case .constant(let value) = comparison.rhs.kind else {
+        return nil
+      }
+      return value
+    }
+    #expect(try value("0") == .int(0))
+    #expect(try value("7") == .int(7))
+    #expect(try value("9223372036854775807") == .int(.max))
+    #expect(try value("-9223372036854775807") == .int(-.max))
+    #expect(try value("-9223372036854775808") == .int(.min))
+    #expect(try value("0009223372036854775807") == .int(.max))
+    #expect(try value("1000000000000000000") == .int(1_000_000_000_000_000_000))
+    for tooLarge in ["9223372036854775808", "9999999999999999999", "18446744073709551615", "18446744073709551616",
+      "99999999999999999999999", "-9223372036854775809", "00018446744073709551616"]
+    {
+      let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse("a == " + tooLarge) }
+      #expect(error.code == .numberOutOfRange, "\(tooLarge)")
+    }
+  }
+
   @Test func adjacentKeyPathsKeepTheirRanges() throws {
     let text = "ANY items.sku == 42 AND tags.@count.x > 2"
     let syntax = try PredicateParser.parse(text)

@@ -164,6 +164,16 @@ extension PredicateLexer {
   /// bits. The magnitude is returned unsigned so that `-9223372036854775808`
   /// can be read.
   func integerMagnitude(_ token: PredicateToken) -> UInt64? {
+    // A decimal integer of up to 19 digits (no base prefix: it does not
+    // start with 0) cannot overflow 64 bits: no checks per digit.
+    let count = token.end - token.start
+    if count <= 19, bytes[token.start] != UInt8(ascii: "0") {
+      var value: UInt64 = 0
+      for index in token.start..<token.end {
+        value = value &* 10 &+ UInt64(bytes[index] &- UInt8(ascii: "0"))
+      }
+      return value
+    }
     var index = token.start
     var radix: UInt64 = 10
     if token.end - token.start > 2, bytes[index] == UInt8(ascii: "0") {
