@@ -127,6 +127,7 @@ enum Keyword: CaseIterable, Equatable {
   /// Looks up the identifier in `bytes[start..<end]`, ignoring ASCII case.
   /// A switch on length and first letter, then a byte comparison: no
   /// allocation and no reference counting on the lexer's hottest path.
+  @inline(__always)
   static func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
     let length = end - start
     guard length >= 2, length <= 15 else { return nil }
