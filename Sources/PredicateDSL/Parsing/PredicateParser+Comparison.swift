@@ -1,5 +1,6 @@
 extension Parser {
   /// The comparison operator a token spells, if any.
+  @inline(__always)
   func comparisonOperator(_ kind: PredicateToken.Kind) -> ComparisonSyntax.Operator? {
     switch kind {
     case .equal: .equal

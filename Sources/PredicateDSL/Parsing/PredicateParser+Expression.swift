@@ -194,6 +194,11 @@ extension Parser {
       }
       advance()
       return .double(value)
+    case .string:
+      // No escapes: the content is the string.
+      let value = lexer.tokenText(token.start + 1, token.end - 1)
+      advance()
+      return .string(value)
     default:
       let value: String
       do {
