@@ -163,6 +163,7 @@ extension PredicateLexer {
   /// The value of an `.integer` token, or `nil` when it does not fit in 64
   /// bits. The magnitude is returned unsigned so that `-9223372036854775808`
   /// can be read.
+  @inline(__always)
   func integerMagnitude(_ token: PredicateToken) -> UInt64? {
     // A decimal integer of up to 19 digits (no base prefix: it does not
     // start with 0) cannot overflow 64 bits: no checks per digit.

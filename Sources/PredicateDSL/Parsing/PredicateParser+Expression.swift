@@ -177,6 +177,7 @@ extension Parser {
 
   /// The value of the current token, a number or string literal, which
   /// it consumes.
+  @inline(__always)
   mutating func parseLiteralValue() throws(PredicateParseError) -> FilterValue {
     switch token.kind {
     case .integer:
