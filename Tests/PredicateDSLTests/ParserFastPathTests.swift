@@ -115,5 +115,17 @@ struct ParserFastPathTests {
     #expect(tooDeep.code == .nestingTooDeep)
     #expect(tooDeep.location.utf8Offset == 2)
     #expect(tooDeep.message == (try failure("(a . b.c == 1)", maximumDepth: 1)).message)
+    // The run's level still counts for the steps after it (found by
+    // differential fuzzing against the parser without the fast route).
+    for (text, offset) in [("a.b[0] == 1", 3), ("a . b[0] == 1", 5), ("a.b.#c[0] == 1", 6), ("a.b . c[0] == 1", 7)] {
+      let error = try failure(text, maximumDepth: 1)
+      #expect(error.code == .nestingTooDeep, "\(text)")
+      #expect(error.location.utf8Offset == offset, "\(text)")
+    }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b.#c == 1", maximumDepth: 1) }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b[0] == 1", maximumDepth: 2) }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b . c[0].d == 1", maximumDepth: 3) }
+    let third = try failure("a.b . c[0].d == 1", maximumDepth: 2)
+    #expect(third.location.utf8Offset == 10)
   }
 }

@@ -325,15 +325,16 @@ extension Parser {
   /// one piece instead of joined from its keys. Stops before the first
   /// step that is not an adjacent `.key` or `.@operator` (a known one), and
   /// `parsePostfix` goes on from there, so the tree and any error are the
-  /// ones `parsePostfix` alone would give.
+  /// ones `parsePostfix` alone would give, nesting count included.
   mutating func parseAdjacentKeyPath(from first: PredicateToken) throws(PredicateParseError)
     -> ExpressionSyntax
   {
-    // `parsePostfix` counts a run of `.key` steps as one level of nesting.
+    // `parsePostfix` counts a run of `.key` steps as one level of nesting,
+    // checked at its first `.`.
     try enter()
     depth -= 1
     var end = first.end
-    while true {
+    scan: while true {
       // `token` is a `.` that starts at `end`; look at what follows it.
       var probe = lexer
       let component = probe.next()
@@ -341,14 +342,28 @@ extension Parser {
       switch component.kind {
       case .identifier: break
       case .collectionOperator where isKnownCollectionOperator(component): break
-      default: return keyPath(from: first.start, to: end)
+      default: break scan
       }
       lexer = probe
       end = component.end
       advance()
       guard token.kind == .dot, token.start == end else { break }
     }
-    return keyPath(from: first.start, to: end)
+    let path = keyPath(from: first.start, to: end)
+    switch token.kind {
+    case .dot:
+      // The run goes on with steps this route does not read: the same
+      // level of nesting, which `parsePostfix` enters at this `.`.
+      return try parsePostfix(path)
+    case .leftBracket:
+      // The run is over; `parsePostfix` would still count its level for
+      // the steps after it.
+      depth += 1
+      defer { depth -= 1 }
+      return try parsePostfix(path)
+    default:
+      return path
+    }
   }
 
   /// The key path whose text is the source from `start` to `end`.
