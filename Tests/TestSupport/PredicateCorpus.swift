@@ -156,6 +156,14 @@ public enum PredicateCorpus {
     ("a == {1}", "a == {1}"),
     ("a == {1, 'b', nil, TRUE}", "a == {1, \"b\", nil, TRUE}"),
     ("a == {{1, 2}, {3}}", "a == {{1, 2}, {3}}"),
+    // A literal in a list that an operator or a postfix step continues.
+    ("a IN {1 + 2, 'x'}", "a IN {1 + 2, \"x\"}"),
+    ("a IN {1.5, -2, 0x1F, 2 * 3, 'y'}", "a IN {1.5, -2, 31, 2 * 3, \"y\"}"),
+    ("a IN {'ab'[0], 1}", "a IN {\"ab\"[0], 1}"),
+    ("a IN {{1, 2 ** 2}, 'z'}", "a IN {{1, 2 ** 2}, \"z\"}"),
+    // Strings with and without escapes, in lists and alone.
+    ("a IN {'t\\tb', \"q\\\"r\", 'plain'}", "a IN {\"t\\tb\", \"q\\\"r\", \"plain\"}"),
+    ("a == 'x\\\\'", "a == \"x\\\\\""),
     ("a == CAST(725846400, 'NSDate')", "a == CAST(725846400.0, \"NSDate\")"),
     ("a == CAST(725846400.5, \"NSDate\")", "a == CAST(725846400.5, \"NSDate\")"),
     ("a == CAST(-1, 'NSDate')", "a == CAST(-1.0, \"NSDate\")"),

@@ -5,10 +5,14 @@ extension PredicateLexer {
     var range: SyntaxRange
   }
 
-  /// The value of a `.string` token, escapes decoded.
+  /// The value of a `.string` or `.escapedString` token, escapes decoded.
   func decodeString(_ token: PredicateToken) throws(LiteralProblem) -> String {
     let contentStart = token.start + 1
     let contentEnd = token.end - 1
+    // The lexer saw no backslash: the bytes are the string.
+    if token.kind == .string {
+      return tokenText(contentStart, contentEnd)
+    }
     var index = contentStart
     // Fast path: no escapes, the bytes are the string.
     while index < contentEnd, bytes[index] != UInt8(ascii: "\\") { index += 1 }
@@ -135,13 +139,23 @@ extension PredicateLexer {
     return Self.string(UnsafeBufferPointer(rebasing: bytes[lower..<upper]))
   }
 
+  /// The source bytes `start..<end` of a token as a string: `text` without
+  /// its clamping, for ranges the lexer produced (within the input).
+  func tokenText(_ start: Int, _ end: Int) -> String {
+    assert(0 <= start && start <= end && end <= bytes.count)
+    return Self.string(UnsafeBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + start, count: end - start))
+  }
+
   /// A string of UTF-8 bytes (repaired if a range cuts a character). Copying
   /// into a string's own storage costs about half of `String(decoding:as:)`,
   /// which matters for the keys and literals of every parse.
   @inline(__always)
   static func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
     String(unsafeUninitializedCapacity: utf8.count) { buffer in
-      _ = buffer.initialize(from: utf8)
+      // One copy of the bytes, not the element-wise `initialize(from:)`.
+      if let source = utf8.baseAddress {
+        buffer.baseAddress.unsafelyUnwrapped.initialize(from: source, count: utf8.count)
+      }
       return utf8.count
     }
   }
@@ -149,7 +163,18 @@ extension PredicateLexer {
   /// The value of an `.integer` token, or `nil` when it does not fit in 64
   /// bits. The magnitude is returned unsigned so that `-9223372036854775808`
   /// can be read.
+  @inline(__always)
   func integerMagnitude(_ token: PredicateToken) -> UInt64? {
+    // A decimal integer of up to 19 digits (no base prefix: it does not
+    // start with 0) cannot overflow 64 bits: no checks per digit.
+    let count = token.end - token.start
+    if count <= 19, bytes[token.start] != UInt8(ascii: "0") {
+      var value: UInt64 = 0
+      for index in token.start..<token.end {
+        value = value &* 10 &+ UInt64(bytes[index] &- UInt8(ascii: "0"))
+      }
+      return value
+    }
     var index = token.start
     var radix: UInt64 = 10
     if token.end - token.start > 2, bytes[index] == UInt8(ascii: "0") {

@@ -24,6 +24,12 @@ struct PredicateLexer {
     guard start < bytes.count else { return PredicateToken(kind: .end, start: start, end: start) }
     let first = bytes[start]
     position += 1
+    // Identifiers and keywords, the most common tokens, before the switch
+    // (whose table they would leave through two more range tests).
+    if Self.isIdentifierStart(first) {
+      skipIdentifier()
+      return PredicateToken(kind: identifierOrKeyword(start: start), start: start, end: position)
+    }
     let kind: PredicateToken.Kind
     switch first {
     case UInt8(ascii: "("): kind = .leftParen
@@ -94,24 +100,11 @@ struct PredicateLexer {
       }
     case UInt8(ascii: "%"): kind = lexFormatSpecifier()
     default:
-      if Self.isIdentifierStart(first) {
-        skipIdentifier()
-        kind = identifierOrKeyword(start: start)
-      } else {
-        // Not ASCII we know: consume the whole scalar so the error names it.
-        while position < bytes.count, bytes[position] & 0xC0 == 0x80 { position += 1 }
-        kind = .invalid(.unexpectedCharacter)
-      }
+      // Not ASCII we know: consume the whole scalar so the error names it.
+      while position < bytes.count, bytes[position] & 0xC0 == 0x80 { position += 1 }
+      kind = .invalid(.unexpectedCharacter)
     }
     return PredicateToken(kind: kind, start: start, end: position)
-  }
-
-  /// The next byte that is not white space, without consuming anything; 0
-  /// at the end. Cheaper than lexing a whole token to look ahead.
-  func nextSignificantByte() -> UInt8 {
-    var index = position
-    while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
-    return index < bytes.count ? bytes[index] : 0
   }
 
   // MARK: - Pieces
@@ -122,11 +115,32 @@ struct PredicateLexer {
     position = index
   }
 
-  /// Space, tab, line feed or carriage return: one shift and mask.
+  /// The class of every byte, one ASCII character per byte value, so that
+  /// the table is constant data (no initialisation, no bounds to check past
+  /// a `UInt8`): its bits say identifier continuation (1), identifier start
+  /// (2), white space (4) and decimal digit (8). `@` is none, `C` a letter or
+  /// `_`, `I` a digit, `D` space, tab, line feed or carriage return; bytes
+  /// from 128 up are none.
+  private static var byteClasses: StaticString {
+    """
+    @@@@@@@@@DD@@D@@@@@@@@@@@@@@@@@@D@@@@@@@@@@@@@@@IIIIIIIIII@@@@@@\
+    @CCCCCCCCCCCCCCCCCCCCCCCCCC@@@@C@CCCCCCCCCCCCCCCCCCCCCCCCCC@@@@@\
+    @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\
+    @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@
+    """
+  }
+
+  /// Whether `byte` is in any of the classes of `mask` (see `byteClasses`):
+  /// one load and one test per byte in the scanning loops.
+  @inline(__always)
+  private static func isInClass(_ byte: UInt8, _ mask: UInt8) -> Bool {
+    byteClasses.utf8Start[Int(byte)] & mask != 0
+  }
+
+  /// Space, tab, line feed or carriage return.
   @inline(__always)
   static func isWhitespace(_ byte: UInt8) -> Bool {
-    let mask: UInt64 = 1 << 0x20 | 1 << 0x09 | 1 << 0x0A | 1 << 0x0D
-    return byte < 64 && (mask >> UInt64(byte)) & 1 != 0
+    isInClass(byte, 4)
   }
 
   @inline(__always)
@@ -138,19 +152,16 @@ struct PredicateLexer {
     return false
   }
 
-  /// `A`–`Z`, `_` and `a`–`z` (bytes 64 to 127), as a bit mask.
-  private static let letters: UInt64 = 0x07FF_FFFE_87FF_FFFE
-  /// `0`–`9` (bytes 0 to 63), as a bit mask.
-  private static let digits: UInt64 = 0x03FF_0000_0000_0000
-
+  /// `A`–`Z`, `_` and `a`–`z`.
   @inline(__always)
   static func isIdentifierStart(_ byte: UInt8) -> Bool {
-    byte >= 64 && byte < 128 && (letters >> UInt64(byte - 64)) & 1 != 0
+    isInClass(byte, 2)
   }
 
+  /// An identifier start or `0`–`9`.
   @inline(__always)
   static func isIdentifierContinuation(_ byte: UInt8) -> Bool {
-    byte < 64 ? (digits >> UInt64(byte)) & 1 != 0 : isIdentifierStart(byte)
+    isInClass(byte, 1)
   }
 
   private mutating func skipIdentifier() {
@@ -197,16 +208,35 @@ struct PredicateLexer {
     return true
   }
 
+  /// A string literal after its opening quote: `.string` when it has no
+  /// backslash (its bytes are its value), else `.escapedString`.
   private mutating func lexString(quote: UInt8) -> PredicateToken.Kind {
-    while position < bytes.count {
-      let byte = bytes[position]
+    var index = position
+    while index < bytes.count {
+      let byte = bytes[index]
       if byte == quote {
-        position += 1
+        position = index + 1
         return .string
+      }
+      if byte == UInt8(ascii: "\\") { return lexEscapedString(quote: quote, from: index) }
+      index += 1
+    }
+    position = bytes.count
+    return .invalid(.unterminatedString)
+  }
+
+  /// The rest of a string literal from its first backslash.
+  private mutating func lexEscapedString(quote: UInt8, from backslash: Int) -> PredicateToken.Kind {
+    var index = backslash
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == quote {
+        position = index + 1
+        return .escapedString
       }
       // A backslash escapes the next byte (possibly the quote); decoding
       // validates the escape later.
-      position += byte == UInt8(ascii: "\\") ? 2 : 1
+      index += byte == UInt8(ascii: "\\") ? 2 : 1
     }
     position = bytes.count
     return .invalid(.unterminatedString)
@@ -258,7 +288,7 @@ struct PredicateLexer {
 
   @inline(__always)
   static func isDigit(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    isInClass(byte, 8)
   }
 
   /// The value of an ASCII digit in any base up to 36; 99 for anything else.

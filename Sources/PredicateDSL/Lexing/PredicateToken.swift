@@ -24,7 +24,10 @@ struct PredicateToken: Equatable {
     /// `%@`, `%K`, `%d`...: a format argument.
     case formatSpecifier
     case keyword(Keyword)
+    /// A string literal without escapes: its content is its value.
     case string
+    /// A string literal with at least one backslash escape.
+    case escapedString
     case integer
     case real
     case leftParen, rightParen, leftBracket, rightBracket, leftBrace, rightBrace
@@ -124,6 +127,7 @@ enum Keyword: CaseIterable, Equatable {
   /// Looks up the identifier in `bytes[start..<end]`, ignoring ASCII case.
   /// A switch on length and first letter, then a byte comparison: no
   /// allocation and no reference counting on the lexer's hottest path.
+  @inline(__always)
   static func lookUp(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Keyword? {
     let length = end - start
     guard length >= 2, length <= 15 else { return nil }

@@ -1,10 +1,36 @@
 extension Parser {
   /// The collection operators a key path may use, as key-value coding names
-  /// them.
+  /// them. `isKnownCollectionOperator` spells them out again, by first letter.
   static let collectionOperators: [String] = [
     "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
     "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
   ]
+
+  /// Whether the `@name` token names one of `collectionOperators`,
+  /// compared in place: no string is made, and the first letter picks the
+  /// one or few names to compare with.
+  func isKnownCollectionOperator(_ token: PredicateToken) -> Bool {
+    let start = token.start + 1
+    let length = token.end - start
+    guard length >= 3 else { return false }
+    func matches(_ name: StaticString) -> Bool {
+      guard name.utf8CodeUnitCount == length else { return false }
+      let expected = name.utf8Start
+      for offset in 1..<length where lexer.bytes[start + offset] != expected[offset] { return false }
+      return true
+    }
+    switch lexer.bytes[start] {
+    case UInt8(ascii: "c"): return matches("count")
+    case UInt8(ascii: "s"): return matches("sum")
+    case UInt8(ascii: "a"): return matches("avg")
+    case UInt8(ascii: "m"): return matches("min") || matches("max")
+    case UInt8(ascii: "u"): return matches("unionOfObjects") || matches("unionOfArrays")
+    case UInt8(ascii: "d"):
+      return matches("distinctUnionOfObjects") || matches("distinctUnionOfArrays")
+        || matches("distinctUnionOfSets")
+    default: return false
+    }
+  }
 
   /// The `@name` of a `.collectionOperator` token, validated.
   func collectionOperator(_ token: PredicateToken) throws(PredicateParseError) -> String {

@@ -1,5 +1,6 @@
 extension Parser {
   /// The comparison operator a token spells, if any.
+  @inline(__always)
   func comparisonOperator(_ kind: PredicateToken.Kind) -> ComparisonSyntax.Operator? {
     switch kind {
     case .equal: .equal
@@ -35,7 +36,7 @@ extension Parser {
   /// The rest of a comparison after its left operand: operator, options,
   /// right operand.
   mutating func parseComparison(
-    quantifier: ComparisonSyntax.Quantifier, lhs: ExpressionSyntax, start: Int
+    quantifier: ComparisonSyntax.Quantifier, lhs: consuming ExpressionSyntax, start: Int
   ) throws(PredicateParseError) -> PredicateSyntax {
     guard let op = comparisonOperator(token.kind) else {
       throw missingOperator(after: lhs, quantified: quantifier != .direct)
@@ -49,7 +50,9 @@ extension Parser {
     }
     let rhs = try parseExpression(seed: nil)
     if op == .between { try checkBetweenBounds(rhs) }
-    if comparisonOperator(token.kind) != nil {
+    // What follows a comparison is mostly AND, OR or the end; anything
+    // else may be a second operator.
+    if !isAnd(token.kind), !isOr(token.kind), token.kind != .end, comparisonOperator(token.kind) != nil {
       throw error(
         .chainedComparison,
         "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'",
@@ -109,15 +112,18 @@ extension Parser {
       throw error(
         .invalidOptions, "BETWEEN takes no options", at: SyntaxRange(open.start, token.end))
     }
-    let letters: String
     switch token.kind {
     case .identifier, .keyword:
-      letters = lexer.text(token.start, token.end)
+      break
     default:
       throw unexpected(["option letters c, d, n or l"])
     }
     var options = ComparisonSyntax.Options(rawValue: 0)
-    for (offset, letter) in letters.utf8.enumerated() {
+    // The letters straight from the source bytes (an identifier is ASCII),
+    // without making a string of them.
+    for index in token.start..<token.end {
+      let letter = lexer.bytes[index]
+      let offset = index - token.start
       let option: ComparisonSyntax.Options
       switch letter | 0x20 {
       case UInt8(ascii: "c"): option = .caseInsensitive

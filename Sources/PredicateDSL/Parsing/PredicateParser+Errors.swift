@@ -90,7 +90,7 @@ extension Parser {
     case .variable: return "variable '\(text)'"
     case .formatSpecifier: return "format argument '\(text)'"
     case .keyword: return "'\(text.uppercased())'"
-    case .string: return "string \(text)"
+    case .string, .escapedString: return "string \(text)"
     case .integer, .real: return "number \(text)"
     case .invalid: return "'\(text)'"
     default: return "'\(text)'"

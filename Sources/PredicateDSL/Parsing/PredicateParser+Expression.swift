@@ -17,7 +17,7 @@ extension Parser {
 
   /// An expression. `seed`, when given, is an already parsed primary (a
   /// parenthesised expression read by the group logic) to continue from.
-  mutating func parseExpression(seed: ExpressionSyntax?) throws(PredicateParseError)
+  mutating func parseExpression(seed: consuming ExpressionSyntax?) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: seed) }
@@ -86,7 +86,7 @@ extension Parser {
 
   /// Key path steps and subscripts after a primary. Like arithmetic
   /// chains, each step nests the tree and counts toward the depth limit.
-  mutating func parsePostfix(_ primary: ExpressionSyntax) throws(PredicateParseError)
+  mutating func parsePostfix(_ primary: consuming ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     var expression = primary
@@ -149,7 +149,7 @@ extension Parser {
   }
 
   /// `[FIRST]`, `[LAST]`, `[SIZE]` or `[expression]` after `base`.
-  mutating func parseSubscript(of base: ExpressionSyntax) throws(PredicateParseError)
+  mutating func parseSubscript(of base: consuming ExpressionSyntax) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     // The caller, `parsePostfix`, counted this level of nesting.
@@ -171,14 +171,14 @@ extension Parser {
     guard token.kind == .rightBracket else { throw unexpected(["']'"]) }
     let end = token.end
     advance()
-    return ExpressionSyntax(
-      .index(base: base, subscriptValue), range: SyntaxRange(base.range.lowerBound, end))
+    let range = SyntaxRange(base.range.lowerBound, end)
+    return ExpressionSyntax(.index(base: base, subscriptValue), range: range)
   }
 
-  /// A primary: a literal, a key, a variable, a format argument, an
-  /// aggregate, a call, a parenthesised expression.
-  mutating func parsePrimary() throws(PredicateParseError) -> ExpressionSyntax {
-    let start = token
+  /// The value of the current token, a number or string literal, which
+  /// it consumes.
+  @inline(__always)
+  mutating func parseLiteralValue() throws(PredicateParseError) -> FilterValue {
     switch token.kind {
     case .integer:
       guard let magnitude = lexer.integerMagnitude(token), magnitude <= UInt64(Int64.max) else {
@@ -187,15 +187,20 @@ extension Parser {
           "integer \(lexer.text(token.start, token.end)) does not fit in 64 bits", at: token.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.int(Int64(magnitude))), range: start.range)
+      return .int(Int64(magnitude))
     case .real:
       let text = lexer.text(token.start, token.end)
       guard let value = Double(text), value.isFinite else {
         throw error(.numberOutOfRange, "number \(text) is out of the range of a double", at: token.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.double(value)), range: start.range)
+      return .double(value)
     case .string:
+      // No escapes: the content is the string.
+      let value = lexer.tokenText(token.start + 1, token.end - 1)
+      advance()
+      return .string(value)
+    default:
       let value: String
       do {
         value = try lexer.decodeString(token)
@@ -203,7 +208,17 @@ extension Parser {
         throw self.error(.invalidEscape, error.message, at: error.range)
       }
       advance()
-      return ExpressionSyntax(.constant(.string(value)), range: start.range)
+      return .string(value)
+    }
+  }
+
+  /// A primary: a literal, a key, a variable, a format argument, an
+  /// aggregate, a call, a parenthesised expression.
+  mutating func parsePrimary() throws(PredicateParseError) -> ExpressionSyntax {
+    let start = token
+    switch token.kind {
+    case .integer, .real, .string, .escapedString:
+      return ExpressionSyntax(.constant(try parseLiteralValue()), range: start.range)
     case .keyword(.null):
       advance()
       return ExpressionSyntax(.constant(.null), range: start.range)
@@ -257,11 +272,15 @@ extension Parser {
   /// A key, or a function call: `name(…)` or `selector:with:(…)`.
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
-    let name = lexer.text(token.start, token.end)
-    // A byte decides: `(` makes a call, `:` a selector (`:=` is not one).
-    let nextByte = lexer.nextSignificantByte()
-    if nextByte == UInt8(ascii: "(") {
-      advance()
+    // The next token decides: `(` makes a call, `:` a selector (`:=` is
+    // not one), an adjacent `.` a key path read in one piece, anything else
+    // leaves a key, already past it.
+    advance()
+    if token.kind == .dot, token.start == start.end {
+      return try parseAdjacentKeyPath(from: start)
+    }
+    let name = lexer.tokenText(start.start, start.end)
+    if token.kind == .leftParen {
       switch name.uppercased() {
       case "TERNARY": return try parseTernary(start: start)
       case "FUNCTION":
@@ -279,8 +298,9 @@ extension Parser {
         return try parseCall(function, start: start)
       }
     }
-    if nextByte == UInt8(ascii: ":"), peek().kind == .colon {
-      var selector = ""
+    if token.kind == .colon {
+      var selector = name + ":"
+      advance()
       while token.kind == .identifier, peek().kind == .colon {
         selector += lexer.text(token.start, token.end) + ":"
         advance()
@@ -296,8 +316,59 @@ extension Parser {
       }
       return try parseCall(function, start: start)
     }
-    advance()
     return ExpressionSyntax(.keyPath(name), range: start.range)
+  }
+
+  /// A key path written without spaces or escapes, `address.city` or
+  /// `tags.@count`, from its first key (`first`, already consumed) at the
+  /// `.` that follows it: its text is the path, taken from the source in
+  /// one piece instead of joined from its keys. Stops before the first
+  /// step that is not an adjacent `.key` or `.@operator` (a known one), and
+  /// `parsePostfix` goes on from there, so the tree and any error are the
+  /// ones `parsePostfix` alone would give, nesting count included.
+  mutating func parseAdjacentKeyPath(from first: PredicateToken) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
+    // `parsePostfix` counts a run of `.key` steps as one level of nesting,
+    // checked at its first `.`.
+    try enter()
+    depth -= 1
+    var end = first.end
+    scan: while true {
+      // `token` is a `.` that starts at `end`; look at what follows it.
+      var probe = lexer
+      let component = probe.next()
+      guard component.start == token.end else { break }
+      switch component.kind {
+      case .identifier: break
+      case .collectionOperator where isKnownCollectionOperator(component): break
+      default: break scan
+      }
+      lexer = probe
+      end = component.end
+      advance()
+      guard token.kind == .dot, token.start == end else { break }
+    }
+    let path = keyPath(from: first.start, to: end)
+    switch token.kind {
+    case .dot:
+      // The run goes on with steps this route does not read: the same
+      // level of nesting, which `parsePostfix` enters at this `.`.
+      return try parsePostfix(path)
+    case .leftBracket:
+      // The run is over; `parsePostfix` would still count its level for
+      // the steps after it.
+      depth += 1
+      defer { depth -= 1 }
+      return try parsePostfix(path)
+    default:
+      return path
+    }
+  }
+
+  /// The key path whose text is the source from `start` to `end`.
+  private func keyPath(from start: Int, to end: Int) -> ExpressionSyntax {
+    ExpressionSyntax(.keyPath(lexer.tokenText(start, end)), range: SyntaxRange(start, end))
   }
 
   /// The parenthesised, comma-separated arguments of a call, from the `(`.
@@ -423,14 +494,16 @@ extension Parser {
     case .attempting:
       return try parseConstantAggregate()
     case .allowed:
-      let restart = self
+      // Only these change while parsing; the rest of the parser (its
+      // source and arguments) is not copied, so saving costs no retains.
+      let (lexerAtBrace, brace, argumentsUsed, depthAtBrace) = (lexer, token, argumentIndex, depth)
       constantLists = .attempting
       // Back to `.allowed` on every way out, errors included.
       defer { constantLists = .allowed }
       do {
         return try parseConstantAggregate()
       } catch where error.code == .notConstant {
-        self = restart
+        (lexer, token, argumentIndex, depth) = (lexerAtBrace, brace, argumentsUsed, depthAtBrace)
         constantLists = .disabled
         return try parseExpressionAggregate()
       }
@@ -453,13 +526,22 @@ extension Parser {
     values.reserveCapacity(4)
     if token.kind != .rightBrace {
       while true {
-        let element = try parseExpression(seed: nil)
-        guard case .constant(let value) = element.kind else {
-          // Without locating it in the source: the signal is never shown, and
-          // locating it would cost a scan of the text before it.
-          throw PredicateParseError(
-            code: .notConstant, message: "", location: .init(utf8Offset: 0, line: 1, column: 1), length: 0,
-            expected: [], found: nil, suggestion: nil, source: "")
+        let value: FilterValue
+        switch token.kind {
+        case .integer, .real, .string, .escapedString:
+          // Most elements are one literal: its value goes straight into the
+          // array, without a syntax node. The steps are `parseExpression`'s.
+          let literal = token
+          let literalValue = try parseLiteralValue()
+          guard continuesOperand(token.kind) else {
+            value = literalValue
+            break
+          }
+          value = try constantValue(
+            of: try parseBinary(
+              minimumPrecedence: 1, seed: ExpressionSyntax(.constant(literalValue), range: literal.range)))
+        default:
+          value = try constantValue(of: try parseExpression(seed: nil))
         }
         values.append(value)
         guard token.kind == .comma else { break }
@@ -471,6 +553,19 @@ extension Parser {
     advance()
     depth -= 1
     return ExpressionSyntax(.constant(.array(values)), range: SyntaxRange(start, end))
+  }
+
+  /// The value of a constant element of a list that is trying to be
+  /// constant; for any other element, the `.notConstant` signal.
+  private func constantValue(of element: consuming ExpressionSyntax) throws(PredicateParseError) -> FilterValue {
+    guard case .constant(let value) = element.kind else {
+      // Without locating it in the source: the signal is never shown, and
+      // locating it would cost a scan of the text before it.
+      throw PredicateParseError(
+        code: .notConstant, message: "", location: .init(utf8Offset: 0, line: 1, column: 1), length: 0,
+        expected: [], found: nil, suggestion: nil, source: "")
+    }
+    return value
   }
 
   /// Function names of other languages, and the name to use instead.

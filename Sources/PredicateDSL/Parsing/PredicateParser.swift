@@ -135,7 +135,7 @@ struct Parser {
   }
 
   /// `or_pred`; `first`, when given, is an already parsed `and_pred`.
-  mutating func parseOr(first: PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
+  mutating func parseOr(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
     let head: PredicateSyntax
     if let first { head = first } else { head = try parseAnd(first: nil) }
     guard isOr(token.kind) else { return head }
@@ -150,7 +150,7 @@ struct Parser {
   }
 
   /// `and_pred`; `first`, when given, is an already parsed `not_pred`.
-  mutating func parseAnd(first: PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
+  mutating func parseAnd(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
     let head: PredicateSyntax
     if let first { head = first } else { head = try parseNot() }
     guard isAnd(token.kind) else { return head }
@@ -171,6 +171,11 @@ struct Parser {
   /// comparison.
   mutating func parseNot() throws(PredicateParseError) -> PredicateSyntax {
     let start = token.start
+    // Most comparisons start with a key: one test before the switch.
+    if token.kind == .identifier {
+      let lhs = try parseExpression(seed: nil)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    }
     switch token.kind {
     case .not, .keyword(.not):
       advance()
@@ -217,7 +222,7 @@ struct Parser {
 
   func canStartExpression(_ kind: PredicateToken.Kind) -> Bool {
     switch kind {
-    case .integer, .real, .string, .variable, .formatSpecifier, .escapedIdentifier,
+    case .integer, .real, .string, .escapedString, .variable, .formatSpecifier, .escapedIdentifier,
       .collectionOperator, .identifier, .leftBrace, .leftParen, .minus, .keyword:
       true
     default:
@@ -281,7 +286,7 @@ struct Parser {
 
   /// After a complete expression inside a group: either the group closes
   /// (it was an expression) or a comparison follows (it was a predicate).
-  mutating func continueGroup(with expression: ExpressionSyntax) throws(PredicateParseError)
+  mutating func continueGroup(with expression: consuming ExpressionSyntax) throws(PredicateParseError)
     -> GroupContent
   {
     if token.kind == .rightParen { return .expression(expression) }
