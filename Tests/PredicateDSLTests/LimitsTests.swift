@@ -54,6 +54,34 @@ struct LimitsTests {
     #expect(error.code == .nestingTooDeep)
   }
 
+  /// A key path written in one piece (`c.d`) counts toward the depth as the
+  /// same path written with spaces (`c . d`, the general route) does: the
+  /// deepest nesting of subscripts around it that parses is the same.
+  @Test func keyPathsInOnePieceCountTheirDepthAsTheGeneralRouteDoes() throws {
+    func parses(_ step: String, _ levels: Int) -> Bool {
+      let text = "a" + String(repeating: "[" + step, count: levels) + String(repeating: "]", count: levels) + " == 1"
+      do {
+        _ = try PredicateParser.parse(text)
+        return true
+      } catch {
+        #expect(error.code == .nestingTooDeep, "\(error)")
+        return false
+      }
+    }
+    func deepest(_ step: String) -> Int {
+      var (low, high) = (1, Self.depth + 1)  // parses at low, not at high
+      while high - low > 1 {
+        let middle = (low + high) / 2
+        if parses(step, middle) { low = middle } else { high = middle }
+      }
+      return low
+    }
+    let general = deepest("c . d")
+    #expect(general > 100 && general < Self.depth)
+    #expect(deepest("c.d") == general)
+    #expect(deepest("c.d.@count") == deepest("c . d . @count"))
+  }
+
   @Test func sixtyFourLevelsOfEveryKindTogether() throws {
     var text = "a == 1"
     for level in 0..<64 {

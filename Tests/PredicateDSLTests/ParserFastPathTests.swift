@@ -32,6 +32,28 @@ struct ParserFastPathTests {
     #expect(try PredicateParser.parse(fast) == PredicateParser.parse(general))
   }
 
+  /// What the one-piece key path declines goes to the general route, with
+  /// its errors and positions.
+  @Test(arguments: [
+    ("a..b == 1", "expected key, found '.'", 2), ("a.AND == 1", "'AND' is a reserved word", 2),
+    ("a. == 1", "expected key, found '=='", 3), ("a.$v == 1", "a variable cannot follow '.' in a key path", 2),
+    ("a.1 == 1", "expected key, found number 1", 2),
+  ])
+  func declinedKeyPathsKeepTheirErrors(input: String, message: String, offset: Int) throws {
+    let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(input) }
+    #expect(error.description.contains(message), "\(error)")
+    #expect(error.location.utf8Offset == offset)
+  }
+
+  @Test func aKeyFromAnArgumentFollowsAnAdjacentKeyPath() throws {
+    let fast = try PredicateParser.parse("a.b.%K == 1", arguments: [.string("c")])
+    #expect(fast == (try PredicateParser.parse("a.b.c == 1")))
+    guard case .comparison(let comparison) = fast.kind else { throw ShapeError() }
+    #expect(comparison.lhs.kind == .keyPath("a.b.c"))
+  }
+
+  struct ShapeError: Error {}
+
   @Test("knows every collection operator in an adjacent key path", arguments: [
     "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
     "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",

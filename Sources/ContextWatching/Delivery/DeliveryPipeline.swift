@@ -98,14 +98,16 @@ final class DeliveryPipeline: Sendable {
     state.scheduled += 1
     switch scheduler {
     case .queue?:
+      let delivery = PendingDelivery(changes)
       serialQueue!.async { [weak watcher = state.watcher] in
-        if let watcher { self.run(changes, watcher: watcher) }
+        self.run(delivery, watcher: watcher)
         self.finished()
       }
       return 0
     case .mainActor?:
+      let delivery = PendingDelivery(changes)
       DispatchQueue.main.async { [weak watcher = state.watcher] in
-        if let watcher { self.run(changes, watcher: watcher) }
+        self.run(delivery, watcher: watcher)
         self.finished()
       }
       return 0
@@ -114,6 +116,14 @@ final class DeliveryPipeline: Sendable {
     case nil:
       return stream!.push(changes) ? 1 : 0
     }
+  }
+
+  /// Runs an enqueued delivery and frees it before the caller counts it as
+  /// run: when `flush()` returns, no delivery of an earlier save is left to
+  /// free (on the delivery thread, concurrently with the caller's next save).
+  private func run(_ delivery: PendingDelivery, watcher: ContextWatcher?) {
+    let changes = delivery.take()
+    if let watcher { run(changes, watcher: watcher) }
   }
 
   private func run(_ changes: ContextChanges, watcher: ContextWatcher) {
@@ -313,4 +323,18 @@ public struct ContextChangesSequence: AsyncSequence, Sendable {
     /// the buffer is empty, or when the task is cancelled.
     public mutating func next() async -> ContextChanges? { await buffer.next() }
   }
+}
+
+/// One enqueued delivery, which the block that runs it takes out (so that
+/// it is freed when the block is done with it, not when the block is).
+///
+/// `@unchecked Sendable`: `changes` is written once, by the enqueuing
+/// thread before the block is dispatched (the dispatch orders the write
+/// before the block), and taken once, by that block.
+private final class PendingDelivery: @unchecked Sendable {
+  private var changes: ContextChanges?
+
+  init(_ changes: ContextChanges) { self.changes = changes }
+
+  func take() -> ContextChanges { changes.take().unsafelyUnwrapped }
 }

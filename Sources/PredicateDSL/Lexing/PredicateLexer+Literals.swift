@@ -13,12 +13,10 @@ extension PredicateLexer {
     if token.kind == .string {
       return tokenText(contentStart, contentEnd)
     }
+    // An `.escapedString` holds a backslash: the bytes before the first one
+    // are taken as they are.
     var index = contentStart
-    // Fast path: no escapes, the bytes are the string.
     while index < contentEnd, bytes[index] != UInt8(ascii: "\\") { index += 1 }
-    if index == contentEnd {
-      return Self.string(UnsafeBufferPointer(rebasing: bytes[contentStart..<contentEnd]))
-    }
     var scalars = String.UnicodeScalarView()
     scalars.append(
       contentsOf: String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<index]), as: UTF8.self)

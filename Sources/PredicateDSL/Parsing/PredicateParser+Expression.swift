@@ -176,7 +176,7 @@ extension Parser {
   }
 
   /// The value of the current token, a number or string literal, which
-  /// it consumes.
+  /// it consumes. Call it only on a literal token.
   @inline(__always)
   mutating func parseLiteralValue() throws(PredicateParseError) -> FilterValue {
     switch token.kind {
@@ -200,7 +200,7 @@ extension Parser {
       let value = lexer.tokenText(token.start + 1, token.end - 1)
       advance()
       return .string(value)
-    default:
+    case .escapedString:
       let value: String
       do {
         value = try lexer.decodeString(token)
@@ -209,6 +209,9 @@ extension Parser {
       }
       advance()
       return .string(value)
+    default:
+      // Its two callers switch on the literal kinds above first.
+      preconditionFailure("parseLiteralValue() called on a \(token.kind) token, which is not a literal")
     }
   }
 
