@@ -155,7 +155,8 @@ public final class ContextWatcher: Sendable {
 
   /// Blocks until every delivery of the saves made before the call has
   /// run (or, for an async sequence, has been taken by its consumer): for
-  /// deterministic tests.
+  /// deterministic tests. A delivery run on a queue has also been released
+  /// by the watcher by then (the delegate or closure may still hold it).
   ///
   /// - Important: Not from the delivery queue itself, nor from the main
   ///   thread with the ``DeliveryScheduler/mainActor`` scheduler (use
