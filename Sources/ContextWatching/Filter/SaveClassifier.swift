@@ -219,10 +219,7 @@ struct Collector {
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
     flat.withUnsafeMutableBufferPointer { flat in
       // In place: sorting `flat[range]` through the array would copy the slice.
-      for record in records where record.count > 1 {
-        let range = record.start..<(record.start + record.count)
-        Self.sortByWatch(flat, range)
-      }
+      for record in records where record.count > 1 { Self.sortByWatch(flat, record.range) }
     }
     // The delivery's lists are built as locals and moved into it at the
     // end: building them in a `ContextChanges` variable made the compiler
@@ -240,15 +237,14 @@ struct Collector {
     attribution.reserveCapacity(records.count)
     let matches = flat
     for record in records {
+      attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
       let update: ObjectUpdate
       switch record.image {
       case .inserted(let position):
         inserted.append(save.inserted[position])
-        attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
         continue
       case .deleted(let position):
         deleted.append(save.deleted[position])
-        attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
         continue
       case .updated(let position): update = save.updated[position]
       case .indirect(let position): update = reached[position]
@@ -256,7 +252,6 @@ struct Collector {
       if record.events & WatchEvents.updated.rawValue != 0 { updated.append(update) }
       if record.events & WatchEvents.entered.rawValue != 0 { entered.append(update) }
       if record.events & WatchEvents.exited.rawValue != 0 { exited.append(update) }
-      attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
     }
     var distinctFailures: [WatchFailure] = []
     if !failures.isEmpty {
