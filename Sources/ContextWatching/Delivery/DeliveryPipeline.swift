@@ -56,7 +56,7 @@ final class DeliveryPipeline: Sendable {
   /// Enqueues a delivery, or drops it when `limit` deliveries are waiting;
   /// the dropped saves are reported by an overflow signal as soon as there
   /// is room for one.
-  func deliver(_ changes: ContextChanges) {
+  func deliver(_ changes: consuming ContextChanges) {
     if case .immediate? = scheduler {
       // Runs on the saving thread: nothing waits, nothing piles up.
       let watcher = state.withLock { state in
@@ -67,45 +67,46 @@ final class DeliveryPipeline: Sendable {
       finished()
       return
     }
+    // Moved into its box here, not copied into the block that runs it.
+    let sequenceNumber = changes.sequenceNumber
+    let delivery = PendingDelivery(changes)
     let handedOff: Int = state.withLock { state in
       let waiting = state.scheduled - state.completed
       guard let missed = state.missed else {
-        if waiting < limit { return enqueue(changes, &state) }
-        state.missed = changes.sequenceNumber...changes.sequenceNumber
+        if waiting < limit { return enqueue(delivery, &state) }
+        state.missed = sequenceNumber...sequenceNumber
         return 0
       }
       guard waiting < limit else {
-        state.missed = missed.lowerBound...changes.sequenceNumber
+        state.missed = missed.lowerBound...sequenceNumber
         return 0
       }
       state.missed = nil
       if waiting + 1 < limit {
-        return enqueue(Self.overflow(missed), &state) + enqueue(changes, &state)
+        return enqueue(Self.overflow(missed), &state) + enqueue(delivery, &state)
       }
-      return enqueue(Self.overflow(missed.lowerBound...changes.sequenceNumber), &state)
+      return enqueue(Self.overflow(missed.lowerBound...sequenceNumber), &state)
     }
     for _ in 0..<handedOff { finished() }
   }
 
-  private static func overflow(_ missed: ClosedRange<Int>) -> ContextChanges {
-    ContextChanges(sequenceNumber: missed.upperBound, author: nil, missedSaves: missed)
+  private static func overflow(_ missed: ClosedRange<Int>) -> PendingDelivery {
+    PendingDelivery(ContextChanges(sequenceNumber: missed.upperBound, author: nil, missedSaves: missed))
   }
 
   /// Enqueues one delivery under the lock. Returns 1 when a stream consumer
   /// was waiting and took it at once (the caller counts it as run, outside
   /// the lock), else 0.
-  private func enqueue(_ changes: ContextChanges, _ state: inout State) -> Int {
+  private func enqueue(_ delivery: PendingDelivery, _ state: inout State) -> Int {
     state.scheduled += 1
     switch scheduler {
     case .queue?:
-      let delivery = PendingDelivery(changes)
       serialQueue!.async { [weak watcher = state.watcher] in
         self.run(delivery, watcher: watcher)
         self.finished()
       }
       return 0
     case .mainActor?:
-      let delivery = PendingDelivery(changes)
       DispatchQueue.main.async { [weak watcher = state.watcher] in
         self.run(delivery, watcher: watcher)
         self.finished()
@@ -114,7 +115,7 @@ final class DeliveryPipeline: Sendable {
     case .immediate?:
       preconditionFailure("immediate deliveries are not enqueued")
     case nil:
-      return stream!.push(changes) ? 1 : 0
+      return stream!.push(delivery.take()) ? 1 : 0
     }
   }
 
@@ -328,13 +329,14 @@ public struct ContextChangesSequence: AsyncSequence, Sendable {
 /// One enqueued delivery, which the block that runs it takes out (so that
 /// it is freed when the block is done with it, not when the block is).
 ///
-/// `@unchecked Sendable`: `changes` is written once, by the enqueuing
-/// thread before the block is dispatched (the dispatch orders the write
-/// before the block), and taken once, by that block.
+/// `@unchecked Sendable`: `changes` is written once, by the delivering
+/// thread before the box is handed on (to a block, whose dispatch orders the
+/// write before it, or taken at once under the pipeline's lock for a
+/// stream), and taken once.
 private final class PendingDelivery: @unchecked Sendable {
   private var changes: ContextChanges?
 
-  init(_ changes: ContextChanges) { self.changes = changes }
+  init(_ changes: consuming ContextChanges) { self.changes = changes }
 
   func take() -> ContextChanges { changes.take().unsafelyUnwrapped }
 }

@@ -135,7 +135,7 @@ public final class ContextWatcher: Sendable {
   private func process(_ save: ContextSave, context: ObjectContext?) {
     if let author = save.author, options.ignoredAuthors.contains(author) { return }
     guard let changes = filter.withLock({ $0.classify(save, context: context) }) else { return }
-    pipeline.deliver(changes)
+    pipeline.deliver(consume changes)
   }
 
   // MARK: Delivery
