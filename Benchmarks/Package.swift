@@ -108,6 +108,7 @@ let package = Package(
         .product(name: "ContextWatching", package: "main"),
         .product(name: "ObjectGraph", package: "main"),
         .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatcherTestSupport", package: "main"),
       ],
       path: "Tools/HopProbe"
     ),

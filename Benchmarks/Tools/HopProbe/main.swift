@@ -28,6 +28,7 @@ import Dispatch
 import ObjectGraph
 import PredicateDSL
 import Synchronization
+import TestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -77,18 +78,6 @@ final class Probe: ContextWatcherDelegate, Sendable {
   }
 }
 
-/// SplitMix64, so that every run builds the same data.
-struct Generator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// A context of saved people watched by a watcher that delivers to a
 /// delegate on a DispatchQueue.
 final class Fixture {
@@ -105,7 +94,7 @@ final class Fixture {
         "Person",
         attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
     ])
-    var generator = Generator(state: 23)
+    var generator = SeededGenerator(seed: 23)
     let context = ObjectContext(schema: schema, name: "probe", notificationCenter: nil)
     let watcher = ContextWatcher(context: context, target: .delegate(probe, on: .queue(DispatchQueue(label: "probe"))))
     (self.context, self.watcher) = (context, watcher)
