@@ -78,15 +78,7 @@ let people: [StoredPerson] = (0..<1000).map(person)
 @Sendable func likeAStarE(_ p: StoredPerson) -> Bool {
   p.values[0].stringValue.map { $0.hasPrefix("A") && $0.hasSuffix("e") && $0.count >= 2 } ?? false
 }
-let tenClauses =
-  evaluated + #" AND active == YES AND city != "Oslo" AND level <= 5 AND balance > 0.5 AND country == "NO""#
-@Sendable func tenClausesStored(_ p: StoredPerson) -> Bool {
-  guard fiveClausesStored(p) else { return false }
-  guard p.values[5].boolValue == true, p.values[6].stringValue != "Oslo" else { return false }
-  guard let level = p.values[7].intValue, level <= 5 else { return false }
-  guard let balance = p.values[8].doubleValue, balance > 0.5 else { return false }
-  return p.values[9].stringValue == "NO"
-}
+let tenClauses = BenchmarkPredicates.evaluatedTenClauses
 let evaluatedFormats = [
   "evaluate-short": "age > 30", "evaluate-begins": #"name BEGINSWITH "A""#,
   "evaluate-cd": #"name BEGINSWITH[cd] "a""#, "evaluate-like": #"name LIKE "A*e""#,

@@ -17,6 +17,11 @@ public enum BenchmarkPredicates {
   public static let evaluatedFiveClauses =
     #"age > 30 AND name BEGINSWITH "A" AND status IN {"active", "trial"} AND score BETWEEN {10, 90} AND email ENDSWITH ".org""#
 
+  /// The five clauses and five more over fields 5 to 9, which
+  /// `tenClausesStored` writes by hand.
+  public static let evaluatedTenClauses =
+    evaluatedFiveClauses + #" AND active == YES AND city != "Oslo" AND level <= 5 AND balance > 0.5 AND country == "NO""#
+
   /// Flat chains of varied clauses, about `bytes` long.
   public static func longPredicate(bytes: Int) -> String {
     let clauses = [
@@ -62,4 +67,14 @@ extension FilterValue {
   guard let score = p.values[2].doubleValue, score >= 10.0, score <= 90.0 else { return false }
   guard let email = p.values[4].stringValue else { return false }
   return email.hasSuffix(".org")
+}
+
+/// `BenchmarkPredicates.evaluatedTenClauses`, written by hand over the
+/// same storage (fields 5 to 9: active, city, level, balance, country).
+@Sendable public func tenClausesStored(_ p: StoredPerson) -> Bool {
+  guard fiveClausesStored(p) else { return false }
+  guard p.values[5].boolValue == true, p.values[6].stringValue != "Oslo" else { return false }
+  guard let level = p.values[7].intValue, level <= 5 else { return false }
+  guard let balance = p.values[8].doubleValue, balance > 0.5 else { return false }
+  return p.values[9].stringValue == "NO"
 }

@@ -212,31 +212,21 @@ struct PredicateLexer {
   /// backslash (its bytes are its value), else `.escapedString`.
   private mutating func lexString(quote: UInt8) -> PredicateToken.Kind {
     var index = position
+    var escaped = false
     while index < bytes.count {
       let byte = bytes[index]
       if byte == quote {
         position = index + 1
-        return .string
+        return escaped ? .escapedString : .string
       }
-      if byte == UInt8(ascii: "\\") { return lexEscapedString(quote: quote, from: index) }
-      index += 1
-    }
-    position = bytes.count
-    return .invalid(.unterminatedString)
-  }
-
-  /// The rest of a string literal from its first backslash.
-  private mutating func lexEscapedString(quote: UInt8, from backslash: Int) -> PredicateToken.Kind {
-    var index = backslash
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == quote {
-        position = index + 1
-        return .escapedString
+      if byte == UInt8(ascii: "\\") {
+        // A backslash escapes the next byte (possibly the quote); decoding
+        // validates the escape later.
+        escaped = true
+        index += 2
+      } else {
+        index += 1
       }
-      // A backslash escapes the next byte (possibly the quote); decoding
-      // validates the escape later.
-      index += byte == UInt8(ascii: "\\") ? 2 : 1
     }
     position = bytes.count
     return .invalid(.unterminatedString)
