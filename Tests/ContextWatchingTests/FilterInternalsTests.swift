@@ -45,6 +45,65 @@ struct IndexKeyTests {
   }
 }
 
+/// The equality index's table: found by fingerprint, with distinct keys
+/// that share a hashed fingerprint chained.
+@Suite("Watcher: index key table")
+struct KeyTableTests {
+  /// Binary values are fingerprinted by their length alone: three of one
+  /// length share a fingerprint and chain.
+  @Test func keysSharingAFingerprintAreChainedAndFoundByValue() {
+    let values: [FilterValue] = [.data([1, 2, 3]), .data([4, 5, 6]), .data([7, 8, 9])]
+    #expect(Set(values.map { IndexKey($0).fingerprint }).count == 1)
+    var table = KeyTable()
+    let watches = values.map { table.insert(IndexKey($0)) }
+    #expect(Set(watches.map(ObjectIdentifier.init)).count == 3)
+    for (value, keyed) in zip(values, watches) {
+      #expect(table.watches(for: value) === keyed)
+      #expect(table.watches(for: IndexKey(value)) === keyed)
+      #expect(table.insert(IndexKey(value)) === keyed, "inserting a filed key gives its watches")
+    }
+    #expect(table.watches(for: .data([1, 2, 4])) == nil)
+    #expect(table.watches(for: .data([1, 2])) == nil)
+
+    table.remove(watches[1])  // from the middle of the chain
+    #expect(table.watches(for: values[1]) == nil)
+    #expect(table.watches(for: values[0]) === watches[0] && table.watches(for: values[2]) === watches[2])
+    table.remove(watches[2])  // the first of the chain: the last inserted
+    #expect(table.watches(for: values[2]) == nil && table.watches(for: values[0]) === watches[0])
+    table.remove(watches[0])
+    #expect(table.watches(for: values[0]) == nil && table.isEmpty)
+  }
+
+  @Test func numbersAndStringsAreFoundWhateverTheirForm() {
+    var table = KeyTable()
+    let one = table.insert(IndexKey(.int(1)))
+    let long = table.insert(IndexKey(.string("Kristiansand")))
+    let short = table.insert(IndexKey(.string("Oslo")))
+    #expect(table.watches(for: .double(1)) === one && table.watches(for: .bool(true)) === one)
+    #expect(table.watches(for: .int(2)) == nil && table.watches(for: .double(1.5)) == nil)
+    #expect(table.watches(for: .string("Kristiansand")) === long)
+    #expect(table.watches(for: .string("Kristiansanc")) == nil)
+    #expect(table.watches(for: .string("Oslo")) === short && table.watches(for: .string("Osl")) == nil)
+    #expect(table.watches(for: .null) == nil)
+  }
+
+  /// A number whose fingerprint is a short string's: different kinds of
+  /// exact fingerprint are different keys, not a chain.
+  @Test func aNumberWithAStringsFingerprintIsAnotherKey() {
+    let text = IndexKey(.string("Oslo"))
+    let constant: UInt64 = 0x9E37_79B9_7F4A_7C15
+    var inverse = constant
+    for _ in 0..<5 { inverse = inverse &* (2 &- constant &* inverse) }
+    let number: FilterValue = .int(Int64(bitPattern: text.fingerprint &* inverse))
+    var table = KeyTable()
+    let city = table.insert(text)
+    #expect(table.watches(for: number) == nil)
+    let integer = table.insert(IndexKey(number))
+    #expect(integer !== city)
+    #expect(table.watches(for: number) === integer && table.watches(for: .string("Oslo")) === city)
+  }
+}
+
 /// The filter's limit on watches held at once, with a small capacity.
 @Suite("Watcher: capacity")
 struct FilterCapacityTests {

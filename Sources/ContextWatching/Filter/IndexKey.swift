@@ -20,9 +20,9 @@ struct IndexKey: Hashable {
   let fingerprint: UInt64
   let value: FilterValue
   /// What kind of exact fingerprint this is, if any.
-  private let exactness: Exactness
+  let exactness: Exactness
 
-  private enum Exactness: UInt8 { case hashed, integral, shortString }
+  enum Exactness: UInt8 { case hashed, integral, shortString }
 
   init(_ value: FilterValue) {
     self.value = value
@@ -32,10 +32,22 @@ struct IndexKey: Hashable {
   static func == (lhs: IndexKey, rhs: IndexKey) -> Bool {
     guard lhs.fingerprint == rhs.fingerprint else { return false }
     if lhs.exactness == rhs.exactness && lhs.exactness != .hashed { return true }
-    switch (lhs.value, rhs.value) {
+    return valuesEqual(lhs.value, rhs.value)
+  }
+
+  /// Whether `value` is this key's value, as the index compares them;
+  /// `fingerprint` is the value's.
+  func matches(_ value: borrowing FilterValue, fingerprint: (UInt64, Exactness)) -> Bool {
+    guard self.fingerprint == fingerprint.0 else { return false }
+    if exactness == fingerprint.1 && exactness != .hashed { return true }
+    return Self.valuesEqual(self.value, copy value)
+  }
+
+  private static func valuesEqual(_ a: FilterValue, _ b: FilterValue) -> Bool {
+    switch (a, b) {
     case (.string(let a), .string(let b)): return bytesEqual(a, b)
     case (.int(let a), .int(let b)): return a == b
-    default: return MembershipKey(lhs.value) == MembershipKey(rhs.value)
+    default: return MembershipKey(a) == MembershipKey(b)
     }
   }
 
@@ -47,7 +59,9 @@ struct IndexKey: Hashable {
   /// keys with equal fingerprints collide under any hash of the fingerprint.
   func _rawHashValue(seed: Int) -> Int { mixedHash(fingerprint, seed: seed) }
 
-  private static func fingerprint(_ value: FilterValue) -> (UInt64, Exactness) {
+  /// A value's fingerprint, read in place.
+  @inline(__always)
+  static func fingerprint(_ value: borrowing FilterValue) -> (UInt64, Exactness) {
     switch value {
     case .null: return (0x6E75_6C6C, .hashed)
     case .bool(let flag): return (number(flag ? 1 : 0), .integral)
@@ -71,7 +85,8 @@ struct IndexKey: Hashable {
   /// A string of at most seven UTF-8 bytes packed with its count (exact);
   /// a longer one hashed by FNV-1a. Read in place when the string is
   /// native.
-  private static func bytes(_ text: String) -> (UInt64, Exactness) {
+  @inline(__always)
+  private static func bytes(_ text: borrowing String) -> (UInt64, Exactness) {
     func fingerprint<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> (UInt64, Exactness) {
       if bytes.count < 8 {
         var packed = UInt64(bytes.count) << 56
@@ -113,4 +128,82 @@ func mixedHash(_ word: UInt64, seed: Int) -> Int {
   z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
   z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
   return Int(truncatingIfNeeded: z ^ (z >> 31))
+}
+
+/// The watches an equality index files under each key, found by a value's
+/// fingerprint: a lookup computes the fingerprint of the value in place
+/// (no copy of it) and hashes one word. Keys whose fingerprints are exact
+/// are told apart by the fingerprint alone; a hashed fingerprint that two
+/// distinct values share chains their watches (`KeyedWatches.collision`).
+struct KeyTable {
+  /// A fingerprint and its kind: equal for equal exact keys; for hashed
+  /// ones, the first of a chain.
+  private struct Slot: Hashable {
+    let fingerprint: UInt64
+    let exactness: IndexKey.Exactness
+
+    func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+    func _rawHashValue(seed: Int) -> Int { mixedHash(fingerprint, seed: seed) }
+  }
+
+  private var table: [Slot: MasterFilter.KeyedWatches] = [:]
+
+  var isEmpty: Bool { table.isEmpty }
+
+  /// The watches filed under a value, read in place.
+  @inline(__always)
+  func watches(for value: borrowing FilterValue) -> MasterFilter.KeyedWatches? {
+    let fingerprint = IndexKey.fingerprint(value)
+    guard let keyed = table[Slot(fingerprint: fingerprint.0, exactness: fingerprint.1)] else { return nil }
+    if fingerprint.1 != .hashed { return keyed }
+    return Self.chain(from: keyed, for: value, fingerprint: fingerprint)
+  }
+
+  /// The watches of a chain filed under `value`, which has a hashed
+  /// fingerprint.
+  private static func chain(
+    from first: MasterFilter.KeyedWatches, for value: borrowing FilterValue, fingerprint: (UInt64, IndexKey.Exactness)
+  ) -> MasterFilter.KeyedWatches? {
+    var keyed = first
+    while !keyed.key.matches(value, fingerprint: fingerprint) {
+      guard let next = keyed.collision else { return nil }
+      keyed = next
+    }
+    return keyed
+  }
+
+  /// The watches filed under `key`.
+  func watches(for key: IndexKey) -> MasterFilter.KeyedWatches? {
+    var keyed = table[Slot(fingerprint: key.fingerprint, exactness: key.exactness)]
+    while let candidate = keyed, candidate.key != key { keyed = candidate.collision }
+    return keyed
+  }
+
+  /// The watches filed under `key`, added empty if there are none.
+  mutating func insert(_ key: IndexKey) -> MasterFilter.KeyedWatches {
+    if let keyed = watches(for: key) { return keyed }
+    let keyed = MasterFilter.KeyedWatches(key: key)
+    let slot = Slot(fingerprint: key.fingerprint, exactness: key.exactness)
+    keyed.collision = table[slot]
+    table[slot] = keyed
+    return keyed
+  }
+
+  /// Drops the (empty) watches filed under `key`.
+  mutating func remove(_ keyed: MasterFilter.KeyedWatches) {
+    let slot = Slot(fingerprint: keyed.key.fingerprint, exactness: keyed.key.exactness)
+    guard let first = table[slot] else { return }
+    if first === keyed {
+      table[slot] = keyed.collision
+      return
+    }
+    var previous = first
+    while let next = previous.collision {
+      if next === keyed {
+        previous.collision = keyed.collision
+        return
+      }
+      previous = next
+    }
+  }
 }

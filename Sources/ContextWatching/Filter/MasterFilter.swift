@@ -66,9 +66,8 @@ struct MasterFilter {
   /// Scratch lists of the watches an object's images matched (an update's
   /// before and after; an inserted or deleted object's one image).
   let scratch = (was: SlotBuffer(), now: SlotBuffer())
-  /// How many matches the last classified save had: the capacity the next
-  /// one's list of matches starts with, so that it rarely grows.
-  var lastMatchCount = 0
+  /// The collector's lists, reused save after save.
+  let collected = Collector.Storage()
 
   /// The watches applying to objects of one entity.
   struct Bucket {
@@ -76,7 +75,7 @@ struct MasterFilter {
     /// Per indexed attribute slot, the watches filed under each key. An
     /// entity has few indexed attributes: a short array, walked for every
     /// object, costs less than a dictionary.
-    var indexes: [(attribute: Int, keys: [IndexKey: KeyedWatches])] = []
+    var indexes: [(attribute: Int, keys: KeyTable)] = []
     /// Per attribute slot, the watches indexed by range.
     var ranges: [Int: RangeIndex] = [:]
     var count = 0
@@ -84,7 +83,7 @@ struct MasterFilter {
     /// The position of the index of `attribute`, added empty if need be.
     mutating func indexPosition(of attribute: Int) -> Int {
       if let position = indexes.firstIndex(where: { $0.attribute == attribute }) { return position }
-      indexes.append((attribute, [:]))
+      indexes.append((attribute, KeyTable()))
       return indexes.count - 1
     }
   }
@@ -95,7 +94,11 @@ struct MasterFilter {
   /// reaches an Oslo object only if its age passes the bound). A class, so
   /// that a lookup hands out one reference instead of copying the lists.
   final class KeyedWatches {
+    /// The key these watches are filed under.
+    let key: IndexKey
+    /// The watches of another key with the same (hashed) fingerprint.
     // Touched only under the watcher's lock (no run-time exclusivity checks).
+    @exclusivity(unchecked) var collision: KeyedWatches?
     @exclusivity(unchecked) var plain = SlotList()
     /// The range index of the first attribute the watches under this key
     /// are narrowed by, held here: matching reaches its bounds without a
@@ -104,10 +107,19 @@ struct MasterFilter {
     @exclusivity(unchecked) private(set) var firstRange: (attribute: Int, index: RangeIndex)?
     /// Range indexes of further attributes; an entity has few attributes.
     @exclusivity(unchecked) private(set) var moreRanges: [(attribute: Int, index: RangeIndex)] = []
+    /// How many watches in the range indexes have more to their predicate
+    /// than the key and the range (a residual to evaluate). With none, the
+    /// range indexes' candidates are matches, collected without a test.
+    @exclusivity(unchecked) private(set) var rangedWithResidual = 0
+
+    init(key: IndexKey) { self.key = key }
 
     var isEmpty: Bool { plain.isEmpty && firstRange == nil }
 
-    func insert(_ bounds: RangeBounds, on attribute: Int, slot: Int, id: WatchID) {
+    /// Files a watch narrowed by a range on `attribute`; `hasResidual` tells
+    /// whether its predicate has more to evaluate.
+    func insert(_ bounds: RangeBounds, on attribute: Int, slot: Int, id: WatchID, hasResidual: Bool) {
+      if hasResidual { rangedWithResidual += 1 }
       if let (first, index) = firstRange, first == attribute {
         index.insertInOrder(bounds, slot: slot, id: id)
       } else if let position = moreRanges.firstIndex(where: { $0.attribute == attribute }) {
@@ -119,7 +131,8 @@ struct MasterFilter {
       }
     }
 
-    func remove(_ id: WatchID, on attribute: Int) {
+    func remove(_ id: WatchID, on attribute: Int, hasResidual: Bool) {
+      if hasResidual { rangedWithResidual -= 1 }
       if let (first, index) = firstRange, first == attribute {
         index.remove(id)
         // The next index, if any, moves up: `firstRange` is nil only when no
@@ -270,6 +283,7 @@ struct MasterFilter {
     // indexed conjunct is valid as found: it is only formed from constants
     // that fit the attribute's type.
     let (indexSlot, index, secondary, residual) = IndexedConjunct.split(predicate, entity: layout)
+    let hasResidual = if case .constant(true) = residual.kind { false } else { true }
     let predicateSlot: Int
     do throws(PredicateCompileError) {
       predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
@@ -307,15 +321,9 @@ struct MasterFilter {
       for kind in layout.kindIndexes {
         let position = buckets[kind].indexPosition(of: indexSlot)
         for key in keys {
-          let keyed: KeyedWatches
-          if let existing = buckets[kind].indexes[position].keys[key] {
-            keyed = existing
-          } else {
-            keyed = KeyedWatches()
-            buckets[kind].indexes[position].keys[key] = keyed
-          }
+          let keyed = buckets[kind].indexes[position].keys.insert(key)
           if let (rangeSlot, bounds) = secondary {
-            keyed.insert(bounds, on: rangeSlot, slot: slot, id: id)
+            keyed.insert(bounds, on: rangeSlot, slot: slot, id: id, hasResidual: hasResidual)
           } else {
             keyed.plain.insert(slot)
           }
@@ -339,7 +347,7 @@ struct MasterFilter {
     }
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot,
+      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot, hasResidual: hasResidual,
       dependencies: dependencies, attributeMask: analysis.attributeMask)
     if slot == entries.count {
       entries.append(entry)
@@ -362,13 +370,13 @@ struct MasterFilter {
         guard let position = buckets[kind].indexes.firstIndex(where: { $0.attribute == entry.indexSlot }) else { break }
         for key in keys {
           // One lookup per key: the lists are a class, changed in place.
-          guard let keyed = buckets[kind].indexes[position].keys[key] else { continue }
+          guard let keyed = buckets[kind].indexes[position].keys.watches(for: key) else { continue }
           if let (rangeSlot, _) = entry.secondary {
-            keyed.remove(entry.id, on: rangeSlot)
+            keyed.remove(entry.id, on: rangeSlot, hasResidual: entry.hasResidual)
           } else {
             keyed.plain.remove(slot)
           }
-          if keyed.isEmpty { buckets[kind].indexes[position].keys[key] = nil }
+          if keyed.isEmpty { buckets[kind].indexes[position].keys.remove(keyed) }
         }
         if buckets[kind].indexes[position].keys.isEmpty { buckets[kind].indexes.remove(at: position) }
       case .range?:
@@ -457,14 +465,24 @@ struct MasterFilter {
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
     for position in buckets[entity].indexes.indices {
-      let key = IndexKey(image.attribute(buckets[entity].indexes[position].attribute))
-      guard let keyed = buckets[entity].indexes[position].keys[key] else { continue }
+      let attribute = buckets[entity].indexes[position].attribute
+      let keys = buckets[entity].indexes[position].keys
+      guard let keyed = image.withAttribute(attribute, { value in keys.watches(for: value) }) else { continue }
       for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       // Kept sorted on insertion and removal: read-only here.
       guard let (attribute, index) = keyed.firstRange else { continue }
-      collect(index, attribute, image, into: matched, failures: &failures)
-      for (attribute, index) in keyed.moreRanges {
+      guard keyed.rangedWithResidual == 0 else {
         collect(index, attribute, image, into: matched, failures: &failures)
+        for (attribute, index) in keyed.moreRanges {
+          collect(index, attribute, image, into: matched, failures: &failures)
+        }
+        continue
+      }
+      // The key and the range are the whole predicate: every candidate
+      // matches.
+      if let key = image.rangeKey(attribute) { index.collect(key, live: nil, into: matched) }
+      for (attribute, index) in keyed.moreRanges {
+        if let key = image.rangeKey(attribute) { index.collect(key, live: nil, into: matched) }
       }
     }
     guard !buckets[entity].ranges.isEmpty else { return }
@@ -638,12 +656,14 @@ struct SlotInfo {
   var countsEveryUpdate: Bool { flags & 2 != 0 }
 }
 
-/// A list of watch slots in raw storage, reused for every object: appending
-/// checks no uniqueness and clearing frees nothing, where an array in the
-/// filter's struct would check on every write.
-final class SlotBuffer {
+/// A list in raw storage, reused object after object and save after save:
+/// appending checks no uniqueness and clearing frees nothing, where an
+/// array in the filter's struct would check on every write. The classifier's
+/// lists of watch slots (``SlotBuffer``) and the collector's records and
+/// matches are these.
+final class ScratchBuffer<Element> {
   // Touched only under the watcher's lock, one call at a time.
-  @exclusivity(unchecked) private var base: UnsafeMutablePointer<Int>
+  @exclusivity(unchecked) private var base: UnsafeMutablePointer<Element>
   @exclusivity(unchecked) private(set) var count = 0
   @exclusivity(unchecked) private var capacity: Int
 
@@ -652,21 +672,34 @@ final class SlotBuffer {
     base = .allocate(capacity: capacity)
   }
 
-  deinit { base.deallocate() }
+  deinit {
+    base.deinitialize(count: count)
+    base.deallocate()
+  }
 
   var isEmpty: Bool { count == 0 }
 
-  /// The slots, valid until the next change.
-  var slots: UnsafeBufferPointer<Int> { UnsafeBufferPointer(start: base, count: count) }
+  /// The elements, valid until the next change.
+  var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+
+  /// The elements, writable in place (for sorting), valid until the next
+  /// change.
+  var mutableElements: UnsafeMutableBufferPointer<Element> { UnsafeMutableBufferPointer(start: base, count: count) }
+
+  /// The last element, in place.
+  var last: Element {
+    get { base[count - 1] }
+    set { base[count - 1] = newValue }
+  }
 
   @inline(__always)
-  func append(_ slot: Int) {
+  func append(_ element: Element) {
     if count == capacity { grow() }
-    base[count] = slot
+    (base + count).initialize(to: element)
     count += 1
   }
 
-  /// Makes room for `additional` more slots: the `appendReserved` calls
+  /// Makes room for `additional` more elements: the `appendReserved` calls
   /// that follow check nothing, and a loop of them calls no function, so
   /// the lists it walks need no retain.
   @inline(__always)
@@ -674,24 +707,45 @@ final class SlotBuffer {
     if count + additional > capacity { grow(to: count + additional) }
   }
 
-  /// Appends a slot there is room for (see `reserve`; checked in debug
+  /// Appends an element there is room for (see `reserve`; checked in debug
   /// builds, where the tests run).
   @inline(__always)
-  func appendReserved(_ slot: Int) {
+  func appendReserved(_ element: Element) {
     assert(count < capacity, "appendReserved without reserve")
-    base[count] = slot
+    (base + count).initialize(to: element)
     count += 1
   }
 
-  func removeAll() { count = 0 }
+  func removeAll() {
+    base.deinitialize(count: count)
+    count = 0
+  }
+
+  /// Empties the list, and gives back its storage when it grew past
+  /// `limit` elements (one very large save does not keep its scratch space
+  /// for good).
+  func removeAll(keepingCapacityUpTo limit: Int) {
+    removeAll()
+    guard capacity > limit else { return }
+    base.deallocate()
+    (base, capacity) = (.allocate(capacity: limit), limit)
+  }
 
   private func grow(to minimum: Int = 0) {
     let newCapacity = Swift.max(capacity * 2, 16, minimum)
-    let newBase = UnsafeMutablePointer<Int>.allocate(capacity: newCapacity)
+    let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
     newBase.moveInitialize(from: base, count: count)
     base.deallocate()
     (base, capacity) = (newBase, newCapacity)
   }
+}
+
+/// Watch slots, for the classifier's candidates and matches.
+typealias SlotBuffer = ScratchBuffer<Int>
+
+extension ScratchBuffer<Int> {
+  /// The slots, valid until the next change.
+  var slots: UnsafeBufferPointer<Int> { elements }
 }
 
 /// Marks per watch slot in raw storage: the classifier sets and clears
@@ -758,13 +812,17 @@ final class WatchEntry {
   /// Whether every update counts (no watched keys, no ignored keys): most
   /// watches, which then skip looking at the changed keys.
   let countsEveryUpdate: Bool
+  /// Whether the predicate has more than its indexed conjuncts (a residual
+  /// other than `TRUEPREDICATE` to evaluate).
+  let hasResidual: Bool
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
     ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
-    secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, dependencies: [Dependency],
+    secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, hasResidual: Bool, dependencies: [Dependency],
     attributeMask: UInt64?
   ) {
+    self.hasResidual = hasResidual
     self.id = id
     self.entity = entity
     self.predicate = predicate

@@ -14,16 +14,13 @@ extension MasterFilter {
     prepareRanges()
     let sides = SaveSides(save: save, context: context)
     let (before, after) = (SaveGraph(side: .before, sides: sides), SaveGraph(side: .after, sides: sides))
-    // The last save's count, within what this save's size makes likely: one
-    // large save does not make every later one reserve as much.
-    var collector = Collector(objects: save.count, matches: min(lastMatchCount, 8 * save.count + 64))
-    defer { lastMatchCount = collector.matchCount }
+    var collector = Collector(collected)
     let (was, now) = (scratch.was, scratch.now)
 
     for (position, snapshot) in save.inserted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: after), into: now, failures: &collector.failures)
       for slot in now.slots {
-        collector.record(slot, .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
+        collector.record(slot, slotInfo[slot], .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
       }
     }
     // An update is one reference: copying it out of the save is a retain.
@@ -33,8 +30,12 @@ extension MasterFilter {
       // and every watch that matches saw an update.
       if readsUnchanged(update, entity: update.entityIndex) {
         matches(WatchImage(snapshot: update.after, graph: after), into: now, failures: &collector.failures)
-        for slot in now.slots where counts(update, for: slot) {
-          collector.record(slot, .updated, objectID: update.objectID, image: .updated(position), in: self)
+        guard !now.isEmpty else { continue }
+        let (objectID, changed) = (update.objectID, update.hasChangedKeys)
+        for slot in now.slots {
+          let info = slotInfo[slot]
+          guard info.countsEveryUpdate ? changed : entries[slot].unsafelyUnwrapped.counts(update) else { continue }
+          collector.record(slot, info, .updated, objectID: objectID, image: .updated(position), in: self)
         }
         continue
       }
@@ -49,7 +50,7 @@ extension MasterFilter {
     for (position, snapshot) in save.deleted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: before), into: was, failures: &collector.failures)
       for slot in was.slots {
-        collector.record(slot, .deleted, objectID: snapshot.objectID, image: .deleted(position), in: self)
+        collector.record(slot, slotInfo[slot], .deleted, objectID: snapshot.objectID, image: .deleted(position), in: self)
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
@@ -65,16 +66,14 @@ extension MasterFilter {
       let marks = takeMarks(slot)
       guard marks != 0 else { continue }  // seen already
       let event: WatchEvent = marks == 3 ? .updated : (marks == 2 ? .entered : .exited)
-      if event == .updated && !counts(update, for: slot) { continue }
-      collector.record(slot, event, objectID: update.objectID, image: .updated(position), in: self)
+      let info = slotInfo[slot]
+      if event == .updated
+        && !(info.countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update))
+      {
+        continue
+      }
+      collector.record(slot, info, event, objectID: update.objectID, image: .updated(position), in: self)
     }
-  }
-
-  /// Whether an update the watch in `slot` matched before and after counts
-  /// as an update for it, by the watch's key filters.
-  @inline(__always)
-  private func counts(_ update: borrowing ObjectUpdate, for slot: Int) -> Bool {
-    slotInfo[slot].countsEveryUpdate ? update.hasChangedKeys : entries[slot].unsafelyUnwrapped.counts(update)
   }
 
   /// Objects whose own values did not change, but whose related objects
@@ -116,7 +115,7 @@ extension MasterFilter {
         guard was != now else { continue }
         let update = ObjectUpdate(before: snapshot, after: snapshot, changedKeys: [relationship])
         let image = collector.indirect(update)
-        collector.record(slot, now ? .entered : .exited, objectID: root, image: image, in: self)
+        collector.record(slot, slotInfo[slot], now ? .entered : .exited, objectID: root, image: image, in: self)
       }
     }
   }
@@ -139,8 +138,10 @@ extension MasterFilter {
 
 /// Gathers what each watch saw into one delivery. The classifier finishes
 /// one object before it starts the next, so an object's matches are
-/// consecutive: they go to one flat array, and a record per object points
-/// into it and into the save's own arrays, without copying snapshots.
+/// consecutive: they go to one flat list, and a record per object points
+/// into it and into the save's own arrays, without copying snapshots. Both
+/// lists are the filter's scratch storage, reused save after save: filling
+/// them allocates nothing and checks no uniqueness.
 struct Collector {
   enum Image {
     case inserted(Int)
@@ -152,7 +153,7 @@ struct Collector {
     case indirect(Int)
   }
 
-  private struct Record {
+  struct Record {
     var objectID: ObjectID
     var image: Image
     var events: UInt8
@@ -163,17 +164,27 @@ struct Collector {
     var range: Range<Int> { start..<(start + count) }
   }
 
-  private var records: [Record] = []
-  private var flat: [WatchMatch] = []
+  /// The lists a collector fills, kept by the filter between saves.
+  final class Storage {
+    let records = ScratchBuffer<Record>()
+    let matches = ScratchBuffer<WatchMatch>()
+  }
+
+  /// Scratch storage beyond this many elements is given back after a save.
+  private static let retainedCapacity = 1 << 14
+
+  private let records: ScratchBuffer<Record>
+  private let flat: ScratchBuffer<WatchMatch>
   /// The updates of objects reached through relationships.
   private var reached: [ObjectUpdate] = []
   var failures: [WatchFailure] = []
 
-  /// A collector with room for a record per object of the save and the
-  /// expected number of matches.
-  init(objects: Int, matches: Int) {
-    records.reserveCapacity(objects)
-    flat.reserveCapacity(matches)
+  /// A collector filling `storage`'s lists, emptied first.
+  init(_ storage: Storage) {
+    records = storage.records
+    flat = storage.matches
+    records.removeAll(keepingCapacityUpTo: Self.retainedCapacity)
+    flat.removeAll(keepingCapacityUpTo: Self.retainedCapacity)
   }
 
   /// Keeps the update of an object reached through a relationship, for a
@@ -183,32 +194,32 @@ struct Collector {
     return .indirect(reached.count - 1)
   }
 
-  /// How many matches were recorded.
-  var matchCount: Int { flat.count }
-
-  /// Records that the watch in `slot` saw the object, unless its options
-  /// filter the event or the object out.
-  mutating func record(
-    _ slot: Int, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image, in filter: MasterFilter
+  /// Records that the watch in `slot` (whose hot fields are `info`) saw the
+  /// object, unless its options filter the event or the object out.
+  @inline(__always)
+  func record(
+    _ slot: Int, _ info: SlotInfo, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image,
+    in filter: MasterFilter
   ) {
-    let info = filter.slotInfo[slot]
     if info.filtersEvents {
       let options = filter.entries[slot].unsafelyUnwrapped.options
       guard options.events.contains(WatchEvents(event)), options.objectIDs?.contains(objectID) ?? true else { return }
     }
     flat.append(WatchMatch(watch: info.id, event: event))
     let bit = WatchEvents(event).rawValue
-    if let last = records.indices.last, records[last].objectID == objectID {
-      records[last].events |= bit
-      records[last].count += 1
+    if !records.isEmpty && records.last.objectID == objectID {
+      records.last.events |= bit
+      records.last.count += 1
     } else {
       records.append(Record(objectID: objectID, image: image(), events: bit, start: flat.count - 1, count: 1))
     }
   }
 
-  mutating func changes(for save: ContextSave) -> ContextChanges? {
+  /// The delivery of what was recorded, or nil when nothing was.
+  func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
     var counts = (inserted: 0, updated: 0, deleted: 0)
+    var records = records.mutableElements
     for record in records {
       switch record.image {
       case .inserted: counts.inserted += 1
@@ -217,10 +228,8 @@ struct Collector {
       }
     }
     if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
-    flat.withUnsafeMutableBufferPointer { flat in
-      // In place: sorting `flat[range]` through the array would copy the slice.
-      for record in records where record.count > 1 { Self.sortByWatch(flat, record.range) }
-    }
+    let sorted = flat.mutableElements
+    for record in records where record.count > 1 { Self.sortByWatch(sorted, record.range) }
     // The delivery's lists are built as locals and moved into it at the
     // end: building them in a `ContextChanges` variable made the compiler
     // copy and destroy the whole delivery twice (about 440 instructions
@@ -235,7 +244,14 @@ struct Collector {
     updated.reserveCapacity(counts.updated)
     deleted.reserveCapacity(counts.deleted)
     attribution.reserveCapacity(records.count)
-    let matches = flat
+    // One allocation for every object's matches: each attribution is a
+    // slice of it.
+    let source = flat.elements
+    let matches = [WatchMatch](unsafeUninitializedCapacity: source.count) { buffer, count in
+      // Plain values: one memory copy.
+      _ = buffer.initialize(fromContentsOf: source)
+      count = source.count
+    }
     for record in records {
       attribution.append(ObjectAttribution(objectID: record.objectID, matches: matches[record.range]))
       let update: ObjectUpdate

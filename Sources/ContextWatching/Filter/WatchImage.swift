@@ -92,6 +92,16 @@ struct WatchImage: GraphObject {
       return RangeKey(values[slot])
     }
   }
+  /// Calls `body` with an attribute read in place (no copy of the value).
+  @inline(__always)
+  func withAttribute<Result>(_ slot: Int, _ body: (borrowing FilterValue) -> Result) -> Result {
+    snapshot.values.withUnsafeBufferPointer { values in
+      precondition(slot < values.count, "attribute slot \(slot) is past the snapshot's \(values.count) values")
+      // Through the pointer's addressor: the buffer's subscript would copy
+      // the value (a retain of a string's storage).
+      return body(values.baseAddress.unsafelyUnwrapped[slot])
+    }
+  }
   func targets(_ slot: Int) -> RelationshipTargets { snapshot.relationships[slot] }
   func related(_ id: ObjectID) -> WatchImage? {
     graph.snapshot(of: id).map { WatchImage(snapshot: $0, graph: graph) }
