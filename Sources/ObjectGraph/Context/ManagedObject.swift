@@ -78,7 +78,7 @@ public final class ManagedObject {
       // over itself) nor equal to its saved one, or other destinations.
       committed.map { committed in
         committed.relationships != relationships
-          || zip(committed.values, values).contains { old, new in !old.isIdentical(to: new) && old != new }
+          || zip(committed.values, values).contains { old, new in new.difference(from: old) == .value }
       } ?? false
     case .invalid: false
     }

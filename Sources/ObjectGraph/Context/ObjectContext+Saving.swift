@@ -173,12 +173,16 @@ extension ObjectContext {
             break
           }
           // In place: binding the values would copy (retain) each one.
-          guard !old[slot].isIdentical(to: new[slot]) else { continue }
-          changedAttributes |= ObjectUpdate.attributeBit(slot)
-          // Not identical but equal to Swift (canonically equivalent
-          // strings, -0.0 and 0.0): changed for watchers, whose predicates
-          // tell them apart, but not a changed key.
-          guard old[slot] != new[slot] else { continue }
+          switch new[slot].difference(from: old[slot]) {
+          case .none: continue
+          case .representation:
+            // Not identical but equal to Swift (canonically equivalent
+            // strings, -0.0 and 0.0): changed for watchers, whose predicates
+            // tell them apart, but not a changed key.
+            changedAttributes |= ObjectUpdate.attributeBit(slot)
+            continue
+          case .value: changedAttributes |= ObjectUpdate.attributeBit(slot)
+          }
           if listsKeys { listed.append(layout.attributes[slot].name) } else { attributeKeys |= 1 << UInt64(slot) }
         }
       }

@@ -23,6 +23,35 @@ extension FilterValue {
     }
   }
 
+  /// How a value differs from the value it replaces.
+  package enum Difference {
+    /// Identical (see ``isIdentical(to:)``).
+    case none
+    /// Equal to Swift's `==` but not identical: canonically equivalent
+    /// strings, `-0.0` and `0.0`.
+    case representation
+    /// Not equal.
+    case value
+  }
+
+  /// How this value differs from `old`: ``isIdentical(to:)`` and then `==`
+  /// in one look at the pair, for the common kinds.
+  package func difference(from old: FilterValue) -> Difference {
+    switch (self, old) {
+    case (.int(let a), .int(let b)): return a == b ? .none : .value
+    case (.double(let a), .double(let b)), (.date(let a), .date(let b)):
+      return a.bitPattern == b.bitPattern ? .none : (a == b ? .representation : .value)
+    case (.bool(let a), .bool(let b)): return a == b ? .none : .value
+    case (.null, .null): return .none
+    case (.string(let a), .string(let b)):
+      if Self.sameRepresentation(a, b) || TextComparison.literalEqual(a, b) { return .none }
+      return a == b ? .representation : .value
+    default:
+      if isIdentical(to: old) { return .none }
+      return self == old ? .representation : .value
+    }
+  }
+
   /// Whether two strings are the same value bit for bit: the same storage,
   /// or the same inline bytes. An unchanged attribute's old and new values
   /// are, so a save answers without reading their bytes.
