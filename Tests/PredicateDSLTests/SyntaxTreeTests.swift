@@ -46,6 +46,29 @@ struct SyntaxTreeTests {
     #expect(FilterValue.null.isIdentical(to: .null))
   }
 
+  /// `difference(from:)` agrees with `isIdentical(to:)` then `==` on every
+  /// pair of a table of values (the kinds it decides in one look and the
+  /// ones it hands to those two).
+  @Test func differenceIsIdentityThenEquality() {
+    let values: [FilterValue] = [
+      .null, .bool(true), .bool(false), .int(0), .int(1), .double(0.0), .double(-0.0), .double(1), .double(.nan),
+      .double(-.nan), .date(secondsSinceReferenceDate: 0), .date(secondsSinceReferenceDate: -0.0), .date(secondsSinceReferenceDate: 5), .string("caf\u{E9}"), .string("cafe\u{301}"), .string(""),
+      .string(String(repeating: "long text ", count: 5)), .uuid(7), .data([1, 2]), .data([1, 3]), .array([1, "a"]),
+      .array([1, "b"]), .set([1]),
+    ]
+    for new in values {
+      for old in values {
+        let expected: FilterValue.Difference =
+          new.isIdentical(to: old) ? .none : (new == old ? .representation : .value)
+        #expect(new.difference(from: old) == expected, "\(new) from \(old)")
+      }
+    }
+    #expect(FilterValue.double(0.0).difference(from: .double(-0.0)) == .representation)
+    #expect(FilterValue.string("caf\u{E9}").difference(from: .string("cafe\u{301}")) == .representation)
+    #expect(FilterValue.double(.nan).difference(from: .double(.nan)) == .none)
+    #expect(FilterValue.int(1).difference(from: .double(1)) == .value)  // `==` on values is by kind
+  }
+
   @Test func integersStayExact() throws {
     #expect(try comparison("a == 9007199254740993").rhs.kind == .constant(.int(9_007_199_254_740_993)))
     #expect(try comparison("a == 0x7FFFFFFFFFFFFFFF").rhs.kind == .constant(.int(.max)))
