@@ -110,6 +110,36 @@ struct SaveTests {
     }
   }
 
+  /// A saved object is checked only on the attributes set since its last
+  /// save, found by bits: slots from 63 on share one bit, and each of them
+  /// is still checked.
+  @Test func requiredAttributesAreCheckedWhenSetOnWideEntities() throws {
+    let required: Set<Int> = [2, 63, 66]
+    let schema = try ObjectSchema([
+      EntityDescription(
+        "Wide",
+        attributes: (0..<70).map { slot in
+          .init("a\(slot)", .integer, isOptional: !required.contains(slot), defaultValue: required.contains(slot) ? 1 : nil)
+        })
+    ])
+    let context = ObjectContext(schema: schema, name: "wide", notificationCenter: nil)
+    try context.run { context throws in
+      let missing = try context.insert("Wide", values: ["a66": .null])
+      var error = try #require(throws: ContextSaveError.self) { try context.save() }
+      #expect(error.problems.map(\.key) == ["a66"])
+      try missing.setValue(5, forKey: "a66")
+      try context.save()
+      for slot in [66, 63, 2] {
+        try missing.setValue(.null, forKey: "a\(slot)")
+        try missing.setValue(3, forKey: "a64")  // an optional one beside it
+        error = try #require(throws: ContextSaveError.self) { try context.save() }
+        #expect(error.problems.map(\.message) == ["Wide \(missing.objectID): 'a\(slot)' is required"])
+        try missing.setValue(7, forKey: "a\(slot)")
+        #expect(try context.save() != nil)
+      }
+    }
+  }
+
   @Test func anUpdateFromASaveEqualsOneMadeByHand() throws {
     try Fixtures.context().run { context throws in
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])

@@ -56,6 +56,7 @@ extension ObjectContext {
       object.touchedAttributes = 0
     }
     var updated: [ObjectUpdate] = []
+    updated.reserveCapacity(changedObjects.count)
     for object in changedObjects where object.lifecycle == .registered {
       // (Deleted objects keep their saved values for the loop below.)
       guard let committed = object.committed.take() else { continue }
@@ -236,15 +237,29 @@ extension ObjectContext {
 
   private func check(_ object: ManagedObject, into problems: inout [ContextSaveError.Problem]) {
     let layout = object.layout
-    for (slot, attribute) in layout.attributes.enumerated() where !attribute.isOptional {
-      if object.values[slot].isNull {
-        problems.append(
-          ContextSaveError.Problem(
-            .missingValue, objectID: object.objectID, entity: layout.name, key: attribute.name,
-            message: "\(layout.name) \(object.objectID): '\(attribute.name)' is required"))
+    // A saved object met the rules when it was saved: of its attributes,
+    // only those set since can break them (bit 63 stands for every slot
+    // from 63 on).
+    func checkValue(_ slot: Int) {
+      let attribute = layout.attributes[slot]
+      guard !attribute.isOptional, object.values[slot].isNull else { return }
+      problems.append(
+        ContextSaveError.Problem(
+          .missingValue, objectID: object.objectID, entity: layout.name, key: attribute.name,
+          message: "\(layout.name) \(object.objectID): '\(attribute.name)' is required"))
+    }
+    var pending = layout.requiredAttributes & (object.lifecycle == .registered ? object.touchedAttributes : .max)
+    while pending != 0 {
+      let slot = pending.trailingZeroBitCount
+      pending &= pending - 1
+      if slot < 63 {
+        checkValue(slot)
+      } else {
+        for slot in 63..<layout.attributes.count { checkValue(slot) }
       }
     }
-    for (slot, relationship) in layout.relationships.enumerated() where !relationship.description.isOptional {
+    for slot in layout.requiredRelationshipSlots {
+      let relationship = layout.relationships[slot]
       if object.relationships[slot].isEmpty {
         problems.append(
           ContextSaveError.Problem(

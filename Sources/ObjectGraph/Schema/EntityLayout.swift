@@ -33,6 +33,13 @@ package final class EntityLayout: Sendable {
   package let initialRelationships: [RelationshipTargets]
   /// Keys whose changes watchers ignore, inherited ones included.
   package let ignoredKeys: Set<String>
+  /// The slots of the required attributes, which a save checks hold values,
+  /// as bits (``ObjectUpdate``'s attribute bits: bit 63 stands for every
+  /// slot from 63 on).
+  package let requiredAttributes: UInt64
+  /// The slots of the required relationships, which a save checks are not
+  /// empty.
+  package let requiredRelationshipSlots: [Int]
 
   init(
     index: Int, name: String, parentIndex: Int?, kindIndexes: [Int], ancestorIndexes: [Int],
@@ -54,6 +61,10 @@ package final class EntityLayout: Sendable {
     slotIndex = Dictionary(list.map { ($0.key, $0.slot) }, uniquingKeysWith: { first, _ in first })
     initialValues = attributes.map { $0.defaultValue ?? .null }
     initialRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+    requiredAttributes = attributes.indices.reduce(0) { bits, slot in
+      attributes[slot].isOptional ? bits : bits | ObjectUpdate.attributeBit(slot)
+    }
+    requiredRelationshipSlots = relationships.indices.filter { !relationships[$0].description.isOptional }
   }
 
   /// Where `key` is stored, or nil when the entity has no such key.
