@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ObjectGraph
 import PredicateDSL
 import Testing
@@ -17,6 +18,36 @@ struct ConcurrencyTests {
         "ObjectContext 'people' used off its queue in insert(_:values:): it is confined to queue "
           + "'com.example.confined', but this code runs on"))
     #expect(message.contains("Use perform(_:) or performAndWait(_:)."))
+  }
+
+  /// The thread that ran `performAndWait`'s work is on the queue only
+  /// while it runs: afterwards, touching the context from it traps.
+  @Test func theThreadThatRanWorkIsOffTheQueueAfterwards() async throws {
+    let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let context = ObjectContext(schema: Fixtures.schema, name: "people", notificationCenter: nil)
+      try? context.performAndWait { context in _ = try context.insert("Person", values: ["name": "Ann"]) }
+      _ = try? context.insert("Person", values: ["name": "Bob"])
+    }
+    let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(message.contains("ObjectContext 'people' used off its queue in insert(_:values:)"))
+  }
+
+  /// While one thread runs the context's work, another thread touching the
+  /// context still traps.
+  @Test func anotherThreadTouchingTheContextDuringWorkTraps() async throws {
+    let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let context = ObjectContext(schema: Fixtures.schema, name: "people", notificationCenter: nil)
+      context.performAndWait { context in
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+          _ = try? context.insert("Person", values: ["name": "Bob"])
+          done.signal()
+        }
+        done.wait()
+      }
+    }
+    let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(message.contains("ObjectContext 'people' used off its queue in insert(_:values:)"))
   }
 
   @Test func performAndWaitRunsOnTheQueueAndNests() throws {
