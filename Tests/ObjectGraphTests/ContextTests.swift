@@ -168,4 +168,23 @@ struct ContextTests {
       #expect(error.message == "Person \(ann.objectID) belongs to another context")
     }
   }
+
+  /// An object outlives its context; no later context (one may be allocated
+  /// where the first was) takes it for its own.
+  @Test func objectsOfAGoneContextAreRefused() throws {
+    var first: ObjectContext? = Fixtures.context("first")
+    let ann = try first!.run { try $0.insert("Person", values: ["name": "Ann"]) }
+    first = nil
+    #expect(ann.context == nil)
+    for round in 0..<20 {
+      let context = Fixtures.context("later \(round)")
+      try context.run { context throws in
+        let bob = try context.insert("Person", values: ["name": "Bob"])
+        let error = try #require(throws: ObjectGraphError.self) {
+          try context.setRelationship("passport", of: bob, to: ann)
+        }
+        #expect(error.message == "Person \(ann.objectID) belongs to another context")
+      }
+    }
+  }
 }

@@ -19,7 +19,10 @@ public final class ManagedObject {
   public let objectID: ObjectID
   package let layout: EntityLayout
   /// The context the object lives in, or nil once the context is gone.
-  public private(set) weak var context: ObjectContext?
+  public weak let context: ObjectContext?
+  /// The `serial` of the context the object was made in: ownership checks
+  /// compare it, without loading the weak reference.
+  let contextSerial: UInt64
   // Exclusivity is not checked at run time on these four: every access is on
   // the context's queue, and none overlaps another (no access hands out an
   // inout reference that outlives the statement). The checks cost a quarter
@@ -55,6 +58,7 @@ public final class ManagedObject {
     self.objectID = objectID
     self.layout = layout
     self.context = context
+    contextSerial = context.serial
     values = layout.initialValues
     relationships = layout.initialRelationships
     lifecycle = .inserted

@@ -90,6 +90,10 @@ public final class ObjectContext: @unchecked Sendable {
   var isNotifying = false
 
   private static let nextObjectID = Atomic<UInt64>(1)
+  private static let nextSerial = Atomic<UInt64>(1)
+  /// A number no other context of the process has: an object's
+  /// `contextSerial` names its context without a reference to it.
+  let serial = ObjectContext.nextSerial.add(1, ordering: .relaxed).oldValue
 
   /// Creates an empty context.
   ///
@@ -429,7 +433,7 @@ public final class ObjectContext: @unchecked Sendable {
   }
 
   func checkOwned(_ object: ManagedObject) throws(ObjectGraphError) {
-    guard object.context === self else {
+    guard object.contextSerial == serial else {
       throw ObjectGraphError(
         .invalidObject, "\(object.layout.name) \(object.objectID) belongs to another context")
     }
