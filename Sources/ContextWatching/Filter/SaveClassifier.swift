@@ -218,12 +218,15 @@ struct Collector {
   /// The delivery of what was recorded, or nil when nothing was.
   func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
-    var counts = (inserted: 0, updated: 0, deleted: 0)
+    var counts = (inserted: 0, updated: 0, entered: 0, exited: 0, deleted: 0)
     var records = records.mutableElements
     for record in records {
       switch record.image {
       case .inserted: counts.inserted += 1
-      case .updated, .indirect: counts.updated += 1
+      case .updated, .indirect:
+        if record.events & WatchEvents.updated.rawValue != 0 { counts.updated += 1 }
+        if record.events & WatchEvents.entered.rawValue != 0 { counts.entered += 1 }
+        if record.events & WatchEvents.exited.rawValue != 0 { counts.exited += 1 }
       case .deleted: counts.deleted += 1
       }
     }
@@ -240,9 +243,12 @@ struct Collector {
     var exited: [ObjectUpdate] = []
     var deleted: [ObjectSnapshot] = []
     var attribution: [ObjectAttribution] = []
-    inserted.reserveCapacity(counts.inserted)
-    updated.reserveCapacity(counts.updated)
-    deleted.reserveCapacity(counts.deleted)
+    // Exactly sized; a list nothing goes to allocates nothing.
+    if counts.inserted > 0 { inserted.reserveCapacity(counts.inserted) }
+    if counts.updated > 0 { updated.reserveCapacity(counts.updated) }
+    if counts.entered > 0 { entered.reserveCapacity(counts.entered) }
+    if counts.exited > 0 { exited.reserveCapacity(counts.exited) }
+    if counts.deleted > 0 { deleted.reserveCapacity(counts.deleted) }
     attribution.reserveCapacity(records.count)
     // One allocation for every object's matches: each attribution is a
     // slice of it.
