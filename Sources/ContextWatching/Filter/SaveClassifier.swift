@@ -20,7 +20,8 @@ extension MasterFilter {
     for (position, snapshot) in save.inserted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: after), into: now, failures: &collector.failures)
       for slot in now.slots {
-        collector.record(slot, slotInfo[slot], .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
+        collector.record(
+          slot, slotInfo[slot], .inserted, objectID: snapshot.objectID, image: .inserted(position), in: self)
       }
     }
     // An update is one reference: copying it out of the save is a retain.
@@ -50,7 +51,8 @@ extension MasterFilter {
     for (position, snapshot) in save.deleted.enumerated() {
       matches(WatchImage(snapshot: snapshot, graph: before), into: was, failures: &collector.failures)
       for slot in was.slots {
-        collector.record(slot, slotInfo[slot], .deleted, objectID: snapshot.objectID, image: .deleted(position), in: self)
+        collector.record(
+          slot, slotInfo[slot], .deleted, objectID: snapshot.objectID, image: .deleted(position), in: self)
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
@@ -170,7 +172,8 @@ struct Collector {
     let matches = ScratchBuffer<WatchMatch>()
   }
 
-  /// Scratch storage beyond this many elements is given back after a save.
+  /// Scratch storage grown past this many elements is given back when the
+  /// next save starts.
   private static let retainedCapacity = 1 << 14
 
   private let records: ScratchBuffer<Record>
