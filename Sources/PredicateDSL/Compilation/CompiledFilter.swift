@@ -151,6 +151,7 @@ struct Operand<Object>: Sendable {
 }
 
 /// Where an expression is, to turn a ``ValueFault`` into a positioned error.
+@usableFromInline
 struct Site: Sendable {
   let range: SyntaxRange
   let source: String?

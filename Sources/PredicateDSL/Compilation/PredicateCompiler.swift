@@ -203,9 +203,8 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
     case (.read(let read), .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      let general = GeneralTest(test.run, site: site)
-      if let fuse = lhs.fuse { return .test(fuse(test.fast, general)) }
-      return .test(Self.fuse(read, test.fast, general))
+      if let fuse = lhs.fuse { return .test(fuse(test.fast, test.run, site)) }
+      return .test(Self.fuse(read, test.fast, GeneralTest(test.run, site: site)))
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
       let general = GeneralTest(test.run, site: site)

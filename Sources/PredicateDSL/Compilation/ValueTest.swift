@@ -7,8 +7,12 @@
 /// computed build one per evaluation, so both paths share their semantics.
 @usableFromInline
 struct ValueTest: Sendable {
+  /// A general test: whether a left value passes.
+  @usableFromInline
+  typealias Run = @Sendable (FilterValue) throws(ValueFault) -> Bool
+
   /// The general test, for any left value.
-  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
+  let run: Run
   /// A shortcut the compiler fuses with the key read, for the common shapes.
   let fast: Fast
 

@@ -130,7 +130,7 @@ public struct ResolvedKey<Object>: Sendable {
     consuming componentCount: Int, type: KeyValueType = .unknown, entity: String? = nil, reader: Reader
   ) {
     self.init(consuming: componentCount, type: type, entity: entity) { reader.read($0) }
-    fuse = { fast, general in FusedComparison.make(reader, fast, general) }
+    fuse = { fast, run, site in FusedComparison.make(reader, fast, run, site) }
   }
 }
 
@@ -143,7 +143,9 @@ public struct ResolvedKey<Object>: Sendable {
 /// `ALL` or `NONE`, and not a reader that covers only part of the path) in
 /// the resolver's module, where `read(_:)` is inlined into the test. Other
 /// uses of the key call the reader like a closure. Keep `read(_:)` small (a
-/// slot or a stored property), and make the reader a struct of plain values.
+/// slot or a stored property) and free of side effects (a comparison whose
+/// value falls outside its shortcut reads it a second time), and make the
+/// reader a struct of plain values.
 public protocol KeyReader<Object>: Sendable {
   /// The type of the objects read.
   associatedtype Object
