@@ -184,20 +184,28 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     if operation == .utiConformsTo || operation == .utiEquals {
       throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
     }
-    var lhs = try compile(comparison.lhs)
-    var rhs = try compile(comparison.rhs)
+    let lhs = try compile(comparison.lhs)
+    let rhs = try compile(comparison.rhs)
     try TypeCheck.check(comparison, lhs, rhs, at: range)
 
     guard comparison.quantifier == .direct else {
       return try quantified(comparison, lhs, rhs, site: site)
     }
-    var flipped = operation
     if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
-      // `30 < age` runs as `age > 30`, so it takes the fast paths.
-      swap(&lhs, &rhs)
-      flipped = mirror
+      // `30 < age` runs as `age > 30`, so it takes the fast paths. The
+      // operands are passed in the other order rather than swapped: `swap`
+      // on them is an unspecialised generic call that needs `Operand<…>`'s
+      // metadata, a run-time lookup of about 330 instructions.
+      return try direct(mirror, options: options, rhs, lhs, site: site)
     }
-    let direct = flipped
+    return try direct(operation, options: options, lhs, rhs, site: site)
+  }
+
+  /// A comparison without a quantifier, its operands in the order compared.
+  private func direct(
+    _ direct: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
+    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
+  ) throws(PredicateCompileError) -> Condition<Object> {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
