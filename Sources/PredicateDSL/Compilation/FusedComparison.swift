@@ -19,10 +19,13 @@ enum FusedComparison {
   /// Each closure captures one ``FusedTest``, which holds the reader, the
   /// constant and the general test: a closure whose only capture is one
   /// reference uses it as its context, so it needs no box of its own when
-  /// compiled and no forwarding thunk when called.
+  /// compiled. A throwing closure is still called through a forwarding
+  /// thunk; the ``Probe`` set beside the test (the same shortcut, without
+  /// the slow path) is not, and needs no stack frame either.
   @inlinable @inline(__always)
   static func make<Reader: KeyReader>(
-    _ reader: Reader, _ fast: ValueTest.Fast, _ run: @escaping ValueTest.Run, _ site: Site
+    _ reader: Reader, _ fast: ValueTest.Fast, _ run: @escaping ValueTest.Run, _ site: Site,
+    probe: inout Probe<Reader.Object>?
   ) -> Test<Reader.Object> {
     switch fast {
     case .integer(let operation, let constant):
@@ -30,6 +33,12 @@ enum FusedComparison {
       let box = FusedTest(reader, IntegerConstant(constant), run, site)
       switch operation {
       case .equal:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int == box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double == box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int == box.constant.value }
@@ -37,6 +46,12 @@ enum FusedComparison {
           return try box.slow(object)
         }
       case .notEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int != box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double != box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int != box.constant.value }
@@ -44,6 +59,12 @@ enum FusedComparison {
           return try box.slow(object)
         }
       case .less:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int < box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double < box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int < box.constant.value }
@@ -51,6 +72,12 @@ enum FusedComparison {
           return try box.slow(object)
         }
       case .lessOrEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int <= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double <= box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int <= box.constant.value }
@@ -58,6 +85,12 @@ enum FusedComparison {
           return try box.slow(object)
         }
       case .greater:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int > box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double > box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int > box.constant.value }
@@ -65,6 +98,12 @@ enum FusedComparison {
           return try box.slow(object)
         }
       default:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int >= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double >= box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .int(let int) = value { return int >= box.constant.value }
@@ -74,16 +113,25 @@ enum FusedComparison {
       }
     case .integerRange(let lower, let upper):
       let box = FusedTest(reader, IntegerBounds(lower, upper), run, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
+        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
-        if box.constant.exact, case .double(let double) = value {
-          return box.constant.low <= double && double <= box.constant.high
-        }
+        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
         return try box.slow(object)
       }
     case .text(let text, let negated):
       let box = FusedTest(reader, TextConstant(text: text, negated: negated), run, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.text.matches(string) != box.constant.negated }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.text.matches(string) != box.constant.negated }
@@ -93,36 +141,66 @@ enum FusedComparison {
       let box = FusedTest(reader, constant, run, site)
       switch operation {
       case .equal:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double == box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double == box.constant }
           return try box.slow(object)
         }
       case .notEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double != box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double != box.constant }
           return try box.slow(object)
         }
       case .less:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double < box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double < box.constant }
           return try box.slow(object)
         }
       case .lessOrEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double <= box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double <= box.constant }
           return try box.slow(object)
         }
       case .greater:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double > box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double > box.constant }
           return try box.slow(object)
         }
       default:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double >= box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
           let value = box.reader.read(object)
           if case .double(let double) = value { return double >= box.constant }
@@ -132,6 +210,11 @@ enum FusedComparison {
     case .boolean(let constant, let negated):
       // `(bool == constant) != negated`, as one comparison.
       let box = FusedTest(reader, constant != negated, run, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .bool(let bool) = value { return bool == box.constant }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .bool(let bool) = value { return bool == box.constant }
@@ -139,6 +222,11 @@ enum FusedComparison {
       }
     case .textList(let strings):
       let box = FusedTest(reader, strings, run, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.contains(string) }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.contains(string) }
@@ -146,6 +234,11 @@ enum FusedComparison {
       }
     case .like(let pattern):
       let box = FusedTest(reader, pattern, run, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.matches(string) }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.matches(string) }
@@ -208,7 +301,7 @@ struct TextConstant: Sendable {
 /// Builds a fused comparison for a key: what ``ResolvedKey/init(consuming:type:entity:reader:)``
 /// stores, made in the resolver's module.
 @usableFromInline
-typealias FuseHook<Object> = @Sendable (ValueTest.Fast, @escaping ValueTest.Run, Site) -> Test<Object>
+typealias FuseHook<Object> = @Sendable (ValueTest.Fast, @escaping ValueTest.Run, Site, inout Probe<Object>?) -> Test<Object>
 
 /// The general test of a fused comparison with its site, behind one
 /// reference: the error handling stays out of line, and the fast path loads
