@@ -212,71 +212,145 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     if let t3, let p3 {
       if let t4, let p4 {
         if let t5, let p5 {
+          if isConjunction {
+            return { object, scope throws(PredicateEvaluationError) in
+              if let r1 = p1(object) {
+                guard r1 else { return false }
+              } else if try !t1(object, scope) {
+                return false
+              }
+              if let r2 = p2(object) {
+                guard r2 else { return false }
+              } else if try !t2(object, scope) {
+                return false
+              }
+              if let r3 = p3(object) {
+                guard r3 else { return false }
+              } else if try !t3(object, scope) {
+                return false
+              }
+              if let r4 = p4(object) {
+                guard r4 else { return false }
+              } else if try !t4(object, scope) {
+                return false
+              }
+              if let r5 = p5(object) { return r5 }
+              return try t5(object, scope)
+            }
+          }
           return { object, scope throws(PredicateEvaluationError) in
             if let r1 = p1(object) {
-              if r1 != isConjunction { return r1 }
-            } else if try t1(object, scope) != isConjunction {
-              return !isConjunction
+              if r1 { return true }
+            } else if try t1(object, scope) {
+              return true
             }
             if let r2 = p2(object) {
-              if r2 != isConjunction { return r2 }
-            } else if try t2(object, scope) != isConjunction {
-              return !isConjunction
+              if r2 { return true }
+            } else if try t2(object, scope) {
+              return true
             }
             if let r3 = p3(object) {
-              if r3 != isConjunction { return r3 }
-            } else if try t3(object, scope) != isConjunction {
-              return !isConjunction
+              if r3 { return true }
+            } else if try t3(object, scope) {
+              return true
             }
             if let r4 = p4(object) {
-              if r4 != isConjunction { return r4 }
-            } else if try t4(object, scope) != isConjunction {
-              return !isConjunction
+              if r4 { return true }
+            } else if try t4(object, scope) {
+              return true
             }
             if let r5 = p5(object) { return r5 }
             return try t5(object, scope)
           }
         }
+        if isConjunction {
+          return { object, scope throws(PredicateEvaluationError) in
+            if let r1 = p1(object) {
+              guard r1 else { return false }
+            } else if try !t1(object, scope) {
+              return false
+            }
+            if let r2 = p2(object) {
+              guard r2 else { return false }
+            } else if try !t2(object, scope) {
+              return false
+            }
+            if let r3 = p3(object) {
+              guard r3 else { return false }
+            } else if try !t3(object, scope) {
+              return false
+            }
+            if let r4 = p4(object) { return r4 }
+            return try t4(object, scope)
+          }
+        }
         return { object, scope throws(PredicateEvaluationError) in
           if let r1 = p1(object) {
-            if r1 != isConjunction { return r1 }
-          } else if try t1(object, scope) != isConjunction {
-            return !isConjunction
+            if r1 { return true }
+          } else if try t1(object, scope) {
+            return true
           }
           if let r2 = p2(object) {
-            if r2 != isConjunction { return r2 }
-          } else if try t2(object, scope) != isConjunction {
-            return !isConjunction
+            if r2 { return true }
+          } else if try t2(object, scope) {
+            return true
           }
           if let r3 = p3(object) {
-            if r3 != isConjunction { return r3 }
-          } else if try t3(object, scope) != isConjunction {
-            return !isConjunction
+            if r3 { return true }
+          } else if try t3(object, scope) {
+            return true
           }
           if let r4 = p4(object) { return r4 }
           return try t4(object, scope)
         }
       }
+      if isConjunction {
+        return { object, scope throws(PredicateEvaluationError) in
+          if let r1 = p1(object) {
+            guard r1 else { return false }
+          } else if try !t1(object, scope) {
+            return false
+          }
+          if let r2 = p2(object) {
+            guard r2 else { return false }
+          } else if try !t2(object, scope) {
+            return false
+          }
+          if let r3 = p3(object) { return r3 }
+          return try t3(object, scope)
+        }
+      }
       return { object, scope throws(PredicateEvaluationError) in
         if let r1 = p1(object) {
-          if r1 != isConjunction { return r1 }
-        } else if try t1(object, scope) != isConjunction {
-          return !isConjunction
+          if r1 { return true }
+        } else if try t1(object, scope) {
+          return true
         }
         if let r2 = p2(object) {
-          if r2 != isConjunction { return r2 }
-        } else if try t2(object, scope) != isConjunction {
-          return !isConjunction
+          if r2 { return true }
+        } else if try t2(object, scope) {
+          return true
         }
         if let r3 = p3(object) { return r3 }
         return try t3(object, scope)
       }
     }
+    if isConjunction {
+      return { object, scope throws(PredicateEvaluationError) in
+        if let r1 = p1(object) {
+          guard r1 else { return false }
+        } else if try !t1(object, scope) {
+          return false
+        }
+        if let r2 = p2(object) { return r2 }
+        return try t2(object, scope)
+      }
+    }
     return { object, scope throws(PredicateEvaluationError) in
       if let r1 = p1(object) {
-        if r1 != isConjunction { return r1 }
-      } else if try t1(object, scope) != isConjunction {
-        return !isConjunction
+        if r1 { return true }
+      } else if try t1(object, scope) {
+        return true
       }
       if let r2 = p2(object) { return r2 }
       return try t2(object, scope)
