@@ -24,13 +24,13 @@ enum FusedComparison {
   /// the slow path) is not, and needs no stack frame either.
   @inlinable @inline(__always)
   static func make<Reader: KeyReader>(
-    _ reader: Reader, _ fast: ValueTest.Fast, _ run: @escaping ValueTest.Run, _ site: Site,
+    _ reader: Reader, _ fast: ValueTest.Fast, _ general: ValueTest.General, _ site: Site,
     probe: inout Probe<Reader.Object>?
   ) -> Test<Reader.Object> {
     switch fast {
     case .integer(let operation, let constant):
       // Doubles take the shortcut too when the constant converts exactly.
-      let box = FusedTest(reader, IntegerConstant(constant), run, site)
+      let box = FusedTest(reader, IntegerConstant(constant), general, site)
       switch operation {
       case .equal:
         probe = { object in
@@ -112,7 +112,7 @@ enum FusedComparison {
         }
       }
     case .integerRange(let lower, let upper):
-      let box = FusedTest(reader, IntegerBounds(lower, upper), run, site)
+      let box = FusedTest(reader, IntegerBounds(lower, upper), general, site)
       probe = { object in
         let value = box.reader.read(object)
         if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
@@ -126,7 +126,7 @@ enum FusedComparison {
         return try box.slow(object)
       }
     case .text(let text, let negated):
-      let box = FusedTest(reader, TextConstant(text: text, negated: negated), run, site)
+      let box = FusedTest(reader, TextConstant(text: text, negated: negated), general, site)
       probe = { object in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.text.matches(string) != box.constant.negated }
@@ -138,7 +138,7 @@ enum FusedComparison {
         return try box.slow(object)
       }
     case .real(let operation, let constant):
-      let box = FusedTest(reader, constant, run, site)
+      let box = FusedTest(reader, constant, general, site)
       switch operation {
       case .equal:
         probe = { object in
@@ -209,7 +209,7 @@ enum FusedComparison {
       }
     case .boolean(let constant, let negated):
       // `(bool == constant) != negated`, as one comparison.
-      let box = FusedTest(reader, constant != negated, run, site)
+      let box = FusedTest(reader, constant != negated, general, site)
       probe = { object in
         let value = box.reader.read(object)
         if case .bool(let bool) = value { return bool == box.constant }
@@ -221,7 +221,7 @@ enum FusedComparison {
         return try box.slow(object)
       }
     case .textList(let strings):
-      let box = FusedTest(reader, strings, run, site)
+      let box = FusedTest(reader, strings, general, site)
       probe = { object in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.contains(string) }
@@ -233,7 +233,7 @@ enum FusedComparison {
         return try box.slow(object)
       }
     case .like(let pattern):
-      let box = FusedTest(reader, pattern, run, site)
+      let box = FusedTest(reader, pattern, general, site)
       probe = { object in
         let value = box.reader.read(object)
         if case .string(let string) = value { return box.constant.matches(string) }
@@ -245,7 +245,7 @@ enum FusedComparison {
         return try box.slow(object)
       }
     case .none:
-      let box = FusedTest(reader, (), run, site)
+      let box = FusedTest(reader, (), general, site)
       return { object, _ throws(PredicateEvaluationError) in
         try box(box.reader.read(object))
       }
@@ -301,7 +301,7 @@ struct TextConstant: Sendable {
 /// Builds a fused comparison for a key: what ``ResolvedKey/init(consuming:type:entity:reader:)``
 /// stores, made in the resolver's module.
 @usableFromInline
-typealias FuseHook<Object> = @Sendable (ValueTest.Fast, @escaping ValueTest.Run, Site, inout Probe<Object>?) -> Test<Object>
+typealias FuseHook<Object> = @Sendable (ValueTest.Fast, ValueTest.General, Site, inout Probe<Object>?) -> Test<Object>
 
 /// The general test of a fused comparison with its site, behind one
 /// reference: the error handling stays out of line, and the fast path loads
@@ -313,12 +313,12 @@ typealias FuseHook<Object> = @Sendable (ValueTest.Fast, @escaping ValueTest.Run,
 class GeneralTest: @unchecked Sendable {
   // Unchecked: the class is not final (``FusedTest`` derives from it); it
   // and its subclass hold only constants.
-  let run: ValueTest.Run
+  let general: ValueTest.General
   let site: Site
 
   @usableFromInline
-  init(_ run: @escaping ValueTest.Run, site: Site) {
-    self.run = run
+  init(_ general: ValueTest.General, site: Site) {
+    self.general = general
     self.site = site
   }
 
@@ -327,7 +327,7 @@ class GeneralTest: @unchecked Sendable {
   @usableFromInline @inline(never)
   final func callAsFunction(_ value: consuming FilterValue) throws(PredicateEvaluationError) -> Bool {
     let value = value
-    return try site.run { () throws(ValueFault) in try run(value) }
+    return try site.run { () throws(ValueFault) in try general.run(value) }
   }
 }
 
@@ -341,10 +341,10 @@ final class FusedTest<Reader: KeyReader, Constant: Sendable>: GeneralTest, @unch
   @usableFromInline let reader: Reader
 
   @inlinable
-  init(_ reader: Reader, _ constant: Constant, _ run: @escaping ValueTest.Run, _ site: Site) {
+  init(_ reader: Reader, _ constant: Constant, _ general: ValueTest.General, _ site: Site) {
     self.reader = reader
     self.constant = constant
-    super.init(run, site: site)
+    super.init(general, site: site)
   }
 
   /// The slow path: reads the value again and runs the general test. Out

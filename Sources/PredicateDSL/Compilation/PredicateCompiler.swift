@@ -395,13 +395,13 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
       if let fuse = lhs.fuse {
         var probe: Probe<Object>?
-        let fused = fuse(test.fast, test.run, site, &probe)
+        let fused = fuse(test.fast, test.general, site, &probe)
         return .test(fused, probe: probe)
       }
-      return .test(Self.fuse(read, test.fast, GeneralTest(test.run, site: site)))
+      return .test(Self.fuse(read, test.fast, GeneralTest(test.general, site: site)))
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      let general = GeneralTest(test.run, site: site)
+      let general = GeneralTest(test.general, site: site)
       let evaluate = lhs.evaluator
       return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     default:

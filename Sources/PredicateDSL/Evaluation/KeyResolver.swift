@@ -130,7 +130,7 @@ public struct ResolvedKey<Object>: Sendable {
     consuming componentCount: Int, type: KeyValueType = .unknown, entity: String? = nil, reader: Reader
   ) {
     self.init(consuming: componentCount, type: type, entity: entity) { reader.read($0) }
-    fuse = { fast, run, site, probe in FusedComparison.make(reader, fast, run, site, probe: &probe) }
+    fuse = { fast, general, site, probe in FusedComparison.make(reader, fast, general, site, probe: &probe) }
   }
 }
 
