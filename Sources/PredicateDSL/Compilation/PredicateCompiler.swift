@@ -209,101 +209,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     _ t3: Test<Object>?, _ p3: Probe<Object>?, _ t4: Test<Object>?, _ p4: Probe<Object>?,
     _ t5: Test<Object>?, _ p5: Probe<Object>?, isConjunction: Bool
   ) -> Test<Object> {
-    if let t3, let p3 {
-      if let t4, let p4 {
-        if let t5, let p5 {
-          if isConjunction {
-            return { object, scope throws(PredicateEvaluationError) in
-              if let r1 = p1(object) {
-                guard r1 else { return false }
-              } else if try !t1(object, scope) {
-                return false
-              }
-              if let r2 = p2(object) {
-                guard r2 else { return false }
-              } else if try !t2(object, scope) {
-                return false
-              }
-              if let r3 = p3(object) {
-                guard r3 else { return false }
-              } else if try !t3(object, scope) {
-                return false
-              }
-              if let r4 = p4(object) {
-                guard r4 else { return false }
-              } else if try !t4(object, scope) {
-                return false
-              }
-              if let r5 = p5(object) { return r5 }
-              return try t5(object, scope)
-            }
-          }
-          return { object, scope throws(PredicateEvaluationError) in
-            if let r1 = p1(object) {
-              if r1 { return true }
-            } else if try t1(object, scope) {
-              return true
-            }
-            if let r2 = p2(object) {
-              if r2 { return true }
-            } else if try t2(object, scope) {
-              return true
-            }
-            if let r3 = p3(object) {
-              if r3 { return true }
-            } else if try t3(object, scope) {
-              return true
-            }
-            if let r4 = p4(object) {
-              if r4 { return true }
-            } else if try t4(object, scope) {
-              return true
-            }
-            if let r5 = p5(object) { return r5 }
-            return try t5(object, scope)
-          }
-        }
-        if isConjunction {
-          return { object, scope throws(PredicateEvaluationError) in
-            if let r1 = p1(object) {
-              guard r1 else { return false }
-            } else if try !t1(object, scope) {
-              return false
-            }
-            if let r2 = p2(object) {
-              guard r2 else { return false }
-            } else if try !t2(object, scope) {
-              return false
-            }
-            if let r3 = p3(object) {
-              guard r3 else { return false }
-            } else if try !t3(object, scope) {
-              return false
-            }
-            if let r4 = p4(object) { return r4 }
-            return try t4(object, scope)
-          }
-        }
-        return { object, scope throws(PredicateEvaluationError) in
-          if let r1 = p1(object) {
-            if r1 { return true }
-          } else if try t1(object, scope) {
-            return true
-          }
-          if let r2 = p2(object) {
-            if r2 { return true }
-          } else if try t2(object, scope) {
-            return true
-          }
-          if let r3 = p3(object) {
-            if r3 { return true }
-          } else if try t3(object, scope) {
-            return true
-          }
-          if let r4 = p4(object) { return r4 }
-          return try t4(object, scope)
-        }
-      }
+    guard let t3, let p3 else {
       if isConjunction {
         return { object, scope throws(PredicateEvaluationError) in
           if let r1 = p1(object) {
@@ -311,13 +217,8 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
           } else if try !t1(object, scope) {
             return false
           }
-          if let r2 = p2(object) {
-            guard r2 else { return false }
-          } else if try !t2(object, scope) {
-            return false
-          }
-          if let r3 = p3(object) { return r3 }
-          return try t3(object, scope)
+          if let r2 = p2(object) { return r2 }
+          return try t2(object, scope)
         }
       }
       return { object, scope throws(PredicateEvaluationError) in
@@ -326,34 +227,139 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         } else if try t1(object, scope) {
           return true
         }
-        if let r2 = p2(object) {
-          if r2 { return true }
-        } else if try t2(object, scope) {
-          return true
-        }
-        if let r3 = p3(object) { return r3 }
-        return try t3(object, scope)
-      }
-    }
-    if isConjunction {
-      return { object, scope throws(PredicateEvaluationError) in
-        if let r1 = p1(object) {
-          guard r1 else { return false }
-        } else if try !t1(object, scope) {
-          return false
-        }
         if let r2 = p2(object) { return r2 }
         return try t2(object, scope)
       }
     }
-    return { object, scope throws(PredicateEvaluationError) in
-      if let r1 = p1(object) {
+    // Three or more: one captured struct, which the closure reads in place
+    // as it needs each operand (captured one by one, the operands were all
+    // loaded, and spilled, on entry to every call: about 30 instructions per
+    // evaluation of five). The unwrapped operands are there by construction:
+    // the caller fills them in order, a test with its probe.
+    let g = ProbedOperands(t1: t1, p1: p1, t2: t2, p2: p2, t3: t3, p3: p3, t4: t4, p4: p4, t5: t5, p5: p5)
+    if t5 != nil, t4 != nil {
+      if isConjunction {
+        return { [g] object, scope throws(PredicateEvaluationError) in
+          if let r1 = g.p1(object) {
+            guard r1 else { return false }
+          } else if try !g.t1(object, scope) {
+            return false
+          }
+          if let r2 = g.p2(object) {
+            guard r2 else { return false }
+          } else if try !g.t2(object, scope) {
+            return false
+          }
+          if let r3 = g.p3(object) {
+            guard r3 else { return false }
+          } else if try !g.t3(object, scope) {
+            return false
+          }
+          if let r4 = g.p4!(object) {
+            guard r4 else { return false }
+          } else if try !g.t4!(object, scope) {
+            return false
+          }
+          if let r5 = g.p5!(object) { return r5 }
+          return try g.t5!(object, scope)
+        }
+      }
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          if r1 { return true }
+        } else if try g.t1(object, scope) {
+          return true
+        }
+        if let r2 = g.p2(object) {
+          if r2 { return true }
+        } else if try g.t2(object, scope) {
+          return true
+        }
+        if let r3 = g.p3(object) {
+          if r3 { return true }
+        } else if try g.t3(object, scope) {
+          return true
+        }
+        if let r4 = g.p4!(object) {
+          if r4 { return true }
+        } else if try g.t4!(object, scope) {
+          return true
+        }
+        if let r5 = g.p5!(object) { return r5 }
+        return try g.t5!(object, scope)
+      }
+    }
+    if t4 != nil {
+      if isConjunction {
+        return { [g] object, scope throws(PredicateEvaluationError) in
+          if let r1 = g.p1(object) {
+            guard r1 else { return false }
+          } else if try !g.t1(object, scope) {
+            return false
+          }
+          if let r2 = g.p2(object) {
+            guard r2 else { return false }
+          } else if try !g.t2(object, scope) {
+            return false
+          }
+          if let r3 = g.p3(object) {
+            guard r3 else { return false }
+          } else if try !g.t3(object, scope) {
+            return false
+          }
+          if let r4 = g.p4!(object) { return r4 }
+          return try g.t4!(object, scope)
+        }
+      }
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          if r1 { return true }
+        } else if try g.t1(object, scope) {
+          return true
+        }
+        if let r2 = g.p2(object) {
+          if r2 { return true }
+        } else if try g.t2(object, scope) {
+          return true
+        }
+        if let r3 = g.p3(object) {
+          if r3 { return true }
+        } else if try g.t3(object, scope) {
+          return true
+        }
+        if let r4 = g.p4!(object) { return r4 }
+        return try g.t4!(object, scope)
+      }
+    }
+    if isConjunction {
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          guard r1 else { return false }
+        } else if try !g.t1(object, scope) {
+          return false
+        }
+        if let r2 = g.p2(object) {
+          guard r2 else { return false }
+        } else if try !g.t2(object, scope) {
+          return false
+        }
+        if let r3 = g.p3(object) { return r3 }
+        return try g.t3(object, scope)
+      }
+    }
+    return { [g] object, scope throws(PredicateEvaluationError) in
+      if let r1 = g.p1(object) {
         if r1 { return true }
-      } else if try t1(object, scope) {
+      } else if try g.t1(object, scope) {
         return true
       }
-      if let r2 = p2(object) { return r2 }
-      return try t2(object, scope)
+      if let r2 = g.p2(object) {
+        if r2 { return true }
+      } else if try g.t2(object, scope) {
+        return true
+      }
+      if let r3 = g.p3(object) { return r3 }
+      return try g.t3(object, scope)
     }
   }
 
@@ -801,4 +807,18 @@ extension ComparisonSyntax.Quantifier {
     case .none: "NONE"
     }
   }
+}
+
+/// The operands of a probed group of three to five, captured as one value.
+struct ProbedOperands<Object>: Sendable {
+  let t1: Test<Object>
+  let p1: Probe<Object>
+  let t2: Test<Object>
+  let p2: Probe<Object>
+  let t3: Test<Object>
+  let p3: Probe<Object>
+  let t4: Test<Object>?
+  let p4: Probe<Object>?
+  let t5: Test<Object>?
+  let p5: Probe<Object>?
 }
