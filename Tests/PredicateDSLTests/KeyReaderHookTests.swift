@@ -29,3 +29,89 @@ struct KeyReaderHookTests {
     #expect(try CompiledFilter(format, resolver: Resolver()).evaluate(.null) == expected)
   }
 }
+
+/// A fused comparison built from a `KeyReader` also gives a probe: the same
+/// shortcut without the slow path, which `evaluate` and `AND`/`OR` groups
+/// run first. Wherever a probe answers it must answer as the comparison's
+/// test, and it must decline (nil) every value whose test throws.
+@Suite("KeyReader probes")
+struct KeyReaderProbeTests {
+  /// Every kind of value a key may hold, with the edges of the shortcuts:
+  /// nil, NaN, integers and doubles around 2^53, Booleans, strings.
+  static let values: [FilterValue] = [
+    .null, .int(30), .int(31), .int(-5), .int(0), .int(1), .int(9_007_199_254_740_992), .int(9_007_199_254_740_993),
+    .int(Int64.max), .int(Int64.min), .double(30), .double(30.5), .double(.nan), .double(-.infinity),
+    .double(9_007_199_254_740_992), .double(9_007_199_254_740_994), .bool(true), .bool(false),
+    .string("Alice"), .string("alice"), .string(""), .string("Bob"), .string("x.org"), .string("Straße"),
+    .string("Ωmega"), .array([.int(31)]), .date(secondsSinceReferenceDate: 31),
+  ]
+
+  static let comparisons = [
+    "v == 31", "v != 31", "v < 31", "v <= 31", "v > 30", "v >= 30", "v == 9007199254740993",
+    "v < 9007199254740993", "v > 9007199254740992", "v == 30.5", "v != 30.5", "v < 30.5", "v <= 30.5",
+    "v > 30.5", "v >= 30.5", "v BETWEEN {0, 31}", "v BETWEEN {9007199254740992, 9007199254740993}",
+    "v == YES", "v != NO", "v == 'Alice'", "v != 'Alice'", "v ==[c] 'alice'", "v BEGINSWITH 'Al'",
+    "v BEGINSWITH[cd] 'al'", "v ENDSWITH '.org'", "v CONTAINS 'ic'", "v LIKE 'A*e'", "v LIKE[c] '*SS*'",
+    "v IN {'Alice', 'Bob'}", "v MATCHES 'A.*'",
+  ]
+
+  func filter(_ format: String) throws -> CompiledFilter<FilterValue> {
+    try CompiledFilter(format, resolver: RecordReaderResolver())
+  }
+
+  @Test(arguments: comparisons)
+  func aProbeAnswersAsItsTestOrDeclines(format: String) throws {
+    let filter = try filter(format)
+    let reference = try CompiledFilter(format, resolver: RecordKeyResolver())
+    for value in Self.values {
+      let record: FilterValue = ["v": value]
+      let test = Result { () throws(PredicateEvaluationError) in try filter.test(record, EvaluationScope()) }
+      let expected = Result { () throws(PredicateEvaluationError) in try reference.evaluate(record) }
+      #expect(test == expected, "\(format) on \(value)")
+      if let answer = filter.probe?(record) {
+        #expect(test == .success(answer), "\(format) on \(value): probe \(answer), test \(test)")
+      }
+      #expect(Result { () throws(PredicateEvaluationError) in try filter.evaluate(record) } == expected)
+    }
+  }
+
+  @Test func singleFusedComparisonsHaveProbes() throws {
+    for format in Self.comparisons where !format.contains("MATCHES") {
+      #expect(try filter(format).probe != nil, "\(format)")
+    }
+    // Not fused: no probe.
+    for format in ["v MATCHES 'A.*'", "v + 1 > 2", "NOT v > 30", "v > 30 AND v < 40"] {
+      #expect(try filter(format).probe == nil, "\(format)")
+    }
+  }
+
+  /// Groups of two to five probed operands, `AND` and `OR`, on records
+  /// whose values make some probes decline and some tests throw: the same
+  /// results and errors as the closure path, which has no probes.
+  @Test func probedGroupsAgreeWithTheClosurePath() throws {
+    let clauses = ["a > 30", "b BEGINSWITH 'A'", "c == 30.5", "a != 31", "b IN {'Alice', 'Bob'}", "c < 31", "d == YES"]
+    let samples: [FilterValue] = [.null, .int(31), .double(30.5), .double(.nan), .string("Alice"), .bool(true), .int(9_007_199_254_740_993)]
+    var checked = 0
+    for count in 2...5 {
+      for start in 0..<clauses.count {
+        let chosen = (0..<count).map { clauses[(start + $0 * 2) % clauses.count] }
+        for joiner in [" AND ", " OR "] {
+          let format = chosen.joined(separator: joiner)
+          let filter = try filter(format)
+          let reference = try CompiledFilter(format, resolver: RecordKeyResolver())
+          for (index, a) in samples.enumerated() {
+            let record: FilterValue = [
+              "a": a, "b": samples[(index + 4) % samples.count], "c": samples[(index + 2) % samples.count],
+              "d": samples[(index + 5) % samples.count],
+            ]
+            let expected = Result { () throws(PredicateEvaluationError) in try reference.evaluate(record) }
+            let result = Result { () throws(PredicateEvaluationError) in try filter.evaluate(record) }
+            #expect(result == expected, "\(format) on \(record)")
+            checked += 1
+          }
+        }
+      }
+    }
+    #expect(checked == 4 * 7 * 2 * 7)
+  }
+}

@@ -22,6 +22,9 @@ public struct CompiledFilter<Object>: Sendable {
   public let source: String?
   /// The compiled test; for a constant predicate, one that returns the constant.
   @usableFromInline let test: Test<Object>
+  /// For a single fused comparison, its shortcut, which ``evaluate(_:)``
+  /// tries first.
+  @usableFromInline let probe: Probe<Object>?
   /// The result when it does not depend on the object: `true` for
   /// `TRUEPREDICATE` or `1 < 2`, nil for a predicate that reads the object.
   public let constantResult: Bool?
@@ -47,9 +50,11 @@ public struct CompiledFilter<Object>: Sendable {
       switch try compiler.compile(substituted) {
       case .constant(let result):
         test = { _, _ in result }
+        probe = nil
         constantResult = result
-      case .test(let compiled):
+      case .test(let compiled, let shortcut):
         test = compiled
+        probe = shortcut
         constantResult = nil
       }
     } catch {
@@ -81,7 +86,10 @@ public struct CompiledFilter<Object>: Sendable {
   @inlinable
   public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
     // Inlined into the caller: one closure call, no switch on a generic enum.
-    try test(object, EvaluationScope())
+    // Optional chaining calls the probe in place; `if let` copied it, a
+    // retain and a release per evaluation.
+    if let result = probe?(object) ?? nil { return result }
+    return try test(object, EvaluationScope())
   }
 }
 
@@ -108,11 +116,18 @@ struct EvaluationScope: Sendable {
 typealias Evaluator<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> FilterValue
 @usableFromInline
 typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> Bool
+/// A fused comparison's shortcut alone: its result, or nil when the value
+/// is outside the shortcut and the comparison's ``Test`` decides. Not
+/// throwing, so that a closure capturing one reference is called without a
+/// forwarding thunk, and the shortcut needs no stack frame.
+@usableFromInline
+typealias Probe<Object> = @Sendable (Object) -> Bool?
 
-/// A compiled predicate: a constant, or a test of the object.
+/// A compiled predicate: a constant, or a test of the object (with a probe
+/// when it is a fused comparison built from a ``KeyReader``).
 enum Condition<Object>: Sendable {
   case constant(Bool)
-  case test(Test<Object>)
+  case test(Test<Object>, probe: Probe<Object>? = nil)
 }
 
 /// A compiled expression: a constant, a direct read through the resolver
@@ -151,6 +166,7 @@ struct Operand<Object>: Sendable {
 }
 
 /// Where an expression is, to turn a ``ValueFault`` into a positioned error.
+@usableFromInline
 struct Site: Sendable {
   let range: SyntaxRange
   let source: String?
@@ -194,7 +210,7 @@ extension CompiledFilter {
   /// The compiled test alone, without the syntax and the source text: a
   /// value of one closure, cheap to store by the thousand and to copy out
   /// of an array on a hot path.
-  public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test) }
+  public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test, probe: probe) }
 }
 
 /// A compiled predicate's test, without its syntax: what
@@ -206,8 +222,12 @@ extension CompiledFilter {
 /// ```
 public struct FilterEvaluator<Object>: Sendable {
   @usableFromInline let test: Test<Object>
+  @usableFromInline let probe: Probe<Object>?
 
-  init(test: @escaping Test<Object>) { self.test = test }
+  init(test: @escaping Test<Object>, probe: Probe<Object>?) {
+    self.test = test
+    self.probe = probe
+  }
 
   /// Whether `object` matches; see ``CompiledFilter/evaluate(_:)``.
   ///
@@ -215,6 +235,9 @@ public struct FilterEvaluator<Object>: Sendable {
   ///   would raise.
   @inlinable
   public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
-    try test(object, EvaluationScope())
+    // Optional chaining calls the probe in place; `if let` copied it, a
+    // retain and a release per evaluation.
+    if let result = probe?(object) ?? nil { return result }
+    return try test(object, EvaluationScope())
   }
 }

@@ -15,163 +15,343 @@ enum FusedComparison {
   /// Always inlined into the resolver's hook: a specialised copy called from
   /// there would take the object directly and need a reabstraction thunk in
   /// front of every closure (about 13 instructions per evaluation).
+  ///
+  /// Each closure captures one ``FusedTest``, which holds the reader, the
+  /// constant and the general test: a closure whose only capture is one
+  /// reference uses it as its context, so it needs no box of its own when
+  /// compiled. A throwing closure is still called through a forwarding
+  /// thunk; the ``Probe`` set beside the test (the same shortcut, without
+  /// the slow path) is not, and needs no stack frame either.
   @inlinable @inline(__always)
   static func make<Reader: KeyReader>(
-    _ reader: Reader, _ fast: ValueTest.Fast, _ general: GeneralTest
+    _ reader: Reader, _ fast: ValueTest.Fast, _ general: ValueTest.General, _ site: Site,
+    probe: inout Probe<Reader.Object>?
   ) -> Test<Reader.Object> {
     switch fast {
     case .integer(let operation, let constant):
       // Doubles take the shortcut too when the constant converts exactly.
-      let real = Double(constant)
-      let exact = constant.magnitude <= 1 << 53
+      let box = FusedTest(reader, IntegerConstant(constant), general, site)
       switch operation {
       case .equal:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int == box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double == box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int == constant }
-          if exact, case .double(let double) = value { return double == real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int == box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double == box.constant.real }
+          return try box.slow(object)
         }
       case .notEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int != box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double != box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int != constant }
-          if exact, case .double(let double) = value { return double != real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int != box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double != box.constant.real }
+          return try box.slow(object)
         }
       case .less:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int < box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double < box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int < constant }
-          if exact, case .double(let double) = value { return double < real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int < box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double < box.constant.real }
+          return try box.slow(object)
         }
       case .lessOrEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int <= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double <= box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int <= constant }
-          if exact, case .double(let double) = value { return double <= real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int <= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double <= box.constant.real }
+          return try box.slow(object)
         }
       case .greater:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int > box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double > box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int > constant }
-          if exact, case .double(let double) = value { return double > real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int > box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double > box.constant.real }
+          return try box.slow(object)
         }
       default:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int >= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double >= box.constant.real }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .int(let int) = value { return int >= constant }
-          if exact, case .double(let double) = value { return double >= real }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .int(let int) = value { return int >= box.constant.value }
+          if box.constant.exact, case .double(let double) = value { return double >= box.constant.real }
+          return try box.slow(object)
         }
       }
     case .integerRange(let lower, let upper):
-      let (low, high) = (Double(lower), Double(upper))
-      let exact = lower.magnitude <= 1 << 53 && upper.magnitude <= 1 << 53
+      let box = FusedTest(reader, IntegerBounds(lower, upper), general, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
+        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        if case .int(let int) = value { return lower <= int && int <= upper }
-        if exact, case .double(let double) = value { return low <= double && double <= high }
-        return try general(value)
+        let value = box.reader.read(object)
+        if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
+        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
+        return try box.slow(object)
       }
     case .text(let text, let negated):
+      let box = FusedTest(reader, TextConstant(text: text, negated: negated), general, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.text.matches(string) != box.constant.negated }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        if case .string(let string) = value { return text.matches(string) != negated }
-        return try general(value)
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.text.matches(string) != box.constant.negated }
+        return try box.slow(object)
       }
     case .real(let operation, let constant):
+      let box = FusedTest(reader, constant, general, site)
       switch operation {
       case .equal:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double == box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double == constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double == box.constant }
+          return try box.slow(object)
         }
       case .notEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double != box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double != constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double != box.constant }
+          return try box.slow(object)
         }
       case .less:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double < box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double < constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double < box.constant }
+          return try box.slow(object)
         }
       case .lessOrEqual:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double <= box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double <= constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double <= box.constant }
+          return try box.slow(object)
         }
       case .greater:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double > box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double > constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double > box.constant }
+          return try box.slow(object)
         }
       default:
+        probe = { object in
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double >= box.constant }
+          return nil
+        }
         return { object, _ throws(PredicateEvaluationError) in
-          let value = reader.read(object)
-          if case .double(let double) = value { return double >= constant }
-          return try general(value)
+          let value = box.reader.read(object)
+          if case .double(let double) = value { return double >= box.constant }
+          return try box.slow(object)
         }
       }
     case .boolean(let constant, let negated):
+      // `(bool == constant) != negated`, as one comparison.
+      let box = FusedTest(reader, constant != negated, general, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .bool(let bool) = value { return bool == box.constant }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        if case .bool(let bool) = value { return (bool == constant) != negated }
-        return try general(value)
+        let value = box.reader.read(object)
+        if case .bool(let bool) = value { return bool == box.constant }
+        return try box.slow(object)
       }
     case .textList(let strings):
+      let box = FusedTest(reader, strings, general, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.contains(string) }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        if case .string(let string) = value { return strings.contains(string) }
-        return try general(value)
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.contains(string) }
+        return try box.slow(object)
       }
     case .like(let pattern):
+      let box = FusedTest(reader, pattern, general, site)
+      probe = { object in
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.matches(string) }
+        return nil
+      }
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        if case .string(let string) = value { return pattern.matches(string) }
-        return try general(value)
+        let value = box.reader.read(object)
+        if case .string(let string) = value { return box.constant.matches(string) }
+        return try box.slow(object)
       }
     case .none:
+      let box = FusedTest(reader, (), general, site)
       return { object, _ throws(PredicateEvaluationError) in
-        let value = reader.read(object)
-        return try general(value)
+        try box(box.reader.read(object))
       }
     }
   }
 }
 
-/// The general test of a fused comparison with its site, behind one
-/// reference: a fused closure captures the read, its constant and this, so
-/// its fast path loads three words instead of the whole slow path's
-/// context, and the error handling stays out of line. Not generic, so that
-/// making one needs no generic metadata (a run-time lookup of a few hundred
-/// instructions from unspecialised code).
+/// An integer constant of a fused comparison, with the double it converts
+/// to and whether it converts exactly (only then do doubles take the
+/// shortcut).
 @usableFromInline
-final class GeneralTest: Sendable {
-  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
-  let site: Site
+struct IntegerConstant: Sendable {
+  @usableFromInline let value: Int64
+  @usableFromInline let real: Double
+  @usableFromInline let exact: Bool
 
-  init(_ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool, site: Site) {
-    self.run = run
-    self.site = site
+  @inlinable init(_ value: Int64) {
+    self.value = value
+    real = Double(value)
+    exact = value.magnitude <= 1 << 53
   }
+}
 
-  @usableFromInline @inline(never)
-  func callAsFunction(_ value: FilterValue) throws(PredicateEvaluationError) -> Bool {
-    try site.run { () throws(ValueFault) in try run(value) }
+/// The integer bounds of a fused `BETWEEN`, with their doubles.
+@usableFromInline
+struct IntegerBounds: Sendable {
+  @usableFromInline let lower: Int64
+  @usableFromInline let upper: Int64
+  @usableFromInline let low: Double
+  @usableFromInline let high: Double
+  @usableFromInline let exact: Bool
+
+  @inlinable init(_ lower: Int64, _ upper: Int64) {
+    self.lower = lower
+    self.upper = upper
+    (low, high) = (Double(lower), Double(upper))
+    exact = lower.magnitude <= 1 << 53 && upper.magnitude <= 1 << 53
+  }
+}
+
+/// A fused text test's needle and whether its result is negated.
+@usableFromInline
+struct TextConstant: Sendable {
+  @usableFromInline let text: ConstantTextTest
+  @usableFromInline let negated: Bool
+
+  @inlinable init(text: ConstantTextTest, negated: Bool) {
+    self.text = text
+    self.negated = negated
   }
 }
 
 /// Builds a fused comparison for a key: what ``ResolvedKey/init(consuming:type:entity:reader:)``
 /// stores, made in the resolver's module.
 @usableFromInline
-typealias FuseHook<Object> = @Sendable (ValueTest.Fast, GeneralTest) -> Test<Object>
+typealias FuseHook<Object> = @Sendable (ValueTest.Fast, ValueTest.General, Site, inout Probe<Object>?) -> Test<Object>
+
+/// The general test of a fused comparison with its site, behind one
+/// reference: the error handling stays out of line, and the fast path loads
+/// only the words it compares. Not generic, so that making one from the
+/// compiler's unspecialised code needs no generic metadata (a run-time lookup
+/// of a few hundred instructions); a ``FusedTest`` made in the resolver's
+/// module adds the reader and the constant.
+@usableFromInline
+class GeneralTest: @unchecked Sendable {
+  // Unchecked: the class is not final (``FusedTest`` derives from it); it
+  // and its subclass hold only constants.
+  let general: ValueTest.General
+  let site: Site
+
+  @usableFromInline
+  init(_ general: ValueTest.General, site: Site) {
+    self.general = general
+    self.site = site
+  }
+
+  /// Takes the value owned, so that a fused closure's slow path is a tail
+  /// call and its fast path needs no stack frame.
+  @usableFromInline @inline(never)
+  final func callAsFunction(_ value: consuming FilterValue) throws(PredicateEvaluationError) -> Bool {
+    let value = value
+    return try site.run { () throws(ValueFault) in try general.run(value) }
+  }
+}
+
+/// Everything a fused closure built in the resolver's module reads: the
+/// reader, the constant in the form its fast path compares, and (inherited)
+/// the general test. One allocation per comparison, and the closure's only
+/// capture.
+@usableFromInline
+final class FusedTest<Reader: KeyReader, Constant: Sendable>: GeneralTest, @unchecked Sendable {
+  @usableFromInline let constant: Constant
+  @usableFromInline let reader: Reader
+
+  @inlinable
+  init(_ reader: Reader, _ constant: Constant, _ general: ValueTest.General, _ site: Site) {
+    self.reader = reader
+    self.constant = constant
+    super.init(general, site: site)
+  }
+
+  /// The slow path: reads the value again and runs the general test. Out
+  /// of line and given only the object, so that a fused closure tail-calls
+  /// it and its fast path needs no stack frame.
+  @inlinable @inline(never)
+  final func slow(_ object: Reader.Object) throws(PredicateEvaluationError) -> Bool {
+    try self(reader.read(object))
+  }
+}

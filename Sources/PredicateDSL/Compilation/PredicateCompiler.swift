@@ -21,7 +21,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .not(let operand):
       switch try compile(operand) {
       case .constant(let value): return .constant(!value)
-      case .test(let test): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
+      case .test(let test, _): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
       }
     case .and(let operands):
       return try compound(operands, isConjunction: true)
@@ -71,6 +71,14 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     var third: Test<Object>?
     var fourth: Test<Object>?
     var fifth: Test<Object>?
+    // The operands' probes (no tuples: in unspecialised code a tuple of
+    // closures over the object type needs its metadata looked up).
+    var probe1: Probe<Object>?
+    var probe2: Probe<Object>?
+    var probe3: Probe<Object>?
+    var probe4: Probe<Object>?
+    var probe5: Probe<Object>?
+    var probed = true
     var count = 0
     var decider: Bool?
     for operand in operands {
@@ -79,20 +87,35 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
         continue
       case .constant(let value):
         decider = value
-      case .test(let test):
+      case .test(let test, let probe):
+        probed = probed && probe != nil
         switch count {
-        case 0: first = test
-        case 1: second = test
-        case 2: third = test
-        case 3: fourth = test
-        default: fifth = test
+        case 0:
+          first = test
+          probe1 = probe
+        case 1:
+          second = test
+          probe2 = probe
+        case 2:
+          third = test
+          probe3 = probe
+        case 3:
+          fourth = test
+          probe4 = probe
+        default:
+          fifth = test
+          probe5 = probe
         }
         count += 1
       }
       if decider != nil { break }
     }
     let condition: Condition<Object>?
-    if let first, let second, let third, let fourth, let fifth {
+    if probed, let first, let probe1, let second, let probe2 {
+      condition = .test(
+        Self.probedGroup(
+          first, probe1, second, probe2, third, probe3, fourth, probe4, fifth, probe5, isConjunction: isConjunction))
+    } else if let first, let second, let third, let fourth, let fifth {
       if isConjunction {
         condition = .test { object, scope throws(PredicateEvaluationError) in
           guard try first(object, scope) else { return false }
@@ -143,7 +166,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     } else if let first, let second {
       condition = .test(Self.combine(.test(first), .test(second), isConjunction: isConjunction))
     } else if let first {
-      condition = .test(first)
+      condition = .test(first, probe: probe1)
     } else {
       condition = nil
     }
@@ -155,23 +178,188 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// Two operands, the first a test (a constant first operand either
   /// decided the list or was dropped as neutral).
   private static func combine(_ first: Condition<Object>, _ second: Condition<Object>, isConjunction: Bool) -> Test<Object> {
-    guard case .test(let first) = first else { preconditionFailure("a constant first operand is folded away") }
+    guard case .test(let first, _) = first else { preconditionFailure("a constant first operand is folded away") }
     switch (second, isConjunction) {
     case (.constant(let value), true):
       return { object, scope throws(PredicateEvaluationError) in try first(object, scope) && value }
     case (.constant(let value), false):
       return { object, scope throws(PredicateEvaluationError) in try first(object, scope) || value }
-    case (.test(let second), true):
+    case (.test(let second, _), true):
       // `&&` and `||` take an untyped autoclosure, so spell out the branches.
       return { object, scope throws(PredicateEvaluationError) in
         guard try first(object, scope) else { return false }
         return try second(object, scope)
       }
-    case (.test(let second), false):
+    case (.test(let second, _), false):
       return { object, scope throws(PredicateEvaluationError) in
         if try first(object, scope) { return true }
         return try second(object, scope)
       }
+    }
+  }
+
+  /// Two to five operands that all have probes, as one closure that runs
+  /// each operand's probe and only when a probe cannot decide (a value
+  /// outside its shortcut) that operand's test: the operands are called
+  /// without a forwarding thunk or an error check each. A probe runs the
+  /// same shortcut as its test, so the results, the short circuits and the
+  /// errors thrown are the tests'.
+  private static func probedGroup(
+    _ t1: @escaping Test<Object>, _ p1: @escaping Probe<Object>, _ t2: @escaping Test<Object>, _ p2: @escaping Probe<Object>,
+    _ t3: Test<Object>?, _ p3: Probe<Object>?, _ t4: Test<Object>?, _ p4: Probe<Object>?,
+    _ t5: Test<Object>?, _ p5: Probe<Object>?, isConjunction: Bool
+  ) -> Test<Object> {
+    guard let t3, let p3 else {
+      if isConjunction {
+        return { object, scope throws(PredicateEvaluationError) in
+          if let r1 = p1(object) {
+            guard r1 else { return false }
+          } else if try !t1(object, scope) {
+            return false
+          }
+          if let r2 = p2(object) { return r2 }
+          return try t2(object, scope)
+        }
+      }
+      return { object, scope throws(PredicateEvaluationError) in
+        if let r1 = p1(object) {
+          if r1 { return true }
+        } else if try t1(object, scope) {
+          return true
+        }
+        if let r2 = p2(object) { return r2 }
+        return try t2(object, scope)
+      }
+    }
+    // Three or more: one captured struct, which the closure reads in place
+    // as it needs each operand (captured one by one, the operands were all
+    // loaded, and spilled, on entry to every call: about 30 instructions per
+    // evaluation of five). The unwrapped operands are there by construction:
+    // the caller fills them in order, a test with its probe.
+    let g = ProbedOperands(t1: t1, p1: p1, t2: t2, p2: p2, t3: t3, p3: p3, t4: t4, p4: p4, t5: t5, p5: p5)
+    if t5 != nil, t4 != nil {
+      if isConjunction {
+        return { [g] object, scope throws(PredicateEvaluationError) in
+          if let r1 = g.p1(object) {
+            guard r1 else { return false }
+          } else if try !g.t1(object, scope) {
+            return false
+          }
+          if let r2 = g.p2(object) {
+            guard r2 else { return false }
+          } else if try !g.t2(object, scope) {
+            return false
+          }
+          if let r3 = g.p3(object) {
+            guard r3 else { return false }
+          } else if try !g.t3(object, scope) {
+            return false
+          }
+          if let r4 = g.p4!(object) {
+            guard r4 else { return false }
+          } else if try !g.t4!(object, scope) {
+            return false
+          }
+          if let r5 = g.p5!(object) { return r5 }
+          return try g.t5!(object, scope)
+        }
+      }
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          if r1 { return true }
+        } else if try g.t1(object, scope) {
+          return true
+        }
+        if let r2 = g.p2(object) {
+          if r2 { return true }
+        } else if try g.t2(object, scope) {
+          return true
+        }
+        if let r3 = g.p3(object) {
+          if r3 { return true }
+        } else if try g.t3(object, scope) {
+          return true
+        }
+        if let r4 = g.p4!(object) {
+          if r4 { return true }
+        } else if try g.t4!(object, scope) {
+          return true
+        }
+        if let r5 = g.p5!(object) { return r5 }
+        return try g.t5!(object, scope)
+      }
+    }
+    if t4 != nil {
+      if isConjunction {
+        return { [g] object, scope throws(PredicateEvaluationError) in
+          if let r1 = g.p1(object) {
+            guard r1 else { return false }
+          } else if try !g.t1(object, scope) {
+            return false
+          }
+          if let r2 = g.p2(object) {
+            guard r2 else { return false }
+          } else if try !g.t2(object, scope) {
+            return false
+          }
+          if let r3 = g.p3(object) {
+            guard r3 else { return false }
+          } else if try !g.t3(object, scope) {
+            return false
+          }
+          if let r4 = g.p4!(object) { return r4 }
+          return try g.t4!(object, scope)
+        }
+      }
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          if r1 { return true }
+        } else if try g.t1(object, scope) {
+          return true
+        }
+        if let r2 = g.p2(object) {
+          if r2 { return true }
+        } else if try g.t2(object, scope) {
+          return true
+        }
+        if let r3 = g.p3(object) {
+          if r3 { return true }
+        } else if try g.t3(object, scope) {
+          return true
+        }
+        if let r4 = g.p4!(object) { return r4 }
+        return try g.t4!(object, scope)
+      }
+    }
+    if isConjunction {
+      return { [g] object, scope throws(PredicateEvaluationError) in
+        if let r1 = g.p1(object) {
+          guard r1 else { return false }
+        } else if try !g.t1(object, scope) {
+          return false
+        }
+        if let r2 = g.p2(object) {
+          guard r2 else { return false }
+        } else if try !g.t2(object, scope) {
+          return false
+        }
+        if let r3 = g.p3(object) { return r3 }
+        return try g.t3(object, scope)
+      }
+    }
+    return { [g] object, scope throws(PredicateEvaluationError) in
+      if let r1 = g.p1(object) {
+        if r1 { return true }
+      } else if try g.t1(object, scope) {
+        return true
+      }
+      if let r2 = g.p2(object) {
+        if r2 { return true }
+      } else if try g.t2(object, scope) {
+        return true
+      }
+      if let r3 = g.p3(object) { return r3 }
+      return try g.t3(object, scope)
     }
   }
 
@@ -184,31 +372,42 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     if operation == .utiConformsTo || operation == .utiEquals {
       throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
     }
-    var lhs = try compile(comparison.lhs)
-    var rhs = try compile(comparison.rhs)
+    let lhs = try compile(comparison.lhs)
+    let rhs = try compile(comparison.rhs)
     try TypeCheck.check(comparison, lhs, rhs, at: range)
 
     guard comparison.quantifier == .direct else {
       return try quantified(comparison, lhs, rhs, site: site)
     }
-    var flipped = operation
     if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
-      // `30 < age` runs as `age > 30`, so it takes the fast paths.
-      swap(&lhs, &rhs)
-      flipped = mirror
+      // `30 < age` runs as `age > 30`, so it takes the fast paths. The
+      // operands are passed in the other order rather than swapped: `swap`
+      // on them is an unspecialised generic call that needs `Operand<…>`'s
+      // metadata, a run-time lookup of about 330 instructions.
+      return try direct(mirror, options: options, rhs, lhs, site: site)
     }
-    let direct = flipped
+    return try direct(operation, options: options, lhs, rhs, site: site)
+  }
+
+  /// A comparison without a quantifier, its operands in the order compared.
+  private func direct(
+    _ direct: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
+    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
+  ) throws(PredicateCompileError) -> Condition<Object> {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
     case (.read(let read), .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      let general = GeneralTest(test.run, site: site)
-      if let fuse = lhs.fuse { return .test(fuse(test.fast, general)) }
-      return .test(Self.fuse(read, test.fast, general))
+      if let fuse = lhs.fuse {
+        var probe: Probe<Object>?
+        let fused = fuse(test.fast, test.general, site, &probe)
+        return .test(fused, probe: probe)
+      }
+      return .test(Self.fuse(read, test.fast, GeneralTest(test.general, site: site)))
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
-      let general = GeneralTest(test.run, site: site)
+      let general = GeneralTest(test.general, site: site)
       let evaluate = lhs.evaluator
       return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     default:
@@ -488,7 +687,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       switch try compile(condition) {
       case .constant(let value):
         return value ? a : b
-      case .test(let test):
+      case .test(let test, _):
         let (first, second) = (a.evaluator, b.evaluator)
         return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
           try test(object, scope) ? first(object, scope) : second(object, scope)
@@ -520,7 +719,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       switch condition {
       case .constant(let keep):
         return .array(keep ? elements : [])
-      case .test(let test):
+      case .test(let test, _):
         var local = scope
         local.bindings.append(.null)
         var kept: [FilterValue] = []
@@ -608,4 +807,18 @@ extension ComparisonSyntax.Quantifier {
     case .none: "NONE"
     }
   }
+}
+
+/// The operands of a probed group of three to five, captured as one value.
+struct ProbedOperands<Object>: Sendable {
+  let t1: Test<Object>
+  let p1: Probe<Object>
+  let t2: Test<Object>
+  let p2: Probe<Object>
+  let t3: Test<Object>
+  let p3: Probe<Object>
+  let t4: Test<Object>?
+  let p4: Probe<Object>?
+  let t5: Test<Object>?
+  let p5: Probe<Object>?
 }

@@ -7,8 +7,12 @@
 /// computed build one per evaluation, so both paths share their semantics.
 @usableFromInline
 struct ValueTest: Sendable {
+  /// A general test: whether a left value passes.
+  @usableFromInline
+  typealias Run = @Sendable (FilterValue) throws(ValueFault) -> Bool
+
   /// The general test, for any left value.
-  let run: @Sendable (FilterValue) throws(ValueFault) -> Bool
+  let general: General
   /// A shortcut the compiler fuses with the key read, for the common shapes.
   let fast: Fast
 
@@ -31,9 +35,59 @@ struct ValueTest: Sendable {
     case textList(TextList)
   }
 
+  /// The general test: the common shapes as values, so that preparing
+  /// them allocates nothing (a closure's context is an allocation, and
+  /// freeing it another), any other as a closure.
+  @usableFromInline
+  enum General: Sendable {
+    /// `==` (or `!=`, negated) against a constant: `isEqual:`.
+    case equal(FilterValue, negated: Bool)
+    /// An ordering against a constant that is not a folded string.
+    case order(Ordering, FilterValue)
+    /// `==` (or `!=`) against a string: a string left side compared with
+    /// the prepared needle, any other value unequal.
+    case textEqual(ConstantTextTest, negated: Bool)
+    /// `BEGINSWITH` or `ENDSWITH` against a string: nil is false, any
+    /// other value but a string a type error.
+    case substring(ConstantTextTest, ComparisonSyntax.Operator)
+    /// Any other test.
+    case closure(Run)
+
+    /// Whether `value` passes.
+    func run(_ value: FilterValue) throws(ValueFault) -> Bool {
+      switch self {
+      case .equal(let constant, let negated):
+        return FilterValue.predicateEqual(value, constant) != negated
+      case .order(let accept, let constant):
+        return try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
+      case .textEqual(let text, let negated):
+        if case .string(let subject) = value { return text.matches(subject) != negated }
+        return negated
+      case .substring(let text, let operation):
+        switch value {
+        case .string(let subject): return text.matches(subject)
+        case .null: return false
+        default: throw .typeMismatch("\(operation.text) needs a string, found \(value.typeName) \(value.shortDescription)")
+        }
+      case .closure(let run):
+        return try run(value)
+      }
+    }
+  }
+
   init(fast: Fast = .none, _ run: @escaping @Sendable (FilterValue) throws(ValueFault) -> Bool) {
-    self.run = run
+    self.general = .closure(run)
     self.fast = fast
+  }
+
+  init(fast: Fast, general: General) {
+    self.general = general
+    self.fast = fast
+  }
+
+  /// Whether `value` passes the general test.
+  func run(_ value: FilterValue) throws(ValueFault) -> Bool {
+    try general.run(value)
   }
 
   static let alwaysFalse = ValueTest { _ in false }
@@ -53,22 +107,13 @@ struct ValueTest: Sendable {
       switch constant {
       case .string(let needle):
         let text = ConstantTextTest(.equal, needle: needle, folding: folding)
-        return ValueTest(fast: .text(text, negated: negated)) { value in
-          if case .string(let subject) = value { return text.matches(subject) != negated }
-          return negated
-        }
+        return ValueTest(fast: .text(text, negated: negated), general: .textEqual(text, negated: negated))
       case .int(let int):
-        return ValueTest(fast: .integer(operation, int)) { value in
-          FilterValue.predicateEqual(value, constant) != negated
-        }
+        return ValueTest(fast: .integer(operation, int), general: .equal(constant, negated: negated))
       case .double(let double):
-        return ValueTest(fast: .real(operation, double)) { value in
-          FilterValue.predicateEqual(value, constant) != negated
-        }
+        return ValueTest(fast: .real(operation, double), general: .equal(constant, negated: negated))
       case .bool(let bool):
-        return ValueTest(fast: .boolean(bool, negated: negated)) { value in
-          FilterValue.predicateEqual(value, constant) != negated
-        }
+        return ValueTest(fast: .boolean(bool, negated: negated), general: .equal(constant, negated: negated))
       default:
         return ValueTest { value in
           equal(value, constant, folding: folding) != negated
@@ -93,9 +138,7 @@ struct ValueTest: Sendable {
         case .double(let double): .real(operation, double)
         default: .none
         }
-      return ValueTest(fast: fast) { value throws(ValueFault) in
-        try FilterValue.predicateOrder(value, constant).map { accept($0) } ?? false
-      }
+      return ValueTest(fast: fast, general: .order(accept, constant))
 
     case .beginsWith, .endsWith, .contains:
       if constant.isNull { return .alwaysFalse }
@@ -112,14 +155,16 @@ struct ValueTest: Sendable {
         default: .contains
         }
       let text = ConstantTextTest(kind, needle: needle, folding: folding)
-      let membership = operation == .contains ? membershipTest(constant, folding: folding) : nil
+      if operation != .contains {
+        return ValueTest(fast: .text(text, negated: false), general: .substring(text, operation))
+      }
+      let membership = membershipTest(constant, folding: folding)
       return ValueTest(fast: .text(text, negated: false)) { value throws(ValueFault) in
         switch value {
         case .string(let subject): return text.matches(subject)
         case .null: return false
         default:
-          if let membership { return try membership.run(value) }
-          throw .typeMismatch("\(operation.text) needs a string, found \(value.typeName) \(value.shortDescription)")
+          return try membership.run(value)
         }
       }
 
@@ -241,6 +286,7 @@ struct ValueTest: Sendable {
 }
 
 /// Which signs of a three-way comparison an ordering operator accepts.
+@usableFromInline
 struct Ordering: Sendable {
   let accepts: (less: Bool, same: Bool, greater: Bool)
 

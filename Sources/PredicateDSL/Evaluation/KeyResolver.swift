@@ -129,9 +129,21 @@ public struct ResolvedKey<Object>: Sendable {
   public init<Reader: KeyReader<Object>>(
     consuming componentCount: Int, type: KeyValueType = .unknown, entity: String? = nil, reader: Reader
   ) {
-    self.init(consuming: componentCount, type: type, entity: entity) { reader.read($0) }
-    fuse = { fast, general in FusedComparison.make(reader, fast, general) }
+    // One allocation that both closures capture (and use as their
+    // context), instead of a context each.
+    let box = ReaderBox(reader)
+    self.init(consuming: componentCount, type: type, entity: entity) { box.reader.read($0) }
+    fuse = { fast, general, site, probe in FusedComparison.make(box.reader, fast, general, site, probe: &probe) }
   }
+}
+
+/// A ``KeyReader`` behind one reference, which a key's read closure and its
+/// fuse hook share.
+@usableFromInline
+final class ReaderBox<Reader: KeyReader>: Sendable {
+  @usableFromInline let reader: Reader
+
+  @inlinable init(_ reader: Reader) { self.reader = reader }
 }
 
 /// Reads one key's value from an object: the fast form of a
@@ -143,7 +155,9 @@ public struct ResolvedKey<Object>: Sendable {
 /// `ALL` or `NONE`, and not a reader that covers only part of the path) in
 /// the resolver's module, where `read(_:)` is inlined into the test. Other
 /// uses of the key call the reader like a closure. Keep `read(_:)` small (a
-/// slot or a stored property), and make the reader a struct of plain values.
+/// slot or a stored property) and free of side effects (a comparison whose
+/// value falls outside its shortcut reads it a second time), and make the
+/// reader a struct of plain values.
 public protocol KeyReader<Object>: Sendable {
   /// The type of the objects read.
   associatedtype Object

@@ -1,5 +1,6 @@
 /// A problem found while computing with values, before the compiler or the
 /// evaluator attaches the position of the expression that caused it.
+@usableFromInline
 package struct ValueFault: Error, Sendable {
   /// The kind of problem, as evaluation errors report it.
   package var code: PredicateEvaluationError.Code
