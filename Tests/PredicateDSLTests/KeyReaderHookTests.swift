@@ -1,5 +1,6 @@
 @testable import PredicateDSL
 import Testing
+import TestSupport
 
 /// Which read a compiled comparison runs: a key given as a `KeyReader` whose
 /// closure has been swapped (below the public `read` setter, which would
@@ -43,7 +44,8 @@ struct KeyReaderProbeTests {
     .int(Int64.max), .int(Int64.min), .double(30), .double(30.5), .double(.nan), .double(-.infinity),
     .double(9_007_199_254_740_992), .double(9_007_199_254_740_994), .bool(true), .bool(false),
     .string("Alice"), .string("alice"), .string(""), .string("Bob"), .string("x.org"), .string("Straße"),
-    .string("Ωmega"), .array([.int(31)]), .date(secondsSinceReferenceDate: 31),
+    .string("Ωmega"), .array([.int(31)]), .date(secondsSinceReferenceDate: 31), .double(-0.0), .double(.infinity),
+    .int(-9_007_199_254_740_993),
   ]
 
   static let comparisons = [
@@ -52,8 +54,20 @@ struct KeyReaderProbeTests {
     "v > 30.5", "v >= 30.5", "v BETWEEN {0, 31}", "v BETWEEN {9007199254740992, 9007199254740993}",
     "v == YES", "v != NO", "v == 'Alice'", "v != 'Alice'", "v ==[c] 'alice'", "v BEGINSWITH 'Al'",
     "v BEGINSWITH[cd] 'al'", "v ENDSWITH '.org'", "v CONTAINS 'ic'", "v LIKE 'A*e'", "v LIKE[c] '*SS*'",
-    "v IN {'Alice', 'Bob'}", "v MATCHES 'A.*'",
+    "v IN {'Alice', 'Bob'}", "v MATCHES 'A.*'", "v == NO", "v != YES",
+    // The constant on the left: the comparison is mirrored.
+    "31 <= v", "31 > v", "30.5 >= v", "'Alice' != v", "9007199254740993 > v", "v <= -9007199254740993",
+    // Options: folded shortcuts, or none.
+    "v !=[c] 'alice'", "v ENDSWITH[cd] '.ORG'", "v LIKE[cd] 'a*E'", "v IN[c] {'alice'}",
   ]
+
+  /// A value inside the shortcut of each probed shape, where its probe must
+  /// answer rather than decline.
+  static func typical(for format: String) -> FilterValue {
+    if format.contains("'") { return .string("Alice") }
+    if format.contains("YES") || format.contains("NO") { return .bool(true) }
+    return format.contains(".") ? .double(30.5) : .int(31)
+  }
 
   func filter(_ format: String) throws -> CompiledFilter<FilterValue> {
     try CompiledFilter(format, resolver: RecordReaderResolver())
@@ -63,6 +77,7 @@ struct KeyReaderProbeTests {
   func aProbeAnswersAsItsTestOrDeclines(format: String) throws {
     let filter = try filter(format)
     let reference = try CompiledFilter(format, resolver: RecordKeyResolver())
+    let predicate = try PredicateParser.parse(format)
     for value in Self.values {
       let record: FilterValue = ["v": value]
       let test = Result { () throws(PredicateEvaluationError) in try filter.test(record, EvaluationScope()) }
@@ -72,15 +87,29 @@ struct KeyReaderProbeTests {
         #expect(test == .success(answer), "\(format) on \(value): probe \(answer), test \(test)")
       }
       #expect(Result { () throws(PredicateEvaluationError) in try filter.evaluate(record) } == expected)
+      #expect(Result { () throws(PredicateEvaluationError) in try filter.evaluator.evaluate(record) } == expected)
+      // Independently of the shortcuts: the reference interpreter, which
+      // raises where evaluation throws.
+      let interpreted = Result { () throws(ReferenceInterpreter.Failure) in
+        try ReferenceInterpreter.evaluate(predicate, on: record)
+      }
+      switch (expected, interpreted) {
+      case (.success(let compiled), .success(let reference)): #expect(compiled == reference, "\(format) on \(value)")
+      case (.failure, .failure): break
+      default: Issue.record("\(format) on \(value): compiled \(expected), interpreted \(interpreted)")
+      }
+    }
+    if let probe = filter.probe {
+      #expect(probe(["v": Self.typical(for: format)]) != nil, "\(format): the probe declines its own shortcut")
     }
   }
 
   @Test func singleFusedComparisonsHaveProbes() throws {
-    for format in Self.comparisons where !format.contains("MATCHES") {
+    for format in Self.comparisons where !format.contains("MATCHES") && !format.contains("IN[c]") {
       #expect(try filter(format).probe != nil, "\(format)")
     }
     // Not fused: no probe.
-    for format in ["v MATCHES 'A.*'", "v + 1 > 2", "NOT v > 30", "v > 30 AND v < 40"] {
+    for format in ["v MATCHES 'A.*'", "v IN[c] {'alice'}", "v + 1 > 2", "NOT v > 30", "v > 30 AND v < 40"] {
       #expect(try filter(format).probe == nil, "\(format)")
     }
   }

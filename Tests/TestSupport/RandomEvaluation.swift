@@ -18,8 +18,16 @@ public struct RandomEvaluation {
   static let strings: [FilterValue] = [
     "", "a", "A", "abc", "Abc", "ABC", "café", "cafe\u{301}", "CAFÉ", "ß", "SS", "x*y", "a.b", "b", "10", "9",
   ]
-  static let integers: [FilterValue] = [-3, -1, 0, 1, 2, 3, 10, .int(.max), .int(.min)]
-  static let doubles: [FilterValue] = [-1.5, 0.0, 0.5, 2.0, 2.5, 3.0, 1e300]
+  /// Integers, with the edges of exact comparison against doubles (2^53 + 1
+  /// has no double) last.
+  static let integers: [FilterValue] = [
+    -3, -1, 0, 1, 2, 3, 10, .int(.max), .int(.min), .int(9_007_199_254_740_993), .int(-9_007_199_254_740_993),
+  ]
+  /// Doubles, with the edges of comparison: -0, NaN, the infinities, 2^53.
+  static let doubles: [FilterValue] = [
+    -1.5, 0.0, 0.5, 2.0, 2.5, 3.0, 1e300, .double(-0.0), .double(.nan), .double(.infinity), .double(-.infinity),
+    .double(9_007_199_254_740_992),
+  ]
   static let keyPaths = [
     "i", "d", "s", "b", "t", "n", "r.i", "r.s", "items.i", "items.s", "m", "t.@count", "n.@sum", "n.@max",
     "items.@avg.i", "dt", "r",

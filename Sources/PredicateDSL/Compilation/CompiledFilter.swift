@@ -207,9 +207,9 @@ struct Site: Sendable {
 }
 
 extension CompiledFilter {
-  /// The compiled test alone, without the syntax and the source text: a
-  /// value of one closure, cheap to store by the thousand and to copy out
-  /// of an array on a hot path.
+  /// The compiled test alone, without the syntax and the source text: its
+  /// closure and, for a single fused comparison, its probe; cheap to store
+  /// by the thousand and to copy out of an array on a hot path.
   public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test, probe: probe) }
 }
 

@@ -337,6 +337,8 @@ class GeneralTest: @unchecked Sendable {
 /// capture.
 @usableFromInline
 final class FusedTest<Reader: KeyReader, Constant: Sendable>: GeneralTest, @unchecked Sendable {
+  // Unchecked, restated for the subclass: it adds only constants (`let`s of
+  // Sendable types: the reader and the constant), as its base holds.
   @usableFromInline let constant: Constant
   @usableFromInline let reader: Reader
 

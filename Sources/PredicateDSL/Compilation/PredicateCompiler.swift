@@ -236,6 +236,8 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     // loaded, and spilled, on entry to every call: about 30 instructions per
     // evaluation of five). The unwrapped operands are there by construction:
     // the caller fills them in order, a test with its probe.
+    assert((t4 == nil) == (p4 == nil) && (t5 == nil) == (p5 == nil), "a probed operand without its probe")
+    assert(t4 != nil || t5 == nil, "operands filled out of order")
     let g = ProbedOperands(t1: t1, p1: p1, t2: t2, p2: p2, t3: t3, p3: p3, t4: t4, p4: p4, t5: t5, p5: p5)
     if t5 != nil, t4 != nil {
       if isConjunction {

@@ -156,7 +156,8 @@ final class ReaderBox<Reader: KeyReader>: Sendable {
 /// the resolver's module, where `read(_:)` is inlined into the test. Other
 /// uses of the key call the reader like a closure. Keep `read(_:)` small (a
 /// slot or a stored property) and free of side effects (a comparison whose
-/// value falls outside its shortcut reads it a second time), and make the
+/// value falls outside its shortcut reads it up to three times: its probe,
+/// its test's fast path and its general test each read it), and make the
 /// reader a struct of plain values.
 public protocol KeyReader<Object>: Sendable {
   /// The type of the objects read.
