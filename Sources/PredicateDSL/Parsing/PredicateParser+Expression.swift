@@ -275,10 +275,17 @@ extension Parser {
   /// A key, or a function call: `name(…)` or `selector:with:(…)`.
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
+    advance()
+    return try parseIdentifierPrimary(after: start)
+  }
+
+  /// `parseIdentifierPrimary` once past its identifier, `start`.
+  mutating func parseIdentifierPrimary(after start: PredicateToken) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
     // The next token decides: `(` makes a call, `:` a selector (`:=` is
     // not one), an adjacent `.` a key path read in one piece, anything else
     // leaves a key, already past it.
-    advance()
     if token.kind == .dot, token.start == start.end {
       return try parseAdjacentKeyPath(from: start)
     }

@@ -173,7 +173,17 @@ struct Parser {
     let start = token.start
     // Most comparisons start with a key: one test before the switch.
     if token.kind == .identifier {
-      let lhs = try parseExpression(seed: nil)
+      let key = token
+      advance()
+      // A key followed by a comparison operator is the whole left operand
+      // (no operator extends an operand and also compares), which
+      // `parseExpression` would find through `parsePrimary`.
+      if comparisonOperator(token.kind) != nil {
+        let lhs = ExpressionSyntax(.keyPath(lexer.tokenText(key.start, key.end)), range: key.range)
+        return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+      }
+      var lhs = try parseIdentifierPrimary(after: key)
+      if continuesOperand(token.kind) { lhs = try parseBinary(minimumPrecedence: 1, seed: lhs) }
       return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
     }
     switch token.kind {
