@@ -41,6 +41,14 @@ extension Parser {
     guard let op = comparisonOperator(token.kind) else {
       throw missingOperator(after: lhs, quantified: quantifier != .direct)
     }
+    return try parseComparison(op, quantifier: quantifier, lhs: lhs, start: start)
+  }
+
+  /// `parseComparison` at its operator, `op`, the current token.
+  mutating func parseComparison(
+    _ op: ComparisonSyntax.Operator, quantifier: ComparisonSyntax.Quantifier,
+    lhs: consuming ExpressionSyntax, start: Int
+  ) throws(PredicateParseError) -> PredicateSyntax {
     advance()
     // `Options(rawValue:)`, not `[]`: the array literal goes through the
     // generic SetAlgebra initializer, which cost 13% of a parse.

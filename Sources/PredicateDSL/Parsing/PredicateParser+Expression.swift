@@ -460,7 +460,7 @@ extension Parser {
     advance()
     guard token.kind == .comma else { throw unexpected(["','"]) }
     advance()
-    let predicate = try parseOr(first: nil)
+    let predicate = try parseOr()
     guard token.kind == .rightParen else { throw unexpected(["AND", "OR", "')'"]) }
     let end = token.end
     advance()
@@ -473,7 +473,7 @@ extension Parser {
   mutating func parseTernary(start: PredicateToken) throws(PredicateParseError) -> ExpressionSyntax {
     advance()
     try enter()
-    let condition = try parseOr(first: nil)
+    let condition = try parseOr()
     guard token.kind == .comma else { throw unexpected(["AND", "OR", "','"]) }
     advance()
     let whenTrue = try parseExpression(seed: nil)

@@ -121,7 +121,7 @@ struct Parser {
         .unexpectedToken, "expected predicate, found end of input", at: token.range,
         expected: ["predicate"], found: "end of input")
     }
-    let predicate = try parseOr(first: nil)
+    let predicate = try parseOr()
     guard token.kind == .end else {
       throw unexpected(["AND", "OR", "end of input"], suggesting: ["AND", "OR"])
     }
@@ -134,26 +134,34 @@ struct Parser {
     return predicate
   }
 
-  /// `or_pred`; `first`, when given, is an already parsed `and_pred`.
-  mutating func parseOr(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
-    let head: PredicateSyntax
-    if let first { head = first } else { head = try parseAnd(first: nil) }
+  /// `or_pred`.
+  mutating func parseOr() throws(PredicateParseError) -> PredicateSyntax {
+    try parseOr(first: try parseAnd())
+  }
+
+  /// `or_pred` from its first operand, an already parsed `and_pred`.
+  mutating func parseOr(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isOr(token.kind) else { return head }
+    let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
     while isOr(token.kind) {
       advance()
-      operands.append(try parseAnd(first: nil))
+      operands.append(try parseAnd())
     }
-    return PredicateSyntax(.or(operands), range: head.range.union(operands[operands.count - 1].range))
+    return PredicateSyntax(.or(operands), range: headRange.union(operands[operands.count - 1].range))
   }
 
-  /// `and_pred`; `first`, when given, is an already parsed `not_pred`.
-  mutating func parseAnd(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
-    let head: PredicateSyntax
-    if let first { head = first } else { head = try parseNot() }
+  /// `and_pred`.
+  mutating func parseAnd() throws(PredicateParseError) -> PredicateSyntax {
+    try parseAnd(first: try parseNot())
+  }
+
+  /// `and_pred` from its first operand, an already parsed `not_pred`.
+  mutating func parseAnd(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isAnd(token.kind) else { return head }
+    let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
@@ -161,7 +169,7 @@ struct Parser {
       advance()
       operands.append(try parseNot())
     }
-    return PredicateSyntax(.and(operands), range: head.range.union(operands[operands.count - 1].range))
+    return PredicateSyntax(.and(operands), range: headRange.union(operands[operands.count - 1].range))
   }
 
   func isOr(_ kind: PredicateToken.Kind) -> Bool { kind == .or || kind == .keyword(.or) }
@@ -178,9 +186,9 @@ struct Parser {
       // A key followed by a comparison operator is the whole left operand
       // (no operator extends an operand and also compares), which
       // `parseExpression` would find through `parsePrimary`.
-      if comparisonOperator(token.kind) != nil {
+      if let op = comparisonOperator(token.kind) {
         let lhs = ExpressionSyntax(.keyPath(lexer.tokenText(key.start, key.end)), range: key.range)
-        return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+        return try parseComparison(op, quantifier: .direct, lhs: lhs, start: start)
       }
       var lhs = try parseIdentifierPrimary(after: key)
       if continuesOperand(token.kind) { lhs = try parseBinary(minimumPrecedence: 1, seed: lhs) }
@@ -288,7 +296,7 @@ struct Parser {
       }
     case .not, .keyword(.not), .keyword(.truePredicate), .keyword(.falsePredicate),
       .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
-      return .predicate(try parseOr(first: nil))
+      return .predicate(try parseOr())
     default:
       return try continueGroup(with: try parseExpression(seed: nil))
     }
