@@ -553,7 +553,7 @@ extension Parser {
         default:
           value = try constantValue(of: try parseExpression(seed: nil))
         }
-        values.append(value)
+        values.append(consume value)
         guard token.kind == .comma else { break }
         advance()
       }

@@ -103,14 +103,17 @@ struct Parser {
     return copy.next()
   }
 
-  /// Counts one level of nesting; balance with `depth -= 1`.
+  /// Counts one level of nesting; balance with `depth -= 1`. Inlined: a
+  /// comparison and an increment, the error built out of line.
+  @inline(__always)
   mutating func enter() throws(PredicateParseError) {
-    guard depth < maximumDepth else {
-      throw error(
-        .nestingTooDeep,
-        "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
-    }
+    guard depth < maximumDepth else { throw nestingTooDeep() }
     depth += 1
+  }
+
+  @inline(never)
+  func nestingTooDeep() -> PredicateParseError {
+    error(.nestingTooDeep, "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
   }
 
   // MARK: - Predicates
