@@ -266,19 +266,16 @@ struct Parser {
     advance()
     try enter()
     let content = try parseGroupContent()
-    let expected = {
-      switch content {
-      case .predicate: ["AND", "OR", "')'"]
-      case .expression: ["comparison operator", "')'"]
-      }
-    }()
     guard token.kind == .rightParen else {
+      // Not a closure over `content`: capturing it would copy the node.
+      let expected =
+        if case .predicate = content { ["AND", "OR", "')'"] } else { ["comparison operator", "')'"] }
       throw unexpected(expected, suggesting: ["AND", "OR"])
     }
     let range = SyntaxRange(start, token.end)
     advance()
     depth -= 1
-    switch content {
+    switch consume content {
     case .predicate(var predicate):
       predicate.range = range
       return .predicate(predicate)
