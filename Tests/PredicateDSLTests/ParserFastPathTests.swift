@@ -241,4 +241,41 @@ struct ParserFastPathTests {
     #expect(error.code == .nestingTooDeep)
     #expect(error.location.utf8Offset == general.location.utf8Offset)
   }
+
+  // MARK: Right operands of arithmetic
+
+  /// A right operand of `+`, `*`… that nothing binding tighter follows is
+  /// taken without another level of precedence climbing; the trees are
+  /// those of the explicitly parenthesised text.
+  @Test(arguments: [
+    ("a + b * c == 1", "a + (b * c) == 1"), ("a + b - c == 1", "(a + b) - c == 1"),
+    ("a * b + c == 1", "(a * b) + c == 1"), ("a ** b ** c == 1", "(a ** b) ** c == 1"),
+    ("a | b & c ^ d == 1", "a | ((b & c) ^ d) == 1"), ("a + b.c * d == 1", "a + ((b.c) * d) == 1"),
+    ("a - -b == 1", "a - (-b) == 1"), ("a + b[0] * 2 == 1", "a + ((b[0]) * 2) == 1"),
+    ("1 + 2 * 3 - 4 / 5 << 6 == x", "((1 + (2 * 3)) - (4 / 5)) << 6 == x"),
+    ("a == 1 + 'x' * $v - now()", "a == (1 + ('x' * $v)) - now()"), ("a << b >> c == 1", "(a << b) >> c == 1"),
+  ])
+  func arithmeticRightOperands(text: String, parenthesised: String) throws {
+    #expect(try PredicateParser.parse(text) == PredicateParser.parse(parenthesised))
+  }
+
+  @Test func arithmeticRightOperandsKeepTheirRanges() throws {
+    let syntax = try PredicateParser.parse("a + b * c - d == 1")
+    #expect(Self.ranges(syntax) == [
+      SyntaxRange(0, 18), SyntaxRange(0, 13), SyntaxRange(0, 9), SyntaxRange(0, 1), SyntaxRange(4, 9),
+      SyntaxRange(4, 5), SyntaxRange(8, 9), SyntaxRange(12, 13), SyntaxRange(17, 18),
+    ])
+    // Each operation counts one level, by either route.
+    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 2) }
+    let error = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 1)
+    }
+    #expect(error.code == .nestingTooDeep)
+    #expect(error.location.utf8Offset == 11)
+    let chain = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 1)
+    }
+    #expect(chain.location.utf8Offset == 11)
+    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 2) }
+  }
 }

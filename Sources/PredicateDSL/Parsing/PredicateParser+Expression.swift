@@ -50,7 +50,22 @@ extension Parser {
     while let op = arithmeticOperator(token.kind), op.precedence >= minimumPrecedence {
       try enter()
       advance()
-      let rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
+      let rhs: ExpressionSyntax
+      if token.kind == .minus {
+        rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
+      } else {
+        // The right operand's primary; when nothing that binds tighter
+        // than `op` follows it, it is the whole operand, which the
+        // recursion would return after finding as much.
+        let primary = try parsePrimary()
+        if token.kind == .dot || token.kind == .leftBracket
+          || (arithmeticOperator(token.kind).map { $0.precedence > op.precedence } ?? false)
+        {
+          rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: primary)
+        } else {
+          rhs = primary
+        }
+      }
       lhs = ExpressionSyntax(.arithmetic(op, lhs, rhs), range: lhs.range.union(rhs.range))
     }
     return lhs
