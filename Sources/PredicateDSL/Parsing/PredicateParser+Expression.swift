@@ -20,7 +20,7 @@ extension Parser {
   mutating func parseExpression(seed: consuming ExpressionSyntax?) throws(PredicateParseError)
     -> ExpressionSyntax
   {
-    guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: seed) }
+    guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: consume seed) }
     // Most operands are one primary, a key or a literal: when no postfix
     // step or arithmetic operator follows it, it is the whole expression,
     // without the walk through every precedence level.
@@ -40,11 +40,14 @@ extension Parser {
   /// chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`),
   /// so each counts toward the depth limit: printing, comparing and freeing
   /// a tree recurse over its depth.
-  mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionSyntax?)
+  mutating func parseBinary(minimumPrecedence: Int, seed: consuming ExpressionSyntax?)
     throws(PredicateParseError) -> ExpressionSyntax
   {
     var lhs: ExpressionSyntax
-    if let seed { lhs = try parsePostfix(seed) } else { lhs = try parseUnary() }
+    switch consume seed {
+    case .some(let primary): lhs = try parsePostfix(primary)
+    case .none: lhs = try parseUnary()
+    }
     let outerDepth = depth
     defer { depth = outerDepth }
     while let op = arithmeticOperator(token.kind), op.precedence >= minimumPrecedence {
