@@ -210,11 +210,13 @@ struct Parser {
       advance()
       return PredicateSyntax(.constant(value), range: range)
     case .leftParen:
-      switch try parseParenthesizedGroup() {
+      // The group moves out of its enum, rather than being copied.
+      let group = try parseParenthesizedGroup()
+      switch consume group {
       case .predicate(let predicate):
         return predicate
       case .expression(let expression):
-        let lhs = try parseExpression(seed: expression)
+        let lhs = try parseExpression(seed: consume expression)
         return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
       }
     case .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
@@ -308,8 +310,8 @@ struct Parser {
     -> GroupContent
   {
     if token.kind == .rightParen { return .expression(expression) }
-    let comparison = try parseComparison(
-      quantifier: .direct, lhs: expression, start: expression.range.lowerBound)
-    return .predicate(try parseOr(first: try parseAnd(first: comparison)))
+    let start = expression.range.lowerBound
+    let comparison = try parseComparison(quantifier: .direct, lhs: expression, start: start)
+    return .predicate(try parseOr(first: try parseAnd(first: consume comparison)))
   }
 }
