@@ -199,26 +199,53 @@ struct Parser {
     }
     switch token.kind {
     case .not, .keyword(.not):
-      advance()
-      try enter()
-      let operand = try parseNot()
-      depth -= 1
-      return PredicateSyntax(.not(operand), range: SyntaxRange(start, operand.range.upperBound))
+      return try parseNegation(start: start)
+    case .leftParen:
+      return try parseGroupedPredicate(start: start)
+    default:
+      return try parseOtherComparison(start: start)
+    }
+  }
+
+  // The cases of `parseNot` that nest or are rare, out of line: inlined,
+  // their temporaries would enlarge `parseNot`'s frame, which every level
+  // of parentheses and `NOT` puts on the stack.
+
+  /// `NOT p` or `!p`, at the `NOT`.
+  @inline(never)
+  mutating func parseNegation(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    advance()
+    try enter()
+    let operand = try parseNot()
+    depth -= 1
+    return PredicateSyntax(.not(operand), range: SyntaxRange(start, operand.range.upperBound))
+  }
+
+  /// A parenthesised predicate, or a comparison whose left operand starts
+  /// with a parenthesised expression, at the `(`.
+  @inline(never)
+  mutating func parseGroupedPredicate(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    // The group moves out of its enum, rather than being copied.
+    let group = try parseParenthesizedGroup()
+    switch consume group {
+    case .predicate(let predicate):
+      return predicate
+    case .expression(let expression):
+      let lhs = try parseExpression(seed: consume expression)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    }
+  }
+
+  /// A constant predicate, a quantified comparison, or a comparison whose
+  /// left operand starts with anything but a key or `(`.
+  @inline(never)
+  mutating func parseOtherComparison(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    switch token.kind {
     case .keyword(.truePredicate), .keyword(.falsePredicate):
       let value = token.kind == .keyword(.truePredicate)
       let range = token.range
       advance()
       return PredicateSyntax(.constant(value), range: range)
-    case .leftParen:
-      // The group moves out of its enum, rather than being copied.
-      let group = try parseParenthesizedGroup()
-      switch consume group {
-      case .predicate(let predicate):
-        return predicate
-      case .expression(let expression):
-        let lhs = try parseExpression(seed: consume expression)
-        return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
-      }
     case .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
       let quantifier: ComparisonSyntax.Quantifier =
         switch token.kind {
@@ -287,21 +314,43 @@ struct Parser {
     }
   }
 
+  /// The content of a group. Its cases are out of line: inlined, their
+  /// temporaries would enlarge the frame that every level of nested
+  /// parentheses puts on the stack (with `parseParenthesizedGroup`'s).
   mutating func parseGroupContent() throws(PredicateParseError) -> GroupContent {
     switch token.kind {
     case .leftParen:
-      switch try parseParenthesizedGroup() {
-      case .predicate(let predicate):
-        return .predicate(try parseOr(first: try parseAnd(first: predicate)))
-      case .expression(let primary):
-        return try continueGroup(with: try parseExpression(seed: primary))
-      }
+      return try parseNestedGroupContent()
     case .not, .keyword(.not), .keyword(.truePredicate), .keyword(.falsePredicate),
       .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
-      return .predicate(try parseOr())
+      return try parsePredicateGroupContent()
     default:
-      return try continueGroup(with: try parseExpression(seed: nil))
+      return try parseExpressionGroupContent()
     }
+  }
+
+  /// A group's content that starts with another group.
+  @inline(never)
+  mutating func parseNestedGroupContent() throws(PredicateParseError) -> GroupContent {
+    let group = try parseParenthesizedGroup()
+    switch consume group {
+    case .predicate(let predicate):
+      return .predicate(try parseOr(first: try parseAnd(first: predicate)))
+    case .expression(let primary):
+      return try continueGroup(with: try parseExpression(seed: primary))
+    }
+  }
+
+  /// A group's content that starts with a predicate-only token.
+  @inline(never)
+  mutating func parsePredicateGroupContent() throws(PredicateParseError) -> GroupContent {
+    .predicate(try parseOr())
+  }
+
+  /// A group's content that starts with an expression.
+  @inline(never)
+  mutating func parseExpressionGroupContent() throws(PredicateParseError) -> GroupContent {
+    try continueGroup(with: try parseExpression(seed: nil))
   }
 
   /// After a complete expression inside a group: either the group closes
