@@ -150,4 +150,132 @@ struct ParserFastPathTests {
     let third = try failure("a.b . c[0].d == 1", maximumDepth: 2)
     #expect(third.location.utf8Offset == 10)
   }
+
+  // MARK: A key and an operator, a literal right operand
+
+  /// Every range in the tree, parents before children.
+  static func ranges(_ predicate: PredicateSyntax) -> [SyntaxRange] {
+    var result = [predicate.range]
+    switch predicate.kind {
+    case .constant: break
+    case .comparison(let comparison): result += ranges(comparison.lhs) + ranges(comparison.rhs)
+    case .not(let operand): result += ranges(operand)
+    case .and(let operands), .or(let operands): for operand in operands { result += ranges(operand) }
+    }
+    return result
+  }
+
+  static func ranges(_ expression: ExpressionSyntax) -> [SyntaxRange] {
+    var result = [expression.range]
+    switch expression.kind {
+    case .arithmetic(_, let lhs, let rhs): result += ranges(lhs) + ranges(rhs)
+    case .negation(let operand): result += ranges(operand)
+    case .member(let base, _): result += ranges(base)
+    case .index(let base, let subscriptValue):
+      result += ranges(base)
+      if case .at(let index) = subscriptValue { result += ranges(index) }
+    case .aggregate(let elements), .function(_, let elements): for element in elements { result += ranges(element) }
+    default: break
+    }
+    return result
+  }
+
+  /// Texts that start with a key: after a space, the key and its operator
+  /// take the short route; after `#`, an escaped key, the general one.
+  static let keyFirst = [
+    "age >= 21", "name BEGINSWITH[c] 'Jo'", "a == 1 + 2", "a == 1 * 2 + 3", "a == 'x' + b", "a == -1",
+    "a == b", "a < 2.5e3", "a != \"esc\\u0041ped\"", "a IN {1, 2}", "a BETWEEN {1, 2}", "a == 1 AND b == 2 OR c == 3",
+    "a == 1.x", "a == 2[0]", "a + 1 == 2", "a.b == 1", "a == nil", "a CONTAINS[cd] $v", "a LIKE 'x*' AND NOT b == 1",
+    "a == 0x1F", "a UTI-EQUALS 'public.text'",
+  ]
+
+  @Test("a key and its operator take the tree and ranges of the general route", arguments: keyFirst)
+  func keyAndOperator(text: String) throws {
+    let fast = try PredicateParser.parse(" " + text)
+    let general = try PredicateParser.parse("#" + text)
+    #expect(fast == general)
+    // The escaped key starts at 0, the spaced one at 1; all else is equal.
+    let generalRanges = Self.ranges(general).map { $0.lowerBound == 0 ? SyntaxRange(1, $0.upperBound) : $0 }
+    #expect(Self.ranges(fast) == generalRanges)
+  }
+
+  /// Errors after a key and its operator, or in a literal right operand:
+  /// the same code, message, offset and length by either route.
+  @Test(arguments: [
+    "age >= ", "age >= 21 22", "age >= 21 > 3", "age >= 'open", "age == 99999999999999999999",
+    "age == 'a\\q'", "age == 1e", "age == 1.5e999", "age BETWEEN 3", "age BETWEEN {1}", "age BETWEEN[c] {1, 2}",
+    "age ==[x] 1", "age ==[cc] 1", "age == 1 +", "age == 1 AND", "age", "age b == 1", "age NOT IN {1}",
+    "age == 1)", "age == )", "age == 1 ==", "age := 1", "age >= 21 AND b ==",
+  ])
+  func errorsAfterAKeyAndItsOperator(text: String) throws {
+    let fast = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(" " + text) }
+    let general = try #require(throws: PredicateParseError.self) { try PredicateParser.parse("#" + text) }
+    #expect(fast.code == general.code)
+    #expect(fast.message == general.message)
+    #expect(fast.location.utf8Offset == general.location.utf8Offset)
+    #expect(fast.length == general.length)
+  }
+
+  /// The short routes nest nothing: a key-operator-literal comparison is as
+  /// deep in parentheses, at the limit, as the general route's.
+  @Test func keyAndOperatorAtTheDepthLimit() throws {
+    func parses(_ text: String, _ levels: Int) -> Bool {
+      (try? PredicateParser.parse(String(repeating: "(", count: levels) + text + String(repeating: ")", count: levels))) != nil
+    }
+    let limit = PredicateParser.defaultMaximumDepth
+    for text in ["a == 1", "a == 'x'", "a == 1 + 2", "a + 1 == 2"] {
+      for levels in limit - 2...limit + 1 {
+        #expect(parses(text, levels) == parses("#" + text, levels), "\(text) in \(levels)")
+      }
+    }
+    #expect(parses("a == 1", limit))
+    #expect(!parses("a == 1", limit + 1))
+    #expect(parses("a == 1 + 2", limit - 1))
+    #expect(!parses("a == 1 + 2", limit))
+    let error = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("a == 1 + (2)", maximumDepth: 1)
+    }
+    let general = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("#a== 1 + (2)", maximumDepth: 1)
+    }
+    #expect(error.code == .nestingTooDeep)
+    #expect(error.location.utf8Offset == general.location.utf8Offset)
+  }
+
+  // MARK: Right operands of arithmetic
+
+  /// A right operand of `+`, `*`… that nothing binding tighter follows is
+  /// taken without another level of precedence climbing; the trees are
+  /// those of the explicitly parenthesised text.
+  @Test(arguments: [
+    ("a + b * c == 1", "a + (b * c) == 1"), ("a + b - c == 1", "(a + b) - c == 1"),
+    ("a * b + c == 1", "(a * b) + c == 1"), ("a ** b ** c == 1", "(a ** b) ** c == 1"),
+    ("a | b & c ^ d == 1", "a | ((b & c) ^ d) == 1"), ("a + b.c * d == 1", "a + ((b.c) * d) == 1"),
+    ("a - -b == 1", "a - (-b) == 1"), ("a + b[0] * 2 == 1", "a + ((b[0]) * 2) == 1"),
+    ("1 + 2 * 3 - 4 / 5 << 6 == x", "((1 + (2 * 3)) - (4 / 5)) << 6 == x"),
+    ("a == 1 + 'x' * $v - now()", "a == (1 + ('x' * $v)) - now()"), ("a << b >> c == 1", "(a << b) >> c == 1"),
+  ])
+  func arithmeticRightOperands(text: String, parenthesised: String) throws {
+    #expect(try PredicateParser.parse(text) == PredicateParser.parse(parenthesised))
+  }
+
+  @Test func arithmeticRightOperandsKeepTheirRanges() throws {
+    let syntax = try PredicateParser.parse("a + b * c - d == 1")
+    #expect(Self.ranges(syntax) == [
+      SyntaxRange(0, 18), SyntaxRange(0, 13), SyntaxRange(0, 9), SyntaxRange(0, 1), SyntaxRange(4, 9),
+      SyntaxRange(4, 5), SyntaxRange(8, 9), SyntaxRange(12, 13), SyntaxRange(17, 18),
+    ])
+    // Each operation counts one level, by either route.
+    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 2) }
+    let error = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 1)
+    }
+    #expect(error.code == .nestingTooDeep)
+    #expect(error.location.utf8Offset == 11)
+    let chain = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 1)
+    }
+    #expect(chain.location.utf8Offset == 11)
+    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 2) }
+  }
 }

@@ -41,6 +41,14 @@ extension Parser {
     guard let op = comparisonOperator(token.kind) else {
       throw missingOperator(after: lhs, quantified: quantifier != .direct)
     }
+    return try parseComparison(op, quantifier: quantifier, lhs: lhs, start: start)
+  }
+
+  /// `parseComparison` at its operator, `op`, the current token.
+  mutating func parseComparison(
+    _ op: ComparisonSyntax.Operator, quantifier: ComparisonSyntax.Quantifier,
+    lhs: consuming ExpressionSyntax, start: Int
+  ) throws(PredicateParseError) -> PredicateSyntax {
     advance()
     // `Options(rawValue:)`, not `[]`: the array literal goes through the
     // generic SetAlgebra initializer, which cost 13% of a parse.
@@ -48,7 +56,17 @@ extension Parser {
     if token.kind == .leftBracket {
       options = try parseOptions(for: op)
     }
-    let rhs = try parseExpression(seed: nil)
+    // Most right operands are one literal: its value straight into the
+    // node, then `parseExpression`'s test for what may extend it.
+    var rhs: ExpressionSyntax
+    switch token.kind {
+    case .integer, .real, .string, .escapedString:
+      let range = token.range
+      rhs = ExpressionSyntax(.constant(try parseLiteralValue()), range: range)
+      if continuesOperand(token.kind) { rhs = try parseBinary(minimumPrecedence: 1, seed: rhs) }
+    default:
+      rhs = try parseExpression(seed: nil)
+    }
     if op == .between { try checkBetweenBounds(rhs) }
     // What follows a comparison is mostly AND, OR or the end; anything
     // else may be a second operator.

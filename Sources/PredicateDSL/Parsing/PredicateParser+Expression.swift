@@ -20,7 +20,7 @@ extension Parser {
   mutating func parseExpression(seed: consuming ExpressionSyntax?) throws(PredicateParseError)
     -> ExpressionSyntax
   {
-    guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: seed) }
+    guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: consume seed) }
     // Most operands are one primary, a key or a literal: when no postfix
     // step or arithmetic operator follows it, it is the whole expression,
     // without the walk through every precedence level.
@@ -40,17 +40,35 @@ extension Parser {
   /// chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`),
   /// so each counts toward the depth limit: printing, comparing and freeing
   /// a tree recurse over its depth.
-  mutating func parseBinary(minimumPrecedence: Int, seed: ExpressionSyntax?)
+  mutating func parseBinary(minimumPrecedence: Int, seed: consuming ExpressionSyntax?)
     throws(PredicateParseError) -> ExpressionSyntax
   {
     var lhs: ExpressionSyntax
-    if let seed { lhs = try parsePostfix(seed) } else { lhs = try parseUnary() }
+    switch consume seed {
+    case .some(let primary): lhs = try parsePostfix(primary)
+    case .none: lhs = try parseUnary()
+    }
     let outerDepth = depth
     defer { depth = outerDepth }
     while let op = arithmeticOperator(token.kind), op.precedence >= minimumPrecedence {
       try enter()
       advance()
-      let rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
+      let rhs: ExpressionSyntax
+      if token.kind == .minus {
+        rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: nil)
+      } else {
+        // The right operand's primary; when nothing that binds tighter
+        // than `op` follows it, it is the whole operand, which the
+        // recursion would return after finding as much.
+        let primary = try parsePrimary()
+        if token.kind == .dot || token.kind == .leftBracket
+          || (arithmeticOperator(token.kind).map { $0.precedence > op.precedence } ?? false)
+        {
+          rhs = try parseBinary(minimumPrecedence: op.precedence + 1, seed: primary)
+        } else {
+          rhs = primary
+        }
+      }
       lhs = ExpressionSyntax(.arithmetic(op, lhs, rhs), range: lhs.range.union(rhs.range))
     }
     return lhs
@@ -275,10 +293,17 @@ extension Parser {
   /// A key, or a function call: `name(…)` or `selector:with:(…)`.
   mutating func parseIdentifierPrimary() throws(PredicateParseError) -> ExpressionSyntax {
     let start = token
+    advance()
+    return try parseIdentifierPrimary(after: start)
+  }
+
+  /// `parseIdentifierPrimary` once past its identifier, `start`.
+  mutating func parseIdentifierPrimary(after start: PredicateToken) throws(PredicateParseError)
+    -> ExpressionSyntax
+  {
     // The next token decides: `(` makes a call, `:` a selector (`:=` is
     // not one), an adjacent `.` a key path read in one piece, anything else
     // leaves a key, already past it.
-    advance()
     if token.kind == .dot, token.start == start.end {
       return try parseAdjacentKeyPath(from: start)
     }
@@ -453,7 +478,7 @@ extension Parser {
     advance()
     guard token.kind == .comma else { throw unexpected(["','"]) }
     advance()
-    let predicate = try parseOr(first: nil)
+    let predicate = try parseOr()
     guard token.kind == .rightParen else { throw unexpected(["AND", "OR", "')'"]) }
     let end = token.end
     advance()
@@ -466,7 +491,7 @@ extension Parser {
   mutating func parseTernary(start: PredicateToken) throws(PredicateParseError) -> ExpressionSyntax {
     advance()
     try enter()
-    let condition = try parseOr(first: nil)
+    let condition = try parseOr()
     guard token.kind == .comma else { throw unexpected(["AND", "OR", "','"]) }
     advance()
     let whenTrue = try parseExpression(seed: nil)
@@ -546,7 +571,7 @@ extension Parser {
         default:
           value = try constantValue(of: try parseExpression(seed: nil))
         }
-        values.append(value)
+        values.append(consume value)
         guard token.kind == .comma else { break }
         advance()
       }

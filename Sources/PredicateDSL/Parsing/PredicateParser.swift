@@ -103,14 +103,17 @@ struct Parser {
     return copy.next()
   }
 
-  /// Counts one level of nesting; balance with `depth -= 1`.
+  /// Counts one level of nesting; balance with `depth -= 1`. Inlined: a
+  /// comparison and an increment, the error built out of line.
+  @inline(__always)
   mutating func enter() throws(PredicateParseError) {
-    guard depth < maximumDepth else {
-      throw error(
-        .nestingTooDeep,
-        "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
-    }
+    guard depth < maximumDepth else { throw nestingTooDeep() }
     depth += 1
+  }
+
+  @inline(never)
+  func nestingTooDeep() -> PredicateParseError {
+    error(.nestingTooDeep, "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
   }
 
   // MARK: - Predicates
@@ -121,7 +124,7 @@ struct Parser {
         .unexpectedToken, "expected predicate, found end of input", at: token.range,
         expected: ["predicate"], found: "end of input")
     }
-    let predicate = try parseOr(first: nil)
+    let predicate = try parseOr()
     guard token.kind == .end else {
       throw unexpected(["AND", "OR", "end of input"], suggesting: ["AND", "OR"])
     }
@@ -134,26 +137,34 @@ struct Parser {
     return predicate
   }
 
-  /// `or_pred`; `first`, when given, is an already parsed `and_pred`.
-  mutating func parseOr(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
-    let head: PredicateSyntax
-    if let first { head = first } else { head = try parseAnd(first: nil) }
+  /// `or_pred`.
+  mutating func parseOr() throws(PredicateParseError) -> PredicateSyntax {
+    try parseOr(first: try parseAnd())
+  }
+
+  /// `or_pred` from its first operand, an already parsed `and_pred`.
+  mutating func parseOr(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isOr(token.kind) else { return head }
+    let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
     while isOr(token.kind) {
       advance()
-      operands.append(try parseAnd(first: nil))
+      operands.append(try parseAnd())
     }
-    return PredicateSyntax(.or(operands), range: head.range.union(operands[operands.count - 1].range))
+    return PredicateSyntax(.or(operands), range: headRange.union(operands[operands.count - 1].range))
   }
 
-  /// `and_pred`; `first`, when given, is an already parsed `not_pred`.
-  mutating func parseAnd(first: consuming PredicateSyntax?) throws(PredicateParseError) -> PredicateSyntax {
-    let head: PredicateSyntax
-    if let first { head = first } else { head = try parseNot() }
+  /// `and_pred`.
+  mutating func parseAnd() throws(PredicateParseError) -> PredicateSyntax {
+    try parseAnd(first: try parseNot())
+  }
+
+  /// `and_pred` from its first operand, an already parsed `not_pred`.
+  mutating func parseAnd(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isAnd(token.kind) else { return head }
+    let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
@@ -161,7 +172,7 @@ struct Parser {
       advance()
       operands.append(try parseNot())
     }
-    return PredicateSyntax(.and(operands), range: head.range.union(operands[operands.count - 1].range))
+    return PredicateSyntax(.and(operands), range: headRange.union(operands[operands.count - 1].range))
   }
 
   func isOr(_ kind: PredicateToken.Kind) -> Bool { kind == .or || kind == .keyword(.or) }
@@ -173,29 +184,68 @@ struct Parser {
     let start = token.start
     // Most comparisons start with a key: one test before the switch.
     if token.kind == .identifier {
-      let lhs = try parseExpression(seed: nil)
+      let key = token
+      advance()
+      // A key followed by a comparison operator is the whole left operand
+      // (no operator extends an operand and also compares), which
+      // `parseExpression` would find through `parsePrimary`.
+      if let op = comparisonOperator(token.kind) {
+        let lhs = ExpressionSyntax(.keyPath(lexer.tokenText(key.start, key.end)), range: key.range)
+        return try parseComparison(op, quantifier: .direct, lhs: lhs, start: start)
+      }
+      var lhs = try parseIdentifierPrimary(after: key)
+      if continuesOperand(token.kind) { lhs = try parseBinary(minimumPrecedence: 1, seed: lhs) }
       return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
     }
     switch token.kind {
     case .not, .keyword(.not):
-      advance()
-      try enter()
-      let operand = try parseNot()
-      depth -= 1
-      return PredicateSyntax(.not(operand), range: SyntaxRange(start, operand.range.upperBound))
+      return try parseNegation(start: start)
+    case .leftParen:
+      return try parseGroupedPredicate(start: start)
+    default:
+      return try parseOtherComparison(start: start)
+    }
+  }
+
+  // The cases of `parseNot` that nest or are rare, out of line: inlined,
+  // their temporaries would enlarge `parseNot`'s frame, which every level
+  // of parentheses and `NOT` puts on the stack.
+
+  /// `NOT p` or `!p`, at the `NOT`.
+  @inline(never)
+  mutating func parseNegation(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    advance()
+    try enter()
+    let operand = try parseNot()
+    depth -= 1
+    return PredicateSyntax(.not(operand), range: SyntaxRange(start, operand.range.upperBound))
+  }
+
+  /// A parenthesised predicate, or a comparison whose left operand starts
+  /// with a parenthesised expression, at the `(`.
+  @inline(never)
+  mutating func parseGroupedPredicate(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    // The group moves out of its enum, rather than being copied.
+    let group = try parseParenthesizedGroup()
+    switch consume group {
+    case .predicate(let predicate):
+      return predicate
+    case .expression(let expression):
+      let lhs = try parseExpression(seed: consume expression)
+      return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
+    }
+  }
+
+  /// A constant predicate, a quantified comparison, or a comparison whose
+  /// left operand starts with anything but a key or `(`.
+  @inline(never)
+  mutating func parseOtherComparison(start: Int) throws(PredicateParseError) -> PredicateSyntax {
+    switch token.kind {
     case .keyword(.truePredicate), .keyword(.falsePredicate):
       let value = token.kind == .keyword(.truePredicate)
       let range = token.range
       advance()
       return PredicateSyntax(.constant(value), range: range)
-    case .leftParen:
-      switch try parseParenthesizedGroup() {
-      case .predicate(let predicate):
-        return predicate
-      case .expression(let expression):
-        let lhs = try parseExpression(seed: expression)
-        return try parseComparison(quantifier: .direct, lhs: lhs, start: start)
-      }
     case .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
       let quantifier: ComparisonSyntax.Quantifier =
         switch token.kind {
@@ -245,19 +295,16 @@ struct Parser {
     advance()
     try enter()
     let content = try parseGroupContent()
-    let expected = {
-      switch content {
-      case .predicate: ["AND", "OR", "')'"]
-      case .expression: ["comparison operator", "')'"]
-      }
-    }()
     guard token.kind == .rightParen else {
+      // Not a closure over `content`: capturing it would copy the node.
+      let expected =
+        if case .predicate = content { ["AND", "OR", "')'"] } else { ["comparison operator", "')'"] }
       throw unexpected(expected, suggesting: ["AND", "OR"])
     }
     let range = SyntaxRange(start, token.end)
     advance()
     depth -= 1
-    switch content {
+    switch consume content {
     case .predicate(var predicate):
       predicate.range = range
       return .predicate(predicate)
@@ -267,21 +314,43 @@ struct Parser {
     }
   }
 
+  /// The content of a group. Its cases are out of line: inlined, their
+  /// temporaries would enlarge the frame that every level of nested
+  /// parentheses puts on the stack (with `parseParenthesizedGroup`'s).
   mutating func parseGroupContent() throws(PredicateParseError) -> GroupContent {
     switch token.kind {
     case .leftParen:
-      switch try parseParenthesizedGroup() {
-      case .predicate(let predicate):
-        return .predicate(try parseOr(first: try parseAnd(first: predicate)))
-      case .expression(let primary):
-        return try continueGroup(with: try parseExpression(seed: primary))
-      }
+      return try parseNestedGroupContent()
     case .not, .keyword(.not), .keyword(.truePredicate), .keyword(.falsePredicate),
       .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none):
-      return .predicate(try parseOr(first: nil))
+      return try parsePredicateGroupContent()
     default:
-      return try continueGroup(with: try parseExpression(seed: nil))
+      return try parseExpressionGroupContent()
     }
+  }
+
+  /// A group's content that starts with another group.
+  @inline(never)
+  mutating func parseNestedGroupContent() throws(PredicateParseError) -> GroupContent {
+    let group = try parseParenthesizedGroup()
+    switch consume group {
+    case .predicate(let predicate):
+      return .predicate(try parseOr(first: try parseAnd(first: predicate)))
+    case .expression(let primary):
+      return try continueGroup(with: try parseExpression(seed: primary))
+    }
+  }
+
+  /// A group's content that starts with a predicate-only token.
+  @inline(never)
+  mutating func parsePredicateGroupContent() throws(PredicateParseError) -> GroupContent {
+    .predicate(try parseOr())
+  }
+
+  /// A group's content that starts with an expression.
+  @inline(never)
+  mutating func parseExpressionGroupContent() throws(PredicateParseError) -> GroupContent {
+    try continueGroup(with: try parseExpression(seed: nil))
   }
 
   /// After a complete expression inside a group: either the group closes
@@ -290,8 +359,8 @@ struct Parser {
     -> GroupContent
   {
     if token.kind == .rightParen { return .expression(expression) }
-    let comparison = try parseComparison(
-      quantifier: .direct, lhs: expression, start: expression.range.lowerBound)
-    return .predicate(try parseOr(first: try parseAnd(first: comparison)))
+    let start = expression.range.lowerBound
+    let comparison = try parseComparison(quantifier: .direct, lhs: expression, start: start)
+    return .predicate(try parseOr(first: try parseAnd(first: consume comparison)))
   }
 }

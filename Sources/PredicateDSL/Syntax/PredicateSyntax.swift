@@ -31,7 +31,7 @@ public struct PredicateSyntax: Hashable, Sendable {
     /// `TRUEPREDICATE` (`true`) or `FALSEPREDICATE` (`false`).
     case constant(Bool)
     /// A comparison such as `age > 30` or `ANY tags == "x"`.
-    indirect case comparison(ComparisonSyntax)
+    case comparison(ComparisonSyntax)
     /// `NOT p` (also written `!p`).
     indirect case not(PredicateSyntax)
     /// `a AND b AND …` (also `&&`). Chains at one level are flat; explicit

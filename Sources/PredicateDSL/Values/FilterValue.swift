@@ -31,8 +31,11 @@ public enum FilterValue: Hashable, Sendable {
   /// A point in time, as seconds since 2001-01-01T00:00:00Z.
   case date(secondsSinceReferenceDate: Double)
   /// A UUID, as its 128 bits in big-endian order (the first byte of the
-  /// textual form is the most significant).
-  case uuid(UInt128)
+  /// textual form is the most significant). Stored out of line, so that
+  /// the enum keeps 8-byte alignment: with a 16-byte-aligned `UInt128`
+  /// inline, every value (and every box or array holding one) would be
+  /// 16-byte aligned, and allocated through `posix_memalign`.
+  indirect case uuid(UInt128)
   /// Binary data.
   case data([UInt8])
   /// An ordered collection.
