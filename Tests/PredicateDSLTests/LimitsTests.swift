@@ -37,6 +37,36 @@ struct LimitsTests {
     _ = try PredicateParser.parse(Self.nested(shape, Self.depth - 1))
   }
 
+  /// The deepest accepted input of each shape parses (and its tree is
+  /// freed) on a thread with a 512 KiB stack, the smallest default of the
+  /// platforms (secondary threads on Apple's): the parser takes deep text to
+  /// a thread of its own. Its printout fits such a stack in a release build
+  /// (191 KiB at most, measured), and 1 MiB in a debug build, whose frames
+  /// are about four times larger. In a child process, so that overflowing a
+  /// stack fails this test instead of ending the run.
+  @Test("the documented depth fits a 512 KiB stack", arguments: shapes)
+  func documentedDepthFitsASmallStack(_ shape: String) async throws {
+    await #expect(processExitsWith: .success) { [shape] in
+      let text = LimitsTests.nested(shape, shape == "subqueries" ? LimitsTests.depth / 4 : LimitsTests.depth - 1)
+      #if DEBUG
+        let printingStack = 1 << 20
+      #else
+        let printingStack = 512 << 10
+      #endif
+      for (stack, prints) in [(512 << 10, false), (printingStack, true)] {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+          let syntax = try! PredicateParser.parse(text)
+          if prints { precondition(!syntax.description.isEmpty) }
+          done.signal()
+        }
+        thread.stackSize = stack
+        thread.start()
+        done.wait()
+      }
+    }
+  }
+
   @Test("one level deeper is an error", arguments: shapes)
   func deeperIsAnError(_ shape: String) throws {
     let error = try #require(throws: PredicateParseError.self) {

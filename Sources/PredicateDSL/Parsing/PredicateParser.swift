@@ -1,3 +1,6 @@
+internal import Dispatch
+internal import Foundation
+
 /// Parses predicate format strings, Apple's `NSPredicate(format:)` syntax,
 /// into ``PredicateSyntax``.
 ///
@@ -15,9 +18,20 @@
 /// than `maximumDepth` levels of nesting (parentheses, `NOT`, unary minus,
 /// braces, brackets and calls); deeper input is a
 /// ``PredicateParseError/Code/nestingTooDeep`` error, never a stack overflow.
+///
+/// Whatever the caller's stack: text nested more than 16 levels deep (rare
+/// in practice) is parsed again on a thread of the parser's own with a
+/// stack sized for `maximumDepth` (32 KiB a level), while the caller waits.
+/// At the default limit, parsing inline on a thread with a 512 KiB stack
+/// (secondary threads on Apple's platforms) would overflow it.
 public enum PredicateParser {
   /// The default limit on nesting: 256 levels.
   public static let defaultMaximumDepth = 256
+
+  /// The nesting parsed on the caller's stack; deeper text is parsed again
+  /// on a thread with a stack sized for it. Sixteen levels take about 75 KiB
+  /// of stack in a release build (some constructs take 4.6 KiB a level).
+  static let inlineDepth = 16
 
   /// Parses a predicate format string.
   ///
@@ -32,21 +46,77 @@ public enum PredicateParser {
   public static func parse(
     _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
   ) throws(PredicateParseError) -> PredicateSyntax {
-    var text = format
-    // The outcome leaves the closure through locals: `withUTF8` rethrows
-    // untyped errors, and a `Result` of this error type is large to copy.
-    var syntax: PredicateSyntax?
-    var failure: PredicateParseError?
-    text.withUTF8 { bytes in
-      var parser = Parser(bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth)
-      do throws(PredicateParseError) {
-        syntax = try parser.parseWholePredicate()
-      } catch {
-        failure = error
-      }
+    switch parse(format, arguments, maximumDepth, inline: min(maximumDepth, inlineDepth)) {
+    case .parsed(let syntax): return syntax
+    case .failed(let error): throw error
+    case .tooDeepForThisStack: return try parseOnLargeStack(format, arguments, maximumDepth)
     }
-    if let failure { throw failure }
-    return syntax.unsafelyUnwrapped
+  }
+
+  /// What one attempt at parsing gave.
+  enum Outcome: Sendable {
+    case parsed(PredicateSyntax)
+    case failed(PredicateParseError)
+    /// The text nests deeper than `inline` levels (and may be within the
+    /// limit): parse it again on a stack sized for the limit.
+    case tooDeepForThisStack
+  }
+
+  /// Parses on the current stack, trusting it with `inline` levels.
+  static func parse(_ format: String, _ arguments: [FilterValue], _ maximumDepth: Int, inline: Int) -> Outcome {
+    var text = format
+    var outcome = Outcome.tooDeepForThisStack
+    text.withUTF8 { bytes in
+      var parser = Parser(
+        bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth, inlineDepth: inline)
+      do throws(PredicateParseError) {
+        outcome = .parsed(try parser.parseWholePredicate())
+      } catch {
+        outcome = .failed(error)
+      }
+      // Whatever came of it (a route that backtracks may have gone on):
+      // the text is parsed again where it may nest to the limit.
+      if parser.outgrewInlineDepth { outcome = .tooDeepForThisStack }
+    }
+    return outcome
+  }
+
+  /// Parses on a thread of its own, with a stack for `maximumDepth` levels
+  /// of nesting, and waits for it.
+  static func parseOnLargeStack(
+    _ format: String, _ arguments: [FilterValue], _ maximumDepth: Int
+  ) throws(PredicateParseError) -> PredicateSyntax {
+    let result = OutcomeBox()
+    let thread = Thread {
+      result.store(parse(format, arguments, maximumDepth, inline: maximumDepth))
+    }
+    // 32 KiB a level covers the deepest construct in a debug build (about
+    // 19 KiB a level; 4.6 KiB in a release build), capped at 1 GiB.
+    thread.stackSize = min(512 << 10 + max(maximumDepth, 0) * (32 << 10), 1 << 30)
+    thread.start()
+    switch result.wait() {
+    case .parsed(let syntax): return syntax
+    case .failed(let error): throw error
+    case .tooDeepForThisStack: preconditionFailure("a parse on the large stack trusts it with the whole limit")
+    }
+  }
+
+  /// The outcome of a parse on another thread, handed over under a lock.
+  // Unchecked: `value` is written once, by the parsing thread, before it
+  // signals `ready`, and read only after `wait()` saw the signal.
+  private final class OutcomeBox: @unchecked Sendable {
+    private var value: Outcome?
+    private let ready = DispatchSemaphore(value: 0)
+
+    func store(_ outcome: Outcome) {
+      value = outcome
+      ready.signal()
+    }
+
+    func wait() -> Outcome {
+      ready.wait()
+      return value.unsafelyUnwrapped
+    }
   }
 }
 
@@ -73,6 +143,13 @@ struct Parser {
   var argumentIndex = 0
   var depth = 0
   let maximumDepth: Int
+  /// The depth at which `enter()` leaves its fast path: the smaller of the
+  /// limit and the nesting this stack is trusted with.
+  let depthCheck: Int
+  /// Set when the text nested deeper than this stack is trusted with, but
+  /// not deeper than the limit: `PredicateParser` parses it again on a
+  /// larger stack.
+  private(set) var outgrewInlineDepth = false
   /// Whether `{…}` lists are parsed as constants first (see `parseAggregate`).
   var constantLists = ConstantLists.allowed
 
@@ -85,12 +162,15 @@ struct Parser {
     case disabled
   }
 
-  init(bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int) {
+  init(
+    bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int, inlineDepth: Int
+  ) {
     lexer = PredicateLexer(bytes)
     token = lexer.next()
     self.source = source
     self.arguments = arguments
     self.maximumDepth = maximumDepth
+    depthCheck = min(maximumDepth, inlineDepth)
   }
 
   mutating func advance() {
@@ -107,8 +187,17 @@ struct Parser {
   /// comparison and an increment, the error built out of line.
   @inline(__always)
   mutating func enter() throws(PredicateParseError) {
-    guard depth < maximumDepth else { throw nestingTooDeep() }
+    guard depth < depthCheck else { throw deeperThanChecked() }
     depth += 1
+  }
+
+  /// Past `depthCheck`: over the limit, or only over what this stack is
+  /// trusted with (noted, so that the text is parsed again on a larger
+  /// one). Either way the parse stops here.
+  @inline(never)
+  mutating func deeperThanChecked() -> PredicateParseError {
+    if depth < maximumDepth { outgrewInlineDepth = true }
+    return nestingTooDeep()
   }
 
   @inline(never)
