@@ -46,11 +46,29 @@ public enum PredicateParser {
   public static func parse(
     _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
   ) throws(PredicateParseError) -> PredicateSyntax {
-    switch parse(format, arguments, maximumDepth, inline: min(maximumDepth, inlineDepth)) {
-    case .parsed(let syntax): return syntax
-    case .failed(let error): throw error
-    case .tooDeepForThisStack: return try parseOnLargeStack(format, arguments, maximumDepth)
+    var text = format
+    // The outcome leaves the closure through locals: `withUTF8` rethrows
+    // untyped errors, and an enum of the outcomes costs copies of the tree.
+    var syntax: PredicateSyntax?
+    var failure: PredicateParseError?
+    var outgrewStack = false
+    text.withUTF8 { bytes in
+      var parser = Parser(
+        bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth,
+        inlineDepth: min(maximumDepth, inlineDepth))
+      do throws(PredicateParseError) {
+        syntax = try parser.parseWholePredicate()
+      } catch {
+        failure = error
+      }
+      outgrewStack = parser.outgrewInlineDepth
     }
+    // Whatever came of it (a route that backtracks may have gone on): text
+    // deeper than this stack is trusted with is parsed again where it may
+    // nest to the limit.
+    if outgrewStack { return try parseOnLargeStack(format, arguments, maximumDepth) }
+    if let failure { throw failure }
+    return syntax.unsafelyUnwrapped
   }
 
   /// What one attempt at parsing gave.
@@ -74,15 +92,14 @@ public enum PredicateParser {
       } catch {
         outcome = .failed(error)
       }
-      // Whatever came of it (a route that backtracks may have gone on):
-      // the text is parsed again where it may nest to the limit.
       if parser.outgrewInlineDepth { outcome = .tooDeepForThisStack }
     }
     return outcome
   }
 
   /// Parses on a thread of its own, with a stack for `maximumDepth` levels
-  /// of nesting, and waits for it.
+  /// of nesting, and waits for it. Out of line: the common path stays small.
+  @inline(never)
   static func parseOnLargeStack(
     _ format: String, _ arguments: [FilterValue], _ maximumDepth: Int
   ) throws(PredicateParseError) -> PredicateSyntax {
