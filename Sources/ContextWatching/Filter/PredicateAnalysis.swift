@@ -268,25 +268,13 @@ extension IndexedConjunct {
 
 extension IndexedConjunct {
   private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, IndexKeys)? {
-    guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
-      comparison.options.isEmpty
+    // `30 == age` is `age == 30` (`IN` takes its constant on the right).
+    guard let (path, value, operation, constantFirst) = predicate.keyConstantComparison,
+      !constantFirst || operation == .equal
     else { return nil }
-    // `30 == age` is `age == 30`; matched in place, without copying the
-    // sides to swap them.
-    let path: String
-    let value: FilterValue
-    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
-      (path, value) = (key, constant)
-    } else if comparison.operator == .equal, case .constant(let constant) = comparison.lhs.kind,
-      case .keyPath(let key) = comparison.rhs.kind
-    {
-      (path, value) = (key, constant)
-    } else {
-      return nil
-    }
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
-    switch comparison.operator {
+    switch operation {
     case .equal:
       guard fits(value, type) else { return nil }
       return (slot, IndexKeys(IndexKey(value)))
@@ -313,27 +301,21 @@ extension IndexedConjunct {
   }
 
   private static func range(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, RangeBounds)? {
-    guard case .comparison(let comparison) = predicate.kind, comparison.quantifier == .direct,
-      comparison.options.isEmpty
-    else { return nil }
-    let path: String
-    let value: FilterValue
+    guard let (path, value, written, constantFirst) = predicate.keyConstantComparison else { return nil }
     let operation: ComparisonSyntax.Operator
-    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
-      (path, value, operation) = (key, constant, comparison.operator)
-    } else if case .constant(let constant) = comparison.lhs.kind, case .keyPath(let key) = comparison.rhs.kind {
+    if !constantFirst {
+      operation = written
+    } else {
       // `30 < age` is `age > 30`.
       let mirrored: ComparisonSyntax.Operator
-      switch comparison.operator {
+      switch written {
       case .less: mirrored = .greater
       case .lessOrEqual: mirrored = .greaterOrEqual
       case .greater: mirrored = .less
       case .greaterOrEqual: mirrored = .lessOrEqual
       default: return nil
       }
-      (path, value, operation) = (key, constant, mirrored)
-    } else {
-      return nil
+      operation = mirrored
     }
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
