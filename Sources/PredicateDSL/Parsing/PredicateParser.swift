@@ -118,7 +118,8 @@ public enum PredicateParser {
     }
   }
 
-  /// The outcome of a parse on another thread, handed over under a lock.
+  /// The outcome of a parse on another thread, handed over through a
+  /// semaphore.
   // Unchecked: `value` is written once, by the parsing thread, before it
   // signals `ready`, and read only after `wait()` saw the signal.
   private final class OutcomeBox: @unchecked Sendable {
