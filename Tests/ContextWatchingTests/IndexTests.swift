@@ -21,6 +21,10 @@ struct IndexTests {
     "city IN {nil, 'Oslo'}", "age IN {nil}",
     // Constants on the left: turned around where the index can be used.
     "'Oslo' == city", "30 == age", "40 > age", "30 >= age AND 'Oslo' == city", "'Os' IN city",
+    // Constant predicates and conjuncts: nothing left beside the index (the
+    // shared TRUEPREDICATE), or nothing indexed at all.
+    "TRUEPREDICATE", "FALSEPREDICATE", "city == 'Oslo' AND TRUEPREDICATE", "TRUEPREDICATE AND age > 30",
+    "city == 'Oslo' AND FALSEPREDICATE",
   ]
   static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
 

@@ -165,6 +165,10 @@ struct MasterFilter {
         positions![slot] = slots.count
       } else if slots.contains(slot) {
         return
+      } else if slots.isEmpty {
+        // Room for a few from the start: growing one at a time from one
+        // allocates at 1, 2, 4 and 8.
+        slots.reserveCapacity(4)
       }
       slots.append(slot)
     }
@@ -245,37 +249,44 @@ struct MasterFilter {
   // MARK: Adding and removing
 
   /// Validates and adds a watch.
+  ///
+  /// Takes the predicate to keep it in the watch's entry without a copy
+  /// (copying a predicate copies its nodes).
   mutating func add(
-    entity entityName: String, predicate: PredicateSyntax, source: String?, options: WatchOptions
+    entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions
   ) throws(WatchError) -> WatchID {
     // Built only for errors: describing a predicate costs more than adding it.
-    func label() -> String { options.label ?? "\(entityName) \(source ?? predicate.description)" }
+    // (Given the predicate rather than capturing it, which would keep it
+    // from moving into the entry.)
+    func label(_ predicate: borrowing PredicateSyntax) -> String {
+      options.label ?? "\(entityName) \(source ?? predicate.description)"
+    }
     // Before anything changes: a refused watch leaves the filter as it was.
     if freeSlots.isEmpty && entries.count >= capacity {
       throw WatchError(
-        .tooManyWatches, watch: label(), entity: entityName,
+        .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher already holds \(capacity) watches, the most it can")
     }
     if nextNumber >= WatchID.numberLimit {
       throw WatchError(
-        .tooManyWatches, watch: label(), entity: entityName,
+        .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher has numbered \(WatchID.numberLimit - 1) watches, the most it can; use a new watcher")
     }
     guard let layout = schema.layout(named: entityName) else {
       let names = schema.entities.map(\.name).joined(separator: ", ")
       throw WatchError(
-        .unknownEntity, watch: label(), entity: entityName,
+        .unknownEntity, watch: label(predicate), entity: entityName,
         message: "unknown entity '\(entityName)' (entities: \(names))")
     }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
-        .invalidOptions, watch: label(), entity: entityName,
+        .invalidOptions, watch: label(predicate), entity: entityName,
         message: "a watch takes watched keys or ignored keys, not both")
     }
     let optionKeys = options.watchedKeys ?? options.ignoredKeys
     for key in optionKeys.isEmpty ? [] : optionKeys.sorted() where layout.slot(key) == nil {
       throw WatchError(
-        .unknownKey, watch: label(), entity: entityName, key: key,
+        .unknownKey, watch: label(predicate), entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
     }
 
@@ -283,19 +294,28 @@ struct MasterFilter {
     // indexed conjunct is valid as found: it is only formed from constants
     // that fit the attribute's type.
     let (indexSlot, index, secondary, residual) = IndexedConjunct.split(predicate, entity: layout)
-    let hasResidual = if case .constant(true) = residual.kind { false } else { true }
-    let predicateSlot: Int
-    do throws(PredicateCompileError) {
-      predicateSlot = try sharedPredicate(PredicateKey(entity: layout.index, syntax: residual), source: source)
-    } catch {
-      throw WatchError(watch: label(), entity: entityName, compile: error)
-    }
-
+    let hasResidual = residual != nil
     var ignoredKeys =
       layout.ignoredKeys.isEmpty ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
-    // The indexed conjunct reads its attributes; the residual is analysed.
-    var analysis = PredicateAnalysis(
-      residual, entity: layout, schema: schema, collectsReadKeys: !ignoredKeys.isEmpty)
+    // The indexed conjunct reads its attributes; the residual is analysed,
+    // then compiled (or shared), in one place: the residual moves there
+    // rather than being copied to outlive the checks.
+    var analysis = PredicateAnalysis(collectsReadKeys: !ignoredKeys.isEmpty)
+    let predicateSlot: Int
+    do throws(PredicateCompileError) {
+      if let residual = consume residual {
+        analysis.visit(residual, entity: layout, schema: schema)
+        predicateSlot = try sharedPredicate(residual, entity: layout.index, source: source)
+      } else if let slot = truePredicateSlots[layout.index] {
+        // Most watches: one indexed comparison, sharing TRUEPREDICATE.
+        predicates[slot]!.users += 1
+        predicateSlot = slot
+      } else {
+        predicateSlot = try sharedPredicate(PredicateSyntax(.constant(true)), entity: layout.index, source: source)
+      }
+    } catch {
+      throw WatchError(watch: label(predicate), entity: entityName, compile: error)
+    }
     if index != nil {
       analysis.noteRead(attribute: indexSlot, of: layout)
       if let (rangeSlot, _) = secondary { analysis.noteRead(attribute: rangeSlot, of: layout) }
@@ -316,6 +336,36 @@ struct MasterFilter {
     nextNumber += 1
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
+    file(index, on: indexSlot, secondary: secondary, of: layout, slot: slot, id: id, hasResidual: hasResidual)
+    for kind in layout.kindIndexes {
+      buckets[kind].count += 1
+      countReads(analysis.attributeMask, 1, in: kind)
+    }
+    for dependency in dependencies {
+      for kind in dependency.targetKinds { dependents[kind][slot, default: []].insert(dependency.number) }
+    }
+    let entry = WatchEntry(
+      id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
+      indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot, hasResidual: hasResidual,
+      dependencies: dependencies, attributeMask: analysis.attributeMask)
+    if slot == entries.count {
+      entries.append(entry)
+      slotInfo.append(SlotInfo(entry))
+      marks.grow(to: entries.count)
+    } else {
+      entries[slot] = entry
+      slotInfo[slot] = SlotInfo(entry)
+    }
+    return id
+  }
+
+  /// Files a watch under its indexed conjunct (or with the unindexed
+  /// watches) in the buckets of `layout`'s kinds. The conjunct is borrowed:
+  /// matching it from a local copied its keys.
+  private mutating func file(
+    _ index: borrowing IndexedConjunct.Kind?, on indexSlot: Int, secondary: (slot: Int, bounds: RangeBounds)?,
+    of layout: EntityLayout, slot: Int, id: WatchID, hasResidual: Bool
+  ) {
     switch index {
     case .equal(let keys)?:
       for kind in layout.kindIndexes {
@@ -338,26 +388,6 @@ struct MasterFilter {
     case nil:
       for kind in layout.kindIndexes { buckets[kind].unindexed.insert(slot) }
     }
-    for kind in layout.kindIndexes {
-      buckets[kind].count += 1
-      countReads(analysis.attributeMask, 1, in: kind)
-    }
-    for dependency in dependencies {
-      for kind in dependency.targetKinds { dependents[kind][slot, default: []].insert(dependency.number) }
-    }
-    let entry = WatchEntry(
-      id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: indexSlot, index: index, secondary: secondary, predicateSlot: predicateSlot, hasResidual: hasResidual,
-      dependencies: dependencies, attributeMask: analysis.attributeMask)
-    if slot == entries.count {
-      entries.append(entry)
-      slotInfo.append(SlotInfo(entry))
-      marks.grow(to: entries.count)
-    } else {
-      entries[slot] = entry
-      slotInfo[slot] = SlotInfo(entry)
-    }
-    return id
   }
 
   /// Removes a watch; removing one that is gone changes nothing.
@@ -409,9 +439,18 @@ struct MasterFilter {
     freeSlots.append(slot)
   }
 
-  private mutating func sharedPredicate(_ key: PredicateKey, source: String?) throws(PredicateCompileError) -> Int {
-    let isTrue = if case .constant(true) = key.syntax.kind { true } else { false }
-    if let slot = isTrue ? truePredicateSlots[key.entity] : predicateIndex[key] {
+  /// The slot of the shared predicate `residual` on `entity`, compiled and
+  /// added unless an equal one is there.
+  private mutating func sharedPredicate(
+    _ residual: PredicateSyntax, entity: Int, source: String?
+  ) throws(PredicateCompileError) -> Int {
+    let isTrue = if case .constant(true) = residual.kind { true } else { false }
+    if isTrue, let slot = truePredicateSlots[entity] {
+      predicates[slot]!.users += 1
+      return slot
+    }
+    let key = PredicateKey(entity: entity, syntax: residual)
+    if !isTrue, let slot = predicateIndex[key] {
       predicates[slot]!.users += 1
       return slot
     }

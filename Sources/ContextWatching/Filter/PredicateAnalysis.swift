@@ -33,8 +33,14 @@ struct PredicateAnalysis {
   /// keys); without it a plain attribute read records nothing.
   private let collectsReadKeys: Bool
 
-  init(_ predicate: PredicateSyntax, entity: EntityLayout, schema: ObjectSchema, collectsReadKeys: Bool = true) {
+  /// An analysis that has read nothing yet: `visit(_:entity:schema:)` and
+  /// `noteRead(attribute:of:)` add what is read.
+  init(collectsReadKeys: Bool) {
     self.collectsReadKeys = collectsReadKeys
+  }
+
+  /// Records what `predicate`, on `entity`, reads.
+  mutating func visit(_ predicate: PredicateSyntax, entity: EntityLayout, schema: ObjectSchema) {
     visit(predicate, entity: entity, schema: schema, inSubquery: false)
   }
 
@@ -196,10 +202,12 @@ enum IndexedConjunct {
   /// A predicate split around its indexed conjunct: the attribute slot and
   /// the conjunct (nil and 0 when none can be indexed), a range on another
   /// attribute served under each key of an equality, and the rest of the
-  /// predicate, which candidates must still match. A tuple, so that the
+  /// predicate, which candidates must still match (nil when that is
+  /// `TRUEPREDICATE`: the common `key == constant` needs no node, whose
+  /// copies and checks cost more than the nil). A tuple, so that the
   /// caller takes it apart by moving its parts: a struct's fields would be
   /// copied out, and a copy of keys or bounds copies their values.
-  typealias Split = (slot: Int, kind: Kind?, secondary: (slot: Int, bounds: RangeBounds)?, residual: PredicateSyntax)
+  typealias Split = (slot: Int, kind: Kind?, secondary: (slot: Int, bounds: RangeBounds)?, residual: PredicateSyntax?)
 
   /// Finds the conjunct an index can serve in a watch's predicate on
   /// `entity`, and what is left of the predicate without it.
@@ -207,14 +215,17 @@ enum IndexedConjunct {
     if case .comparison = predicate.kind {
       // The common case, without building a list of one.
       if let (slot, keys) = equality(predicate, entity: entity) {
-        return (slot, .equal(keys), nil, PredicateSyntax(.constant(true)))
+        return (slot, .equal(keys), nil, nil)
       }
       if let (slot, bounds) = range(predicate, entity: entity) {
-        return (slot, .range(bounds), nil, PredicateSyntax(.constant(true)))
+        return (slot, .range(bounds), nil, nil)
       }
       return (0, nil, nil, predicate)
     }
-    guard case .and(let conjuncts) = predicate.kind else { return (0, nil, nil, predicate) }
+    guard case .and(let conjuncts) = predicate.kind else {
+      if case .constant(true) = predicate.kind { return (0, nil, nil, nil) }
+      return (0, nil, nil, predicate)
+    }
     // An equality is the most selective: prefer it to a range.
     let found =
       conjuncts.indices.lazy.compactMap { position in
@@ -237,9 +248,9 @@ enum IndexedConjunct {
       secondary = (rangeSlot, bounds)
       rest.remove(at: rangePosition)
     }
-    let residual =
+    let residual: PredicateSyntax? =
       switch rest.count {
-      case 0: PredicateSyntax(.constant(true))
+      case 0: nil
       case 1: rest[0]
       default: PredicateSyntax(.and(rest), range: predicate.range)
       }

@@ -92,7 +92,7 @@ public final class ContextWatcher: Sendable {
     } catch {
       throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
     }
-    return try watch(entity, predicate: syntax, source: format, options: options)
+    return try add(entity, predicate: syntax, source: format, options: options)
   }
 
   /// Adds a watch with a parsed predicate.
@@ -105,8 +105,18 @@ public final class ContextWatcher: Sendable {
   public func watch(
     _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions()
   ) throws(WatchError) -> WatchToken {
+    try add(entity, predicate: predicate, source: source, options: options)
+  }
+
+  /// Adds a watch, keeping `predicate` in its entry without copying it.
+  private func add(
+    _ entity: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions
+  ) throws(WatchError) -> WatchToken {
+    // Moved into the closure through an optional: a closure cannot consume
+    // what it captures.
+    var moved = Optional(predicate)
     let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entity: entity, predicate: predicate, source: source, options: options)
+      try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options)
     }
     return WatchToken(id: id, watcher: self)
   }
