@@ -25,6 +25,9 @@ struct IndexTests {
     // shared TRUEPREDICATE), or nothing indexed at all.
     "TRUEPREDICATE", "FALSEPREDICATE", "city == 'Oslo' AND TRUEPREDICATE", "TRUEPREDICATE AND age > 30",
     "city == 'Oslo' AND FALSEPREDICATE",
+    // Residuals of several conjuncts around the indexed ones, in any order.
+    "name BEGINSWITH 'P' AND city == 'Oslo' AND age > 10 AND name ENDSWITH '0'",
+    "age > 10 AND age < 90 AND city == 'Rome'", "age < 90 AND name != 'P1' AND age >= 20",
   ]
   static let ages: [FilterValue] = [nil, 0, 20, 29, 30, 31, 40, 45, 100, -5]
 

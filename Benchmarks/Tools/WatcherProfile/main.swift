@@ -16,6 +16,9 @@
 //                            benchmark's shape is 100000 10000)
 //   preparsed WATCHES        the same through `watch(_:predicate:)`, parsed
 //                            before the loop
+//   composite WATCHES CITIES adds WATCHES `city == %@ AND age > %@` watches
+//                            (the second registration benchmark's shape is
+//                            100000 10000)
 //   remove WATCHES           cancels the tokens of WATCHES such watches
 //   save ROUNDS              10,000 watches on a context of 10,000 people,
 //                            delegate on a queue; each round changes 100
@@ -117,6 +120,18 @@ case "process", "ranges":
   measuredLoop(rounds) { watcher.process(save) }
   print("\(mode): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
+
+case "composite":
+  let count = numbers.first ?? 100_000
+  let cities = max(1, numbers.dropFirst().first ?? 10_000)
+  let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
+  let specs = watches(count, cities: cities, ranges: false)
+  var tokens: [WatchToken] = []
+  tokens.reserveCapacity(count)
+  measuredLoop(1) {
+    for (format, arguments) in specs { tokens.append(try! watcher.watch("Person", where: format, arguments: arguments)) }
+  }
+  print("\(mode): \(count) watches, \(watcher.watchCount) held")
 
 case "register", "remove", "preparsed":
   let count = numbers.first ?? 100_000

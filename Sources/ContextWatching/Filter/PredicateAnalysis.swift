@@ -226,34 +226,52 @@ enum IndexedConjunct {
       if case .constant(true) = predicate.kind { return (0, nil, nil, nil) }
       return (0, nil, nil, predicate)
     }
-    // An equality is the most selective: prefer it to a range.
-    let found =
-      conjuncts.indices.lazy.compactMap { position in
-        equality(conjuncts[position], entity: entity).map { (position, $0.0, Kind.equal($0.1)) }
-      }.first
-      ?? conjuncts.indices.lazy.compactMap { position in
-        range(conjuncts[position], entity: entity).map { (position, $0.0, Kind.range($0.1)) }
-      }.first
+    // An equality is the most selective: prefer it to a range. (Plain
+    // loops: a lazy `compactMap(...).first` ran each test twice, and
+    // removing from a copy of the conjuncts copied them twice more.)
+    var found: (position: Int, slot: Int, kind: Kind)?
+    for position in conjuncts.indices {
+      if let (slot, keys) = equality(conjuncts[position], entity: entity) {
+        found = (position, slot, .equal(keys))
+        break
+      }
+    }
+    if found == nil {
+      for position in conjuncts.indices {
+        if let (slot, bounds) = range(conjuncts[position], entity: entity) {
+          found = (position, slot, .range(bounds))
+          break
+        }
+      }
+    }
     guard let (position, slot, kind) = found else { return (0, nil, nil, predicate) }
-    var rest = conjuncts
-    rest.remove(at: position)
     // Under an equality, a range conjunct on another attribute narrows the
     // watches filed under each key (a composite index).
     var secondary: (slot: Int, bounds: RangeBounds)?
-    if case .equal = kind,
-      let (rangePosition, rangeSlot, bounds) = rest.indices.lazy.compactMap({ position in
-        range(rest[position], entity: entity).map { (position, $0.0, $0.1) }
-      }).first
-    {
-      secondary = (rangeSlot, bounds)
-      rest.remove(at: rangePosition)
-    }
-    let residual: PredicateSyntax? =
-      switch rest.count {
-      case 0: nil
-      case 1: rest[0]
-      default: PredicateSyntax(.and(rest), range: predicate.range)
+    var rangePosition = -1
+    if case .equal = kind {
+      for other in conjuncts.indices where other != position {
+        if let (rangeSlot, bounds) = range(conjuncts[other], entity: entity) {
+          secondary = (rangeSlot, bounds)
+          rangePosition = other
+          break
+        }
       }
+    }
+    let restCount = conjuncts.count - (rangePosition < 0 ? 1 : 2)
+    let residual: PredicateSyntax?
+    switch restCount {
+    case 0:
+      residual = nil
+    case 1:
+      let only = conjuncts.indices.first { $0 != position && $0 != rangePosition }!
+      residual = conjuncts[only]
+    default:
+      var rest: [PredicateSyntax] = []
+      rest.reserveCapacity(restCount)
+      for other in conjuncts.indices where other != position && other != rangePosition { rest.append(conjuncts[other]) }
+      residual = PredicateSyntax(.and(rest), range: predicate.range)
+    }
     return (slot, kind, secondary, residual)
   }
 }
