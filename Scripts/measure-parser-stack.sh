@@ -7,7 +7,8 @@
 #   Scripts/measure-parser-stack.sh release    # one of them
 #
 # Builds PredicateDSL as its own module and a driver that parses (or prints)
-# a predicate nested 255 levels deep in one of eight shapes, on a thread
+# a predicate nested 255 levels deep in one of eight shapes (those of
+# Tests/TestSupport/NestedPredicates.swift, which LimitsTests uses), on a thread
 # whose stack size it is given. For each shape and mode the script finds, by
 # bisection, the smallest stack in KiB on which the driver finishes (a
 # smaller one crashes with a stack overflow). Output stays in
@@ -19,30 +20,15 @@ mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no
 configurations=${1:-"release debug"}
 
-cat > "$out/driver.swift" <<'SWIFT'
+cat > "$out/main.swift" <<'SWIFT'
 import Foundation
 import PredicateDSL
-
-/// A predicate nested `levels` deep in one of the shapes the nesting limit counts.
-func nested(_ shape: String, _ levels: Int) -> String {
-  switch shape {
-  case "parentheses": String(repeating: "(", count: levels) + "a == 1" + String(repeating: ")", count: levels)
-  case "expression-parentheses": "a == " + String(repeating: "(", count: levels) + "1" + String(repeating: ")", count: levels)
-  case "NOT": String(repeating: "NOT ", count: levels) + "a == 1"
-  case "!": String(repeating: "!", count: levels) + "a == 1"
-  case "minus": "a == " + String(repeating: "-", count: levels) + "b"
-  case "braces": "a IN " + String(repeating: "{", count: levels) + "b" + String(repeating: "}", count: levels)
-  case "calls": "a == " + String(repeating: "abs(", count: levels) + "b" + String(repeating: ")", count: levels)
-  case "subscripts": "a" + String(repeating: "[b", count: levels) + String(repeating: "]", count: levels) + " == 1"
-  default: fatalError("unknown shape \(shape)")
-  }
-}
 
 // driver SHAPE KIB MODE: MODE "parse" parses on a thread with a KIB stack;
 // "print" parses on the main thread and prints on the small one.
 let arguments = CommandLine.arguments
 let (shape, kib, mode) = (arguments[1], Int(arguments[2])!, arguments[3])
-let text = nested(shape, PredicateParser.defaultMaximumDepth - 1)
+let text = NestedPredicates.text(shape, PredicateParser.defaultMaximumDepth - 1)
 let parsed = mode == "print" ? try! PredicateParser.parse(text) : nil
 let done = DispatchSemaphore(value: 0)
 let thread = Thread {
@@ -71,9 +57,9 @@ for configuration in $configurations; do
     -emit-library -emit-module -emit-module-path "$dir/PredicateDSL.swiftmodule" -o "$dir/libPredicateDSL.so" $sources
   # shellcheck disable=SC2086
   swiftc $flags -swift-version 6 -I "$dir" -L "$dir" -lPredicateDSL -Xlinker -rpath -Xlinker "$PWD/$dir" \
-    "$out/driver.swift" -o "$dir/driver"
+    "$out/main.swift" Tests/TestSupport/NestedPredicates.swift -o "$dir/driver"
   echo "$configuration build: the smallest thread stack (KiB) that parses / prints each shape at depth 255"
-  for shape in parentheses expression-parentheses NOT '!' minus braces calls subscripts; do
+  for shape in parentheses "expression parentheses" NOT '!' minus braces calls subscripts; do
     line="  $shape:"
     for mode in parse print; do
       low=16 high=16384

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PredicateDSL
 import Synchronization
+import TestSupport
 import Testing
 
 /// Nesting limits and hostile input: errors, never crashes or hangs.
@@ -9,26 +10,9 @@ import Testing
 struct LimitsTests {
   static let depth = PredicateParser.defaultMaximumDepth
 
-  /// Each shape nests one construct `levels` deep around `a == 1`-like text.
-  static func nested(_ shape: String, _ levels: Int) -> String {
-    switch shape {
-    case "parentheses": String(repeating: "(", count: levels) + "a == 1" + String(repeating: ")", count: levels)
-    case "expression parentheses": "a == " + String(repeating: "(", count: levels) + "1" + String(repeating: ")", count: levels)
-    case "NOT": String(repeating: "NOT ", count: levels) + "a == 1"
-    case "!": String(repeating: "!", count: levels) + "a == 1"
-    case "minus": "a == " + String(repeating: "-", count: levels) + "b"
-    case "braces": "a IN " + String(repeating: "{", count: levels) + "b" + String(repeating: "}", count: levels)
-    case "calls": "a == " + String(repeating: "abs(", count: levels) + "b" + String(repeating: ")", count: levels)
-    case "subscripts": "a" + String(repeating: "[b", count: levels) + String(repeating: "]", count: levels) + " == 1"
-    case "subqueries":
-      "a == " + String(repeating: "SUBQUERY(x, $v, ", count: levels) + "b == 1" + String(repeating: ").@count == 1", count: levels)
-    default: fatalError("unknown shape \(shape)")
-    }
-  }
+  static func nested(_ shape: String, _ levels: Int) -> String { NestedPredicates.text(shape, levels) }
 
-  static let shapes = [
-    "parentheses", "expression parentheses", "NOT", "!", "minus", "braces", "calls", "subscripts",
-  ]
+  static let shapes = NestedPredicates.shapes
 
   @Test("the documented depth parses", arguments: shapes)
   func documentedDepthParses(_ shape: String) throws {
