@@ -14,7 +14,8 @@ public enum NestedPredicates {
   public static func text(_ shape: String, _ levels: Int) -> String {
     switch shape {
     case "parentheses": String(repeating: "(", count: levels) + "a == 1" + String(repeating: ")", count: levels)
-    case "expression parentheses": "a == " + String(repeating: "(", count: levels) + "1" + String(repeating: ")", count: levels)
+    case "expression parentheses":
+      "a == " + String(repeating: "(", count: levels) + "1" + String(repeating: ")", count: levels)
     case "NOT": String(repeating: "NOT ", count: levels) + "a == 1"
     case "!": String(repeating: "!", count: levels) + "a == 1"
     case "minus": "a == " + String(repeating: "-", count: levels) + "b"

@@ -346,8 +346,8 @@ struct MasterFilter {
     }
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
-      indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot, hasResidual: hasResidual,
-      dependencies: dependencies, attributeMask: analysis.attributeMask)
+      indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot,
+      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask)
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
