@@ -156,6 +156,11 @@ struct Operand<Object>: Sendable {
     if case .constant(let value) = form { value } else { nil }
   }
 
+  /// What a type check knows of the operand.
+  var side: TypeCheck.Side {
+    TypeCheck.Side(type: type, constant: constant, key: key, entity: entity)
+  }
+
   var evaluator: Evaluator<Object> {
     switch form {
     case .constant(let value): { _, _ in value }

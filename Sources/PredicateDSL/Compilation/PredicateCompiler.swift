@@ -27,7 +27,11 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return try compound(operands, isConjunction: true)
     case .or(let operands):
       return try compound(operands, isConjunction: false)
-    case .comparison(let comparison):
+    case .comparison:
+      if let parts = predicate.keyConstantParts {
+        return try keyConstant(parts, at: predicate.range)
+      }
+      guard case .comparison(let comparison) = predicate.kind else { preconditionFailure("matched above") }
       return try compile(comparison, at: predicate.range)
     }
   }
@@ -376,10 +380,18 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     }
     let lhs = try compile(comparison.lhs)
     let rhs = try compile(comparison.rhs)
-    try TypeCheck.check(comparison, lhs, rhs, at: range)
+    return try compare(lhs, operation, options: options, quantifier: comparison.quantifier, rhs, site: site)
+  }
 
-    guard comparison.quantifier == .direct else {
-      return try quantified(comparison, lhs, rhs, site: site)
+  /// A comparison of compiled operands, in the order written: type-checked,
+  /// then quantified or direct.
+  private func compare(
+    _ lhs: Operand<Object>, _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
+    quantifier: ComparisonSyntax.Quantifier, _ rhs: Operand<Object>, site: Site
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    try TypeCheck.check(operation, quantifier, lhs.side, rhs.side, at: site.range)
+    guard quantifier == .direct else {
+      return try quantified(operation, options: options, quantifier: quantifier, lhs, rhs, site: site)
     }
     if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
       // `30 < age` runs as `age > 30`, so it takes the fast paths. The
@@ -389,6 +401,50 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return try direct(mirror, options: options, rhs, lhs, site: site)
     }
     return try direct(operation, options: options, lhs, rhs, site: site)
+  }
+
+  /// A direct comparison of a key path with a constant, the shape of most
+  /// comparisons, without building an ``Operand`` for either side: the key
+  /// is resolved, type-checked against the constant and fused with its
+  /// prepared test here. In unspecialised code every `Operand<Object>`
+  /// needs its metadata looked up (a few hundred instructions) and goes
+  /// through value witnesses to be copied and destroyed. A resolver that
+  /// covers only part of the path goes on through the general path, with
+  /// the key it resolved. The results, and the errors and their order, are
+  /// those of the general path.
+  private func keyConstant(_ parts: KeyConstantParts, at range: SyntaxRange) throws(PredicateCompileError) -> Condition<Object> {
+    let site = Site(range: range, source: source)
+    let components = parts.key.keyPathComponents
+    let resolved = try resolver.resolve(KeyPathReference(components: components, range: parts.keyRange))
+    guard resolved.componentCount == components.count else {
+      let key = keyOperand(parts.key, components, resolved, site: Site(range: parts.keyRange, source: source))
+      let constant = Operand<Object>(form: .constant(parts.constant))
+      return parts.constantFirst
+        ? try compare(constant, parts.operator, options: parts.options, quantifier: .direct, key, site: site)
+        : try compare(key, parts.operator, options: parts.options, quantifier: .direct, constant, site: site)
+    }
+    if case .unknown = resolved.type {
+      // Nothing to check: the constant alone has no type to disagree with.
+    } else {
+      let key = TypeCheck.Side(type: resolved.type, key: parts.key, entity: resolved.entity)
+      let constant = TypeCheck.Side(constant: parts.constant)
+      if parts.constantFirst {
+        try TypeCheck.check(parts.operator, .direct, constant, key, at: range)
+      } else {
+        try TypeCheck.check(parts.operator, .direct, key, constant, at: range)
+      }
+    }
+    // `30 < age` runs as `age > 30`: the parts give the operator mirrored.
+    let operation = parts.constantFirst ? parts.operator.mirrored! : parts.operator
+    let test = try site.fold { () throws(ValueFault) in
+      try ValueTest.make(operation, options: parts.options, constant: parts.constant)
+    }
+    if let fuse = resolved.fuse {
+      var probe: Probe<Object>?
+      let fused = fuse(test.fast, test.general, site, &probe)
+      return .test(fused, probe: probe)
+    }
+    return .test(Self.fuse(resolved.reader, test.fast, GeneralTest(test.general, site: site)))
   }
 
   /// A comparison without a quantifier, its operands in the order compared.
@@ -425,11 +481,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// `ANY`, `ALL` and `NONE`: the comparison applied to each element of the
   /// left side, which must be a collection (nil counts as empty).
   private func quantified(
-    _ comparison: ComparisonSyntax, _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, quantifier: ComparisonSyntax.Quantifier,
+    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
   ) throws(PredicateCompileError) -> Condition<Object> {
-    let operation = comparison.operator
-    let options = comparison.options
-    let quantifier = comparison.quantifier
     let collection = lhs.evaluator
     let prepared: ValueTest? =
       if let constant = rhs.constant {
@@ -619,18 +673,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .keyPath(let path):
       let components = path.keyPathComponents
       let reference = KeyPathReference(components: components, range: expression.range)
-      let resolved = try resolver.resolve(reference)
-      let rest = components[resolved.componentCount...]
-      if rest.isEmpty {
-        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
-      }
-      let read = resolved.read
-      let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
-      return Operand(
-        form: .computed { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          return try site.run { () throws(ValueFault) in try value.applying(rest) }
-        }, type: type, key: path, entity: resolved.entity)
+      return keyOperand(path, components, try resolver.resolve(reference), site: site)
 
     case .variable(let name):
       guard let slot = scope.lastIndex(of: name) else {
@@ -699,6 +742,24 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .subquery(let collection, let variable, let predicate):
       return try subquery(compile(collection), variable: variable, predicate: predicate, site: site)
     }
+  }
+
+  /// A key path's operand, from what the resolver gave for it: its read,
+  /// followed by the components the resolver left.
+  private func keyOperand(
+    _ path: String, _ components: [String], _ resolved: ResolvedKey<Object>, site: Site
+  ) -> Operand<Object> {
+    let rest = components[resolved.componentCount...]
+    if rest.isEmpty {
+      return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
+    }
+    let read = resolved.read
+    let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
+    return Operand(
+      form: .computed { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        return try site.run { () throws(ValueFault) in try value.applying(rest) }
+      }, type: type, key: path, entity: resolved.entity)
   }
 
   /// `SUBQUERY(collection, $x, predicate)`: the predicate runs on each
@@ -823,4 +884,44 @@ struct ProbedOperands<Object>: Sendable {
   let p4: Probe<Object>?
   let t5: Test<Object>?
   let p5: Probe<Object>?
+}
+
+/// The parts of a direct comparison of a whole key path with a constant
+/// (either way round) that the compiler's fast path needs.
+struct KeyConstantParts {
+  /// The key path, its components joined by dots.
+  let key: String
+  /// Where the key path is in the text.
+  let keyRange: SyntaxRange
+  let constant: FilterValue
+  /// The operator as written.
+  let `operator`: ComparisonSyntax.Operator
+  let options: ComparisonSyntax.Options
+  /// Whether the constant is written first (`30 < age`); the operator then
+  /// has a mirror image.
+  let constantFirst: Bool
+}
+
+extension PredicateSyntax {
+  /// The parts of a direct comparison of a key path with a constant, read
+  /// in place; nil for any other predicate, and for a constant written
+  /// first before an operator without a mirror image (`'a' IN names`).
+  var keyConstantParts: KeyConstantParts? {
+    guard case .comparison(let comparison) = kind, comparison.quantifier == .direct else { return nil }
+    let operation = comparison.operator
+    if operation == .utiConformsTo || operation == .utiEquals { return nil }
+    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
+      return KeyConstantParts(
+        key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation, options: comparison.options,
+        constantFirst: false)
+    }
+    if case .constant(let constant) = comparison.lhs.kind, case .keyPath(let key) = comparison.rhs.kind,
+      operation.mirrored != nil
+    {
+      return KeyConstantParts(
+        key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation, options: comparison.options,
+        constantFirst: true)
+    }
+    return nil
+  }
 }
