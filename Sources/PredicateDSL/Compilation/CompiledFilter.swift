@@ -45,9 +45,9 @@ public struct CompiledFilter<Object>: Sendable {
     resolver: Resolver
   ) throws(PredicateCompileError) {
     let substituted = syntax.substituting(variables)
-    let compiler = PredicateCompiler(resolver: resolver, source: source, scope: [])
+    let compiler = PredicateCompiler<Object>(source: source, scope: [])
     do {
-      switch try compiler.compile(substituted) {
+      switch try compiler.compile(substituted, resolver) {
       case .constant(let result):
         test = { _, _ in result }
         probe = nil

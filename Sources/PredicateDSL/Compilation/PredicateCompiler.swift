@@ -4,35 +4,40 @@
 /// subexpressions folded (a failure there is a compile error), comparisons
 /// with a constant right side prepared as a ``ValueTest`` and, for the common
 /// shapes, fused with the key read into a single closure.
-struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
-  typealias Object = Resolver.Object
-
-  let resolver: Resolver
+///
+/// Generic over the object type only, not the resolver, which the methods
+/// that resolve keys take as an argument: the compiler's layout then does
+/// not depend on its type parameter, so the unspecialised code that makes
+/// and calls one needs no run-time lookup of its metadata (about 330
+/// instructions a compile).
+struct PredicateCompiler<Object>: Sendable {
   let source: String?
   /// The variables bound by the enclosing `SUBQUERY`s, by slot.
   let scope: [String]
 
   // MARK: Predicates
 
-  func compile(_ predicate: PredicateSyntax) throws(PredicateCompileError) -> Condition<Object> {
+  func compile<Resolver: KeyResolver<Object>>(
+    _ predicate: PredicateSyntax, _ resolver: Resolver
+  ) throws(PredicateCompileError) -> Condition<Object> {
     switch predicate.kind {
     case .constant(let value):
       return .constant(value)
     case .not(let operand):
-      switch try compile(operand) {
+      switch try compile(operand, resolver) {
       case .constant(let value): return .constant(!value)
       case .test(let test, _): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
       }
     case .and(let operands):
-      return try compound(operands, isConjunction: true)
+      return try compound(operands, resolver, isConjunction: true)
     case .or(let operands):
-      return try compound(operands, isConjunction: false)
+      return try compound(operands, resolver, isConjunction: false)
     case .comparison:
       if let parts = predicate.keyConstantParts {
-        return try keyConstant(parts, at: predicate.range)
+        return try keyConstant(parts, resolver, at: predicate.range)
       }
       guard case .comparison(let comparison) = predicate.kind else { preconditionFailure("matched above") }
-      return try compile(comparison, at: predicate.range)
+      return try compile(comparison, resolver, at: predicate.range)
     }
   }
 
@@ -40,8 +45,10 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// operand that decides the result ends the list, so operands before it
   /// still run (and may still throw), as they would in Apple's evaluation,
   /// and operands after it are not compiled.
-  private func compound(_ operands: [PredicateSyntax], isConjunction: Bool) throws(PredicateCompileError) -> Condition<Object> {
-    try compound(operands[...], isConjunction: isConjunction).condition ?? .constant(isConjunction)
+  private func compound<Resolver: KeyResolver<Object>>(
+    _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    try compound(operands[...], resolver, isConjunction: isConjunction).condition ?? .constant(isConjunction)
   }
 
   /// The operands as a balanced tree of closures over groups of up to five:
@@ -50,14 +57,14 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// code, about 450 instructions an append). `condition`
   /// is nil when every operand was the neutral constant; `decided` says a
   /// constant ended the list.
-  private func compound(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
-    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
-  {
-    guard operands.count > 5 else { return try group(operands, isConjunction: isConjunction) }
+  private func compound<Resolver: KeyResolver<Object>>(
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
+    guard operands.count > 5 else { return try group(operands, resolver, isConjunction: isConjunction) }
     let middle = operands.startIndex + operands.count / 2
-    let left = try compound(operands[..<middle], isConjunction: isConjunction)
+    let left = try compound(operands[..<middle], resolver, isConjunction: isConjunction)
     if left.decided { return left }
-    let right = try compound(operands[middle...], isConjunction: isConjunction)
+    let right = try compound(operands[middle...], resolver, isConjunction: isConjunction)
     guard let first = left.condition else { return right }
     guard let second = right.condition else { return left }
     return (.test(Self.combine(first, second, isConjunction: isConjunction)), right.decided)
@@ -67,9 +74,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// closure a conjunction passes through costs about 25 instructions per
   /// evaluation, so ten clauses run through three closures rather than
   /// seven.
-  private func group(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
-    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
-  {
+  private func group<Resolver: KeyResolver<Object>>(
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
     var first: Test<Object>?
     var second: Test<Object>?
     var third: Test<Object>?
@@ -86,7 +93,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     var count = 0
     var decider: Bool?
     for operand in operands {
-      switch try compile(operand) {
+      switch try compile(operand, resolver) {
       case .constant(let value) where value == isConjunction:
         continue
       case .constant(let value):
@@ -371,15 +378,17 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   // MARK: Comparisons
 
-  private func compile(_ comparison: ComparisonSyntax, at range: SyntaxRange) throws(PredicateCompileError) -> Condition<Object> {
+  private func compile<Resolver: KeyResolver<Object>>(
+    _ comparison: ComparisonSyntax, _ resolver: Resolver, at range: SyntaxRange
+  ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
     let operation = comparison.operator
     let options = comparison.options
     if operation == .utiConformsTo || operation == .utiEquals {
       throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
     }
-    let lhs = try compile(comparison.lhs)
-    let rhs = try compile(comparison.rhs)
+    let lhs = try compile(comparison.lhs, resolver)
+    let rhs = try compile(comparison.rhs, resolver)
     return try compare(lhs, operation, options: options, quantifier: comparison.quantifier, rhs, site: site)
   }
 
@@ -412,7 +421,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// covers only part of the path goes on through the general path, with
   /// the key it resolved. The results, and the errors and their order, are
   /// those of the general path.
-  private func keyConstant(_ parts: KeyConstantParts, at range: SyntaxRange) throws(PredicateCompileError) -> Condition<Object> {
+  private func keyConstant<Resolver: KeyResolver<Object>>(
+    _ parts: KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange
+  ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
     let components = parts.key.keyPathComponents
     let resolved = try resolver.resolve(KeyPathReference(components: components, range: parts.keyRange))
@@ -660,7 +671,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   // MARK: Expressions
 
-  func compile(_ expression: ExpressionSyntax) throws(PredicateCompileError) -> Operand<Object> {
+  func compile<Resolver: KeyResolver<Object>>(
+    _ expression: ExpressionSyntax, _ resolver: Resolver
+  ) throws(PredicateCompileError) -> Operand<Object> {
     let site = Site(range: expression.range, source: source)
     switch expression.kind {
     case .constant(let value):
@@ -683,16 +696,16 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .member(let base, let path):
       let components = path.keyPathComponents[...]
-      return try unary(compile(base), site: site) { value throws(ValueFault) in try value.applying(components) }
+      return try unary(compile(base, resolver), site: site) { value throws(ValueFault) in try value.applying(components) }
 
     case .index(let base, .at(let index)):
-      return try binary(compile(base), compile(index), site: site) { base, index throws(ValueFault) in
+      return try binary(compile(base, resolver), compile(index, resolver), site: site) { base, index throws(ValueFault) in
         try Indexing.element(of: base, at: index)
       }
 
     case .index(let base, let position):
       let type: KeyValueType = position == .size ? .attribute(.integer) : .unknown
-      var operand = try unary(compile(base), site: site) { value throws(ValueFault) in
+      var operand = try unary(compile(base, resolver), site: site) { value throws(ValueFault) in
         try Indexing.apply(position, to: value)
       }
       operand.type = operand.constant == nil ? type : .unknown
@@ -700,20 +713,20 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .aggregate(let elements):
       var operands: [Operand<Object>] = []
-      for element in elements { operands.append(try compile(element)) }
+      for element in elements { operands.append(try compile(element, resolver)) }
       return try nary(operands, site: site) { values throws(ValueFault) in .array(values) }
 
     case .negation(let operand):
-      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
 
     case .arithmetic(let operation, let lhs, let rhs):
-      return try binary(compile(lhs), compile(rhs), site: site) { a, b throws(ValueFault) in
+      return try binary(compile(lhs, resolver), compile(rhs, resolver), site: site) { a, b throws(ValueFault) in
         try Arithmetic.apply(operation, a, b)
       }
 
     case .function(let function, let arguments):
       var operands: [Operand<Object>] = []
-      for argument in arguments { operands.append(try compile(argument)) }
+      for argument in arguments { operands.append(try compile(argument, resolver)) }
       return try nary(operands, site: site, foldable: FunctionCall.isDeterministic(function)) {
         values throws(ValueFault) in try FunctionCall.apply(function, values)
       }
@@ -725,11 +738,11 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
           "CAST to \"\(type)\" is not supported (supported: \(Casting.supportedClasses.sorted().joined(separator: ", ")))",
           at: expression.range)
       }
-      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
 
     case .ternary(let condition, let then, let otherwise):
-      let (a, b) = (try compile(then), try compile(otherwise))
-      switch try compile(condition) {
+      let (a, b) = (try compile(then, resolver), try compile(otherwise, resolver))
+      switch try compile(condition, resolver) {
       case .constant(let value):
         return value ? a : b
       case .test(let test, _):
@@ -740,7 +753,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       }
 
     case .subquery(let collection, let variable, let predicate):
-      return try subquery(compile(collection), variable: variable, predicate: predicate, site: site)
+      return try subquery(compile(collection, resolver), variable: variable, predicate: predicate, site: site)
     }
   }
 
@@ -768,9 +781,8 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   private func subquery(
     _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
   ) throws(PredicateCompileError) -> Operand<Object> {
-    let inner = PredicateCompiler<RecordKeyResolver>(
-      resolver: RecordKeyResolver(), source: source, scope: scope + [variable])
-    let condition = try inner.compile(predicate)
+    let inner = PredicateCompiler<FilterValue>(source: source, scope: scope + [variable])
+    let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator
     return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
