@@ -44,7 +44,15 @@ public struct CompiledFilter<Object>: Sendable {
     _ syntax: PredicateSyntax, variables: [String: FilterValue] = [:], source: String? = nil,
     resolver: Resolver
   ) throws(PredicateCompileError) {
-    let substituted = syntax.substituting(variables)
+    try self.init(substituted: syntax.substituting(variables), source: source, resolver: resolver)
+  }
+
+  /// Compiles a predicate whose variables are substituted, and keeps it:
+  /// taken owned, so that text compiled here moves its parsed tree into the
+  /// filter instead of copying it and destroying the original.
+  private init<Resolver: KeyResolver<Object>>(
+    substituted: consuming PredicateSyntax, source: String?, resolver: Resolver
+  ) throws(PredicateCompileError) {
     let compiler = PredicateCompiler<Object>(source: source, scope: [])
     do {
       switch try compiler.compile(substituted, resolver) {
@@ -75,7 +83,8 @@ public struct CompiledFilter<Object>: Sendable {
     resolver: Resolver
   ) throws {
     let syntax = try PredicateParser.parse(format, arguments: arguments)
-    try self.init(syntax, variables: variables, source: format, resolver: resolver)
+    try self.init(
+      substituted: variables.isEmpty ? syntax : syntax.substituting(variables), source: format, resolver: resolver)
   }
 
   /// Whether `object` matches.
