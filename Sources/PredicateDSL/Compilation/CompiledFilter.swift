@@ -83,8 +83,11 @@ public struct CompiledFilter<Object>: Sendable {
     resolver: Resolver
   ) throws {
     let syntax = try PredicateParser.parse(format, arguments: arguments)
-    try self.init(
-      substituted: variables.isEmpty ? syntax : syntax.substituting(variables), source: format, resolver: resolver)
+    if variables.isEmpty {
+      try self.init(substituted: consume syntax, source: format, resolver: resolver)
+    } else {
+      try self.init(substituted: syntax.substituting(variables), source: format, resolver: resolver)
+    }
   }
 
   /// Whether `object` matches.
