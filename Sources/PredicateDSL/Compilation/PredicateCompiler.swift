@@ -422,7 +422,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// the key it resolved. The results, and the errors and their order, are
   /// those of the general path.
   private func keyConstant<Resolver: KeyResolver<Object>>(
-    _ parts: KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange
+    _ parts: consuming KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange
   ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
     let components = parts.key.keyPathComponents
@@ -922,18 +922,30 @@ extension PredicateSyntax {
     guard case .comparison(let comparison) = kind, comparison.quantifier == .direct else { return nil }
     let operation = comparison.operator
     if operation == .utiConformsTo || operation == .utiEquals { return nil }
-    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
+    // Through accessors that read each operand in place: matching
+    // `comparison.lhs.kind` against a pattern here copied the whole operand.
+    if let key = comparison.lhs.keyPathName, let constant = comparison.rhs.constantValue {
       return KeyConstantParts(
         key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation, options: comparison.options,
         constantFirst: false)
     }
-    if case .constant(let constant) = comparison.lhs.kind, case .keyPath(let key) = comparison.rhs.kind,
-      operation.mirrored != nil
-    {
+    if operation.mirrored != nil, let constant = comparison.lhs.constantValue, let key = comparison.rhs.keyPathName {
       return KeyConstantParts(
         key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation, options: comparison.options,
         constantFirst: true)
     }
     return nil
+  }
+}
+
+extension ExpressionSyntax {
+  /// The key path, for a key path node.
+  fileprivate var keyPathName: String? {
+    if case .keyPath(let key) = kind { key } else { nil }
+  }
+
+  /// The value, for a constant node.
+  fileprivate var constantValue: FilterValue? {
+    if case .constant(let value) = kind { value } else { nil }
   }
 }
