@@ -14,6 +14,10 @@ struct PredicateCompiler<Object>: Sendable {
   let source: String?
   /// The variables bound by the enclosing `SUBQUERY`s, by slot.
   let scope: [String]
+  /// Whether comparisons of a key with a constant take the fast path
+  /// (``keyConstant(_:_:at:)``); tests turn it off to compare it with the
+  /// general path.
+  var keyConstantFastPath = true
 
   // MARK: Predicates
 
@@ -33,7 +37,7 @@ struct PredicateCompiler<Object>: Sendable {
     case .or(let operands):
       return try compound(operands, resolver, isConjunction: false)
     case .comparison:
-      if let parts = predicate.keyConstantParts {
+      if keyConstantFastPath, let parts = predicate.keyConstantParts {
         return try keyConstant(parts, resolver, at: predicate.range)
       }
       guard case .comparison(let comparison) = predicate.kind else { preconditionFailure("matched above") }
@@ -781,7 +785,8 @@ struct PredicateCompiler<Object>: Sendable {
   private func subquery(
     _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
   ) throws(PredicateCompileError) -> Operand<Object> {
-    let inner = PredicateCompiler<FilterValue>(source: source, scope: scope + [variable])
+    let inner = PredicateCompiler<FilterValue>(
+      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath)
     let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator
