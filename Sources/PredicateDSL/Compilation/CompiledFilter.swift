@@ -44,10 +44,18 @@ public struct CompiledFilter<Object>: Sendable {
     _ syntax: PredicateSyntax, variables: [String: FilterValue] = [:], source: String? = nil,
     resolver: Resolver
   ) throws(PredicateCompileError) {
-    let substituted = syntax.substituting(variables)
-    let compiler = PredicateCompiler(resolver: resolver, source: source, scope: [])
+    try self.init(substituted: syntax.substituting(variables), source: source, resolver: resolver)
+  }
+
+  /// Compiles a predicate whose variables are substituted, and keeps it:
+  /// taken owned, so that text compiled here moves its parsed tree into the
+  /// filter instead of copying it and destroying the original.
+  private init<Resolver: KeyResolver<Object>>(
+    substituted: consuming PredicateSyntax, source: String?, resolver: Resolver
+  ) throws(PredicateCompileError) {
+    let compiler = PredicateCompiler<Object>(source: source, scope: [])
     do {
-      switch try compiler.compile(substituted) {
+      switch try compiler.compile(substituted, resolver) {
       case .constant(let result):
         test = { _, _ in result }
         probe = nil
@@ -75,7 +83,11 @@ public struct CompiledFilter<Object>: Sendable {
     resolver: Resolver
   ) throws {
     let syntax = try PredicateParser.parse(format, arguments: arguments)
-    try self.init(syntax, variables: variables, source: format, resolver: resolver)
+    if variables.isEmpty {
+      try self.init(substituted: consume syntax, source: format, resolver: resolver)
+    } else {
+      try self.init(substituted: syntax.substituting(variables), source: format, resolver: resolver)
+    }
   }
 
   /// Whether `object` matches.
@@ -154,6 +166,11 @@ struct Operand<Object>: Sendable {
 
   var constant: FilterValue? {
     if case .constant(let value) = form { value } else { nil }
+  }
+
+  /// What a type check knows of the operand.
+  var side: TypeCheck.Side {
+    TypeCheck.Side(type: type, constant: constant, key: key, entity: entity)
   }
 
   var evaluator: Evaluator<Object> {

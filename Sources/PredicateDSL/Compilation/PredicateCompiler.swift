@@ -4,31 +4,44 @@
 /// subexpressions folded (a failure there is a compile error), comparisons
 /// with a constant right side prepared as a ``ValueTest`` and, for the common
 /// shapes, fused with the key read into a single closure.
-struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
-  typealias Object = Resolver.Object
-
-  let resolver: Resolver
+///
+/// Generic over the object type only, not the resolver, which the methods
+/// that resolve keys take as an argument: the compiler's layout then does
+/// not depend on its type parameter, so the unspecialised code that makes
+/// and calls one needs no run-time lookup of its metadata (about 330
+/// instructions a compile).
+struct PredicateCompiler<Object>: Sendable {
   let source: String?
   /// The variables bound by the enclosing `SUBQUERY`s, by slot.
   let scope: [String]
+  /// Whether comparisons of a key with a constant take the fast path
+  /// (``keyConstant(_:_:at:)``); tests turn it off to compare it with the
+  /// general path.
+  var keyConstantFastPath = true
 
   // MARK: Predicates
 
-  func compile(_ predicate: PredicateSyntax) throws(PredicateCompileError) -> Condition<Object> {
+  func compile<Resolver: KeyResolver<Object>>(
+    _ predicate: PredicateSyntax, _ resolver: Resolver
+  ) throws(PredicateCompileError) -> Condition<Object> {
     switch predicate.kind {
     case .constant(let value):
       return .constant(value)
     case .not(let operand):
-      switch try compile(operand) {
+      switch try compile(operand, resolver) {
       case .constant(let value): return .constant(!value)
       case .test(let test, _): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
       }
     case .and(let operands):
-      return try compound(operands, isConjunction: true)
+      return try compound(operands, resolver, isConjunction: true)
     case .or(let operands):
-      return try compound(operands, isConjunction: false)
-    case .comparison(let comparison):
-      return try compile(comparison, at: predicate.range)
+      return try compound(operands, resolver, isConjunction: false)
+    case .comparison:
+      if keyConstantFastPath, let parts = predicate.keyConstantParts {
+        return try keyConstant(parts, resolver, at: predicate.range)
+      }
+      guard case .comparison(let comparison) = predicate.kind else { preconditionFailure("matched above") }
+      return try compile(comparison, resolver, at: predicate.range)
     }
   }
 
@@ -36,8 +49,10 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// operand that decides the result ends the list, so operands before it
   /// still run (and may still throw), as they would in Apple's evaluation,
   /// and operands after it are not compiled.
-  private func compound(_ operands: [PredicateSyntax], isConjunction: Bool) throws(PredicateCompileError) -> Condition<Object> {
-    try compound(operands[...], isConjunction: isConjunction).condition ?? .constant(isConjunction)
+  private func compound<Resolver: KeyResolver<Object>>(
+    _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    try compound(operands[...], resolver, isConjunction: isConjunction).condition ?? .constant(isConjunction)
   }
 
   /// The operands as a balanced tree of closures over groups of up to five:
@@ -46,14 +61,14 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// code, about 450 instructions an append). `condition`
   /// is nil when every operand was the neutral constant; `decided` says a
   /// constant ended the list.
-  private func compound(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
-    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
-  {
-    guard operands.count > 5 else { return try group(operands, isConjunction: isConjunction) }
+  private func compound<Resolver: KeyResolver<Object>>(
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
+    guard operands.count > 5 else { return try group(operands, resolver, isConjunction: isConjunction) }
     let middle = operands.startIndex + operands.count / 2
-    let left = try compound(operands[..<middle], isConjunction: isConjunction)
+    let left = try compound(operands[..<middle], resolver, isConjunction: isConjunction)
     if left.decided { return left }
-    let right = try compound(operands[middle...], isConjunction: isConjunction)
+    let right = try compound(operands[middle...], resolver, isConjunction: isConjunction)
     guard let first = left.condition else { return right }
     guard let second = right.condition else { return left }
     return (.test(Self.combine(first, second, isConjunction: isConjunction)), right.decided)
@@ -63,9 +78,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// closure a conjunction passes through costs about 25 instructions per
   /// evaluation, so ten clauses run through three closures rather than
   /// seven.
-  private func group(_ operands: ArraySlice<PredicateSyntax>, isConjunction: Bool)
-    throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool)
-  {
+  private func group<Resolver: KeyResolver<Object>>(
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+  ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
     var first: Test<Object>?
     var second: Test<Object>?
     var third: Test<Object>?
@@ -82,7 +97,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     var count = 0
     var decider: Bool?
     for operand in operands {
-      switch try compile(operand) {
+      switch try compile(operand, resolver) {
       case .constant(let value) where value == isConjunction:
         continue
       case .constant(let value):
@@ -367,19 +382,29 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   // MARK: Comparisons
 
-  private func compile(_ comparison: ComparisonSyntax, at range: SyntaxRange) throws(PredicateCompileError) -> Condition<Object> {
+  private func compile<Resolver: KeyResolver<Object>>(
+    _ comparison: ComparisonSyntax, _ resolver: Resolver, at range: SyntaxRange
+  ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
     let operation = comparison.operator
     let options = comparison.options
     if operation == .utiConformsTo || operation == .utiEquals {
       throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
     }
-    let lhs = try compile(comparison.lhs)
-    let rhs = try compile(comparison.rhs)
-    try TypeCheck.check(comparison, lhs, rhs, at: range)
+    let lhs = try compile(comparison.lhs, resolver)
+    let rhs = try compile(comparison.rhs, resolver)
+    return try compare(lhs, operation, options: options, quantifier: comparison.quantifier, rhs, site: site)
+  }
 
-    guard comparison.quantifier == .direct else {
-      return try quantified(comparison, lhs, rhs, site: site)
+  /// A comparison of compiled operands, in the order written: type-checked,
+  /// then quantified or direct.
+  private func compare(
+    _ lhs: Operand<Object>, _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
+    quantifier: ComparisonSyntax.Quantifier, _ rhs: Operand<Object>, site: Site
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    try TypeCheck.check(operation, quantifier, lhs.side, rhs.side, at: site.range)
+    guard quantifier == .direct else {
+      return try quantified(operation, options: options, quantifier: quantifier, lhs, rhs, site: site)
     }
     if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
       // `30 < age` runs as `age > 30`, so it takes the fast paths. The
@@ -389,6 +414,52 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       return try direct(mirror, options: options, rhs, lhs, site: site)
     }
     return try direct(operation, options: options, lhs, rhs, site: site)
+  }
+
+  /// A direct comparison of a key path with a constant, the shape of most
+  /// comparisons, without building an ``Operand`` for either side: the key
+  /// is resolved, type-checked against the constant and fused with its
+  /// prepared test here. In unspecialised code every `Operand<Object>`
+  /// needs its metadata looked up (a few hundred instructions) and goes
+  /// through value witnesses to be copied and destroyed. A resolver that
+  /// covers only part of the path goes on through the general path, with
+  /// the key it resolved. The results, and the errors and their order, are
+  /// those of the general path.
+  private func keyConstant<Resolver: KeyResolver<Object>>(
+    _ parts: consuming KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange
+  ) throws(PredicateCompileError) -> Condition<Object> {
+    let site = Site(range: range, source: source)
+    let components = parts.key.keyPathComponents
+    let resolved = try resolver.resolve(KeyPathReference(components: components, range: parts.keyRange))
+    guard resolved.componentCount == components.count else {
+      let key = keyOperand(parts.key, components, resolved, site: Site(range: parts.keyRange, source: source))
+      let constant = Operand<Object>(form: .constant(parts.constant))
+      return parts.constantFirst
+        ? try compare(constant, parts.operator, options: parts.options, quantifier: .direct, key, site: site)
+        : try compare(key, parts.operator, options: parts.options, quantifier: .direct, constant, site: site)
+    }
+    if case .unknown = resolved.type {
+      // Nothing to check: the constant alone has no type to disagree with.
+    } else {
+      let key = TypeCheck.Side(type: resolved.type, key: parts.key, entity: resolved.entity)
+      let constant = TypeCheck.Side(constant: parts.constant)
+      if parts.constantFirst {
+        try TypeCheck.check(parts.operator, .direct, constant, key, at: range)
+      } else {
+        try TypeCheck.check(parts.operator, .direct, key, constant, at: range)
+      }
+    }
+    // `30 < age` runs as `age > 30`: the parts give the operator mirrored.
+    let operation = parts.constantFirst ? parts.operator.mirrored! : parts.operator
+    let test = try site.fold { () throws(ValueFault) in
+      try ValueTest.make(operation, options: parts.options, constant: parts.constant)
+    }
+    if let fuse = resolved.fuse {
+      var probe: Probe<Object>?
+      let fused = fuse(test.fast, test.general, site, &probe)
+      return .test(fused, probe: probe)
+    }
+    return .test(Self.fuse(resolved.reader, test.fast, GeneralTest(test.general, site: site)))
   }
 
   /// A comparison without a quantifier, its operands in the order compared.
@@ -425,11 +496,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   /// `ANY`, `ALL` and `NONE`: the comparison applied to each element of the
   /// left side, which must be a collection (nil counts as empty).
   private func quantified(
-    _ comparison: ComparisonSyntax, _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, quantifier: ComparisonSyntax.Quantifier,
+    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
   ) throws(PredicateCompileError) -> Condition<Object> {
-    let operation = comparison.operator
-    let options = comparison.options
-    let quantifier = comparison.quantifier
     let collection = lhs.evaluator
     let prepared: ValueTest? =
       if let constant = rhs.constant {
@@ -606,7 +675,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
   // MARK: Expressions
 
-  func compile(_ expression: ExpressionSyntax) throws(PredicateCompileError) -> Operand<Object> {
+  func compile<Resolver: KeyResolver<Object>>(
+    _ expression: ExpressionSyntax, _ resolver: Resolver
+  ) throws(PredicateCompileError) -> Operand<Object> {
     let site = Site(range: expression.range, source: source)
     switch expression.kind {
     case .constant(let value):
@@ -619,18 +690,7 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
     case .keyPath(let path):
       let components = path.keyPathComponents
       let reference = KeyPathReference(components: components, range: expression.range)
-      let resolved = try resolver.resolve(reference)
-      let rest = components[resolved.componentCount...]
-      if rest.isEmpty {
-        return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
-      }
-      let read = resolved.read
-      let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
-      return Operand(
-        form: .computed { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          return try site.run { () throws(ValueFault) in try value.applying(rest) }
-        }, type: type, key: path, entity: resolved.entity)
+      return keyOperand(path, components, try resolver.resolve(reference), site: site)
 
     case .variable(let name):
       guard let slot = scope.lastIndex(of: name) else {
@@ -640,16 +700,16 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .member(let base, let path):
       let components = path.keyPathComponents[...]
-      return try unary(compile(base), site: site) { value throws(ValueFault) in try value.applying(components) }
+      return try unary(compile(base, resolver), site: site) { value throws(ValueFault) in try value.applying(components) }
 
     case .index(let base, .at(let index)):
-      return try binary(compile(base), compile(index), site: site) { base, index throws(ValueFault) in
+      return try binary(compile(base, resolver), compile(index, resolver), site: site) { base, index throws(ValueFault) in
         try Indexing.element(of: base, at: index)
       }
 
     case .index(let base, let position):
       let type: KeyValueType = position == .size ? .attribute(.integer) : .unknown
-      var operand = try unary(compile(base), site: site) { value throws(ValueFault) in
+      var operand = try unary(compile(base, resolver), site: site) { value throws(ValueFault) in
         try Indexing.apply(position, to: value)
       }
       operand.type = operand.constant == nil ? type : .unknown
@@ -657,20 +717,20 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
 
     case .aggregate(let elements):
       var operands: [Operand<Object>] = []
-      for element in elements { operands.append(try compile(element)) }
+      for element in elements { operands.append(try compile(element, resolver)) }
       return try nary(operands, site: site) { values throws(ValueFault) in .array(values) }
 
     case .negation(let operand):
-      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
 
     case .arithmetic(let operation, let lhs, let rhs):
-      return try binary(compile(lhs), compile(rhs), site: site) { a, b throws(ValueFault) in
+      return try binary(compile(lhs, resolver), compile(rhs, resolver), site: site) { a, b throws(ValueFault) in
         try Arithmetic.apply(operation, a, b)
       }
 
     case .function(let function, let arguments):
       var operands: [Operand<Object>] = []
-      for argument in arguments { operands.append(try compile(argument)) }
+      for argument in arguments { operands.append(try compile(argument, resolver)) }
       return try nary(operands, site: site, foldable: FunctionCall.isDeterministic(function)) {
         values throws(ValueFault) in try FunctionCall.apply(function, values)
       }
@@ -682,11 +742,11 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
           "CAST to \"\(type)\" is not supported (supported: \(Casting.supportedClasses.sorted().joined(separator: ", ")))",
           at: expression.range)
       }
-      return try unary(compile(operand), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
 
     case .ternary(let condition, let then, let otherwise):
-      let (a, b) = (try compile(then), try compile(otherwise))
-      switch try compile(condition) {
+      let (a, b) = (try compile(then, resolver), try compile(otherwise, resolver))
+      switch try compile(condition, resolver) {
       case .constant(let value):
         return value ? a : b
       case .test(let test, _):
@@ -697,8 +757,26 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
       }
 
     case .subquery(let collection, let variable, let predicate):
-      return try subquery(compile(collection), variable: variable, predicate: predicate, site: site)
+      return try subquery(compile(collection, resolver), variable: variable, predicate: predicate, site: site)
     }
+  }
+
+  /// A key path's operand, from what the resolver gave for it: its read,
+  /// followed by the components the resolver left.
+  private func keyOperand(
+    _ path: String, _ components: [String], _ resolved: ResolvedKey<Object>, site: Site
+  ) -> Operand<Object> {
+    let rest = components[resolved.componentCount...]
+    if rest.isEmpty {
+      return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
+    }
+    let read = resolved.read
+    let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
+    return Operand(
+      form: .computed { object, _ throws(PredicateEvaluationError) in
+        let value = read(object)
+        return try site.run { () throws(ValueFault) in try value.applying(rest) }
+      }, type: type, key: path, entity: resolved.entity)
   }
 
   /// `SUBQUERY(collection, $x, predicate)`: the predicate runs on each
@@ -707,9 +785,9 @@ struct PredicateCompiler<Resolver: KeyResolver>: Sendable {
   private func subquery(
     _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
   ) throws(PredicateCompileError) -> Operand<Object> {
-    let inner = PredicateCompiler<RecordKeyResolver>(
-      resolver: RecordKeyResolver(), source: source, scope: scope + [variable])
-    let condition = try inner.compile(predicate)
+    let inner = PredicateCompiler<FilterValue>(
+      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath)
+    let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator
     return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
@@ -823,4 +901,56 @@ struct ProbedOperands<Object>: Sendable {
   let p4: Probe<Object>?
   let t5: Test<Object>?
   let p5: Probe<Object>?
+}
+
+/// The parts of a direct comparison of a whole key path with a constant
+/// (either way round) that the compiler's fast path needs.
+struct KeyConstantParts {
+  /// The key path, its components joined by dots.
+  let key: String
+  /// Where the key path is in the text.
+  let keyRange: SyntaxRange
+  let constant: FilterValue
+  /// The operator as written.
+  let `operator`: ComparisonSyntax.Operator
+  let options: ComparisonSyntax.Options
+  /// Whether the constant is written first (`30 < age`); the operator then
+  /// has a mirror image.
+  let constantFirst: Bool
+}
+
+extension PredicateSyntax {
+  /// The parts of a direct comparison of a key path with a constant, read
+  /// in place; nil for any other predicate, and for a constant written
+  /// first before an operator without a mirror image (`'a' IN names`).
+  var keyConstantParts: KeyConstantParts? {
+    guard case .comparison(let comparison) = kind, comparison.quantifier == .direct else { return nil }
+    let operation = comparison.operator
+    if operation == .utiConformsTo || operation == .utiEquals { return nil }
+    // Through accessors that read each operand in place: matching
+    // `comparison.lhs.kind` against a pattern here copied the whole operand.
+    if let key = comparison.lhs.keyPathName, let constant = comparison.rhs.constantValue {
+      return KeyConstantParts(
+        key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation, options: comparison.options,
+        constantFirst: false)
+    }
+    if operation.mirrored != nil, let constant = comparison.lhs.constantValue, let key = comparison.rhs.keyPathName {
+      return KeyConstantParts(
+        key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation, options: comparison.options,
+        constantFirst: true)
+    }
+    return nil
+  }
+}
+
+extension ExpressionSyntax {
+  /// The key path, for a key path node.
+  fileprivate var keyPathName: String? {
+    if case .keyPath(let key) = kind { key } else { nil }
+  }
+
+  /// The value, for a constant node.
+  fileprivate var constantValue: FilterValue? {
+    if case .constant(let value) = kind { value } else { nil }
+  }
 }

@@ -41,22 +41,46 @@ enum TypeCheck {
     }
   }
 
+  /// What the check knows of one side of a comparison: not generic, so
+  /// that the compiler's unspecialised code checks a key against a constant
+  /// without building an ``Operand`` (whose metadata is a run-time lookup).
+  struct Side {
+    /// What is known of the value before evaluation.
+    var type: KeyValueType = .unknown
+    /// The value, when the side is constant.
+    var constant: FilterValue?
+    /// The key path read, when the side is a key.
+    var key: String?
+    /// The entity the key belongs to.
+    var entity: String?
+
+    var isUnknown: Bool {
+      if case .unknown = type { true } else { false }
+    }
+  }
+
   static func check<Object>(
     _ comparison: ComparisonSyntax, _ lhs: Operand<Object>, _ rhs: Operand<Object>, at range: SyntaxRange
   ) throws(PredicateCompileError) {
-    guard lhs.type != .unknown || rhs.type != .unknown else { return }
-    let operation = comparison.operator
-    func fail(_ message: String, _ operand: Operand<Object>) -> PredicateCompileError {
+    try check(comparison.operator, comparison.quantifier, lhs.side, rhs.side, at: range)
+  }
+
+  static func check(
+    _ operation: ComparisonSyntax.Operator, _ quantifier: ComparisonSyntax.Quantifier, _ lhs: Side, _ rhs: Side,
+    at range: SyntaxRange
+  ) throws(PredicateCompileError) {
+    guard !lhs.isUnknown || !rhs.isUnknown else { return }
+    func fail(_ message: String, _ operand: Side) -> PredicateCompileError {
       PredicateCompileError(.typeMismatch, message, at: range, key: operand.key, entity: operand.entity)
     }
 
     var leftType = lhs.type
-    if comparison.quantifier != .direct {
+    if quantifier != .direct {
       switch lhs.type {
       case .collection(let element): leftType = element
       case .unknown: leftType = .unknown
       default:
-        throw fail("\(comparison.quantifier.keyword) needs a collection, but \(describe(lhs)) is not one", lhs)
+        throw fail("\(quantifier.keyword) needs a collection, but \(describe(lhs)) is not one", lhs)
       }
     } else if case .collection(let element) = lhs.type {
       switch operation {
@@ -79,7 +103,7 @@ enum TypeCheck {
       }
       return
     }
-    let typed = lhs.type != .unknown ? lhs : rhs
+    let typed = !lhs.isUnknown ? lhs : rhs
     switch operation {
     case .in:
       guard let constant = rhs.constant else {
@@ -104,7 +128,7 @@ enum TypeCheck {
     }
   }
 
-  private static func side<Object>(_ operand: Operand<Object>) -> (Category?, String) {
+  private static func side(_ operand: Side) -> (Category?, String) {
     (category(operand.type) ?? operand.constant.flatMap(category), describe(operand))
   }
 
@@ -129,7 +153,7 @@ enum TypeCheck {
     }
   }
 
-  static func describe<Object>(_ operand: Operand<Object>, as type: KeyValueType? = nil) -> String {
+  static func describe(_ operand: Side, as type: KeyValueType? = nil) -> String {
     if let constant = operand.constant { return describe(constant: constant) }
     let type = type ?? operand.type
     guard let key = operand.key else { return "a \(type) expression" }

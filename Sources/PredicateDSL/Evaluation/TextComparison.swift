@@ -157,6 +157,9 @@ package struct StringFolding: Hashable, Sendable {
     let asciiFolded: String? = TextComparison.withUTF8(string) { bytes in
       guard TextComparison.isASCII(bytes) else { return nil }
       guard caseInsensitive else { return string }
+      // Already lower case (a typical `[c]` needle): the string itself,
+      // without making a new one.
+      guard bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 }) else { return string }
       return String(unsafeUninitializedCapacity: bytes.count) { buffer in
         for index in bytes.indices { buffer[index] = TextComparison.lowercasedASCII(bytes[index]) }
         return bytes.count
