@@ -188,21 +188,14 @@ public struct ComparisonSyntax: Hashable, Sendable {
 
 extension PredicateSyntax {
   /// The parts of a direct comparison, without options, of a key path with
-  /// a constant (either way round), read in place: matching
+  /// a constant (either way round; a constant first only before an operator
+  /// with a mirror image), read in place: matching
   /// `case .comparison(let comparison) = kind` from another module copies
   /// the whole comparison and its operands. Nil for any other predicate.
   package var keyConstantComparison:
     (keyPath: String, constant: FilterValue, operator: ComparisonSyntax.Operator, constantFirst: Bool)?
   {
-    guard case .comparison(let comparison) = kind, comparison.quantifier == .direct, comparison.options.isEmpty else {
-      return nil
-    }
-    if case .keyPath(let key) = comparison.lhs.kind, case .constant(let constant) = comparison.rhs.kind {
-      return (key, constant, comparison.operator, false)
-    }
-    if case .constant(let constant) = comparison.lhs.kind, case .keyPath(let key) = comparison.rhs.kind {
-      return (key, constant, comparison.operator, true)
-    }
-    return nil
+    guard let parts = keyConstantParts, parts.options.isEmpty else { return nil }
+    return (parts.key, parts.constant, parts.operator, parts.constantFirst)
   }
 }
