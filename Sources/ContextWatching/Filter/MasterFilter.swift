@@ -165,9 +165,10 @@ struct MasterFilter {
         positions![slot] = slots.count
       } else if slots.contains(slot) {
         return
-      } else if slots.isEmpty {
-        // Room for a few from the start: growing one at a time from one
-        // allocates at 1, 2, 4 and 8.
+      } else if slots.count == 1 {
+        // A second watch under a key makes room for four: growing one at a
+        // time allocates at 2, 4 and 8. (Most keys hold one watch, in an
+        // array of one.)
         slots.reserveCapacity(4)
       }
       slots.append(slot)
