@@ -265,7 +265,8 @@ enum IndexedConjunct {
       residual = nil
     case 1:
       let only = conjuncts.indices.first { $0 != position && $0 != rangePosition }!
-      residual = conjuncts[only]
+      // `city == 'Oslo' AND TRUEPREDICATE` has nothing left either.
+      if case .constant(true) = conjuncts[only].kind { residual = nil } else { residual = conjuncts[only] }
     default:
       var rest: [PredicateSyntax] = []
       rest.reserveCapacity(restCount)
