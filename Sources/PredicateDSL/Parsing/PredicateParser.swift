@@ -170,6 +170,9 @@ struct Parser {
   private(set) var outgrewInlineDepth = false
   /// Whether `{…}` lists are parsed as constants first (see `parseAggregate`).
   var constantLists = ConstantLists.allowed
+  /// The longest text parsed: what a ``SyntaxRange`` can hold, or less in
+  /// tests.
+  let maximumLength: Int
 
   enum ConstantLists {
     /// The next list may try to be constant.
@@ -181,8 +184,10 @@ struct Parser {
   }
 
   init(
-    bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int, inlineDepth: Int
+    bytes: UnsafeBufferPointer<UInt8>, source: String, arguments: [FilterValue], maximumDepth: Int, inlineDepth: Int,
+    maximumLength: Int = SyntaxRange.maximumOffset
   ) {
+    self.maximumLength = maximumLength
     lexer = PredicateLexer(bytes)
     token = lexer.next()
     self.source = source
@@ -219,6 +224,14 @@ struct Parser {
   }
 
   @inline(never)
+  func textTooLong() -> PredicateParseError {
+    error(
+      .textTooLong,
+      "the text is \(lexer.bytes.count) bytes long, more than the limit of \(maximumLength) bytes",
+      at: SyntaxRange(maximumLength, maximumLength))
+  }
+
+  @inline(never)
   func nestingTooDeep() -> PredicateParseError {
     error(.nestingTooDeep, "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
   }
@@ -226,6 +239,7 @@ struct Parser {
   // MARK: - Predicates
 
   mutating func parseWholePredicate() throws(PredicateParseError) -> PredicateSyntax {
+    guard lexer.bytes.count <= maximumLength else { throw textTooLong() }
     if token.kind == .end {
       throw error(
         .unexpectedToken, "expected predicate, found end of input", at: token.range,

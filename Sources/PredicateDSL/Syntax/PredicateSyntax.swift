@@ -62,16 +62,18 @@ public struct PredicateSyntax: Hashable, Sendable {
 /// comparison.options     // [.caseInsensitive, .diacriticInsensitive]
 /// ```
 public struct ComparisonSyntax: Hashable, Sendable {
-  /// `ANY`, `ALL` or `NONE` in front of the comparison, or ``Quantifier/direct``.
-  public var quantifier: Quantifier
+  // The operands first and the one-byte fields after them, which then fill
+  // the operands' tail padding: 63 bytes instead of 77.
   /// The left operand.
   public var lhs: ExpressionSyntax
+  /// The right operand.
+  public var rhs: ExpressionSyntax
+  /// `ANY`, `ALL` or `NONE` in front of the comparison, or ``Quantifier/direct``.
+  public var quantifier: Quantifier
   /// The operator.
   public var `operator`: Operator
   /// The `[c]`, `[d]`, `[n]`, `[l]` options after the operator.
   public var options: Options
-  /// The right operand.
-  public var rhs: ExpressionSyntax
 
   /// Creates a comparison.
   public init(

@@ -1,0 +1,79 @@
+@testable import PredicateDSL
+import Testing
+
+/// Syntax ranges hold offsets in 32 bits, so the parser rejects text longer
+/// than they reach (4 GiB). The limit is a parameter of the parser, which
+/// lets these tests try it on short text.
+@Suite("Text length")
+struct TextLengthTests {
+  /// Parses `text` as `PredicateParser.parse` does, with a lower limit.
+  static func parse(_ text: String, maximumLength: Int) throws(PredicateParseError) -> PredicateSyntax {
+    var bytes = text
+    var outcome: Result<PredicateSyntax, PredicateParseError>!
+    bytes.withUTF8 { buffer in
+      var parser = Parser(
+        bytes: buffer, source: text, arguments: [], maximumDepth: PredicateParser.defaultMaximumDepth,
+        inlineDepth: PredicateParser.inlineDepth, maximumLength: maximumLength)
+      do throws(PredicateParseError) {
+        outcome = .success(try parser.parseWholePredicate())
+      } catch {
+        outcome = .failure(error)
+      }
+    }
+    return try outcome.get()
+  }
+
+  @Test("text longer than the limit is an error that says how long it is, at the limit")
+  func longerThanTheLimit() throws {
+    let text = "name == \"Zoë\" AND age > 30"
+    let error = try #require(throws: PredicateParseError.self) { try Self.parse(text, maximumLength: 13) }
+    #expect(error.code == .textTooLong)
+    #expect(error.message == "the text is 27 bytes long, more than the limit of 13 bytes")
+    #expect(error.location.utf8Offset == 13)
+    #expect(error.location.line == 1)
+    // The two bytes of "ë" before offset 13 are one column: 13, not 14.
+    #expect(error.location.column == 13)
+    #expect(error.description == "predicate:1:13: error: the text is 27 bytes long, more than the limit of 13 bytes")
+  }
+
+  @Test("text as long as the limit parses")
+  func asLongAsTheLimit() throws {
+    let syntax = try Self.parse("age > 30", maximumLength: 8)
+    #expect(syntax.description == "age > 30")
+    #expect(syntax.range == SyntaxRange(0, 8))
+  }
+
+  @Test("the default limit is what a range holds, 4 GiB less one byte")
+  func defaultLimit() {
+    #expect(SyntaxRange.maximumOffset == 4_294_967_295)
+    let widest = SyntaxRange(0, SyntaxRange.maximumOffset)
+    #expect(widest.upperBound == 4_294_967_295)
+    #expect(widest.count == 4_294_967_295)
+    var moved = widest
+    moved.lowerBound = SyntaxRange.maximumOffset
+    #expect(moved.lowerBound == 4_294_967_295)
+    #expect(moved.union(SyntaxRange(3, 5)) == SyntaxRange(3, SyntaxRange.maximumOffset))
+  }
+
+  @Test("a range beyond the limit, negative or inverted stops the program")
+  func outOfRangeTraps() async {
+    await #expect(processExitsWith: .failure) { _ = SyntaxRange(0, SyntaxRange.maximumOffset + 1) }
+    await #expect(processExitsWith: .failure) { _ = SyntaxRange(-1, 3) }
+    await #expect(processExitsWith: .failure) { _ = SyntaxRange(4, 3) }
+    await #expect(processExitsWith: .failure) {
+      var range = SyntaxRange(0, 3)
+      range.upperBound = SyntaxRange.maximumOffset + 1
+    }
+  }
+
+  /// A regression guard on the tree's memory: the 100 KB benchmark's tree
+  /// went from 1,277 KB to 974 KB when ranges moved to 32 bits and a
+  /// comparison's one-byte fields to the end (docs/benchmarks.md).
+  @Test("syntax nodes stay small")
+  func nodeSizes() {
+    #expect(MemoryLayout<SyntaxRange>.size == 8)
+    #expect(MemoryLayout<ExpressionSyntax>.stride <= 32)
+    #expect(MemoryLayout<ComparisonSyntax>.size <= 64)
+    #expect(MemoryLayout<PredicateSyntax>.stride <= 72)
+  }
+}
