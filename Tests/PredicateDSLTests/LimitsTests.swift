@@ -25,7 +25,7 @@ struct LimitsTests {
   /// freed) on a thread with a 512 KiB stack, the smallest default of the
   /// platforms (secondary threads on Apple's): the parser takes deep text to
   /// a thread of its own. Its printout fits such a stack in a release build
-  /// (191 KiB at most, measured), and 1 MiB in a debug build, whose frames
+  /// (131 KiB at most, measured), and 1 MiB in a debug build, whose frames
   /// are about four times larger. In a child process, so that overflowing a
   /// stack fails this test instead of ending the run.
   @Test("the documented depth fits a 512 KiB stack", arguments: shapes)

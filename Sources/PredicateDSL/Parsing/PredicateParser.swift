@@ -29,8 +29,8 @@ public enum PredicateParser {
   public static let defaultMaximumDepth = 256
 
   /// The nesting parsed on the caller's stack; deeper text is parsed again
-  /// on a thread with a stack sized for it. Sixteen levels take about 75 KiB
-  /// of stack in a release build (some constructs take 4.6 KiB a level).
+  /// on a thread with a stack sized for it. Sixteen levels take at most
+  /// 71 KiB of stack in a release build (`Scripts/measure-parser-stack.sh`).
   static let inlineDepth = 16
 
   /// Parses a predicate format string.
@@ -108,7 +108,7 @@ public enum PredicateParser {
       result.store(parse(format, arguments, maximumDepth, inline: maximumDepth))
     }
     // 32 KiB a level covers the deepest construct in a debug build (about
-    // 19 KiB a level; 4.6 KiB in a release build), capped at 1 GiB.
+    // 23 KiB a level; 4.4 KiB in a release build), capped at 1 GiB.
     thread.stackSize = min(512 << 10 + max(maximumDepth, 0) * (32 << 10), 1 << 30)
     thread.start()
     switch result.wait() {
