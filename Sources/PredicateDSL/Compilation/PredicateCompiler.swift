@@ -15,7 +15,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// The variables bound by the enclosing `SUBQUERY`s, by slot.
   let scope: [String]
   /// Whether comparisons of a key with a constant take the fast path
-  /// (``keyConstant(_:_:at:)``); tests turn it off to compare it with the
+  /// (``keyConstant(_:_:at:keys:)``); tests turn it off to compare it with the
   /// general path.
   var keyConstantFastPath = true
 
@@ -24,21 +24,32 @@ struct PredicateCompiler<Object>: Sendable {
   func compile<Resolver: KeyResolver<Object>>(
     _ predicate: PredicateSyntax, _ resolver: Resolver
   ) throws(PredicateCompileError) -> Condition<Object> {
+    var keys: [String] = []
+    return try compile(predicate, resolver, keys: &keys)
+  }
+
+  /// Compiles a predicate, handing the resolver the components of each key
+  /// compared with a constant in `keys`, one array that every such key of
+  /// the predicate reuses (one allocation a compile rather than one a key;
+  /// a resolver that keeps a ``KeyPathReference`` keeps its own copy).
+  private func compile<Resolver: KeyResolver<Object>>(
+    _ predicate: PredicateSyntax, _ resolver: Resolver, keys: inout [String]
+  ) throws(PredicateCompileError) -> Condition<Object> {
     switch predicate.kind {
     case .constant(let value):
       return .constant(value)
     case .not(let operand):
-      switch try compile(operand, resolver) {
+      switch try compile(operand, resolver, keys: &keys) {
       case .constant(let value): return .constant(!value)
       case .test(let test, _): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
       }
     case .and(let operands):
-      return try compound(operands, resolver, isConjunction: true)
+      return try compound(operands, resolver, isConjunction: true, keys: &keys)
     case .or(let operands):
-      return try compound(operands, resolver, isConjunction: false)
+      return try compound(operands, resolver, isConjunction: false, keys: &keys)
     case .comparison:
       if keyConstantFastPath, let parts = predicate.keyConstantParts {
-        return try keyConstant(parts, resolver, at: predicate.range)
+        return try keyConstant(parts, resolver, at: predicate.range, keys: &keys)
       }
       guard case .comparison(let comparison) = predicate.kind else { preconditionFailure("matched above") }
       return try compile(comparison, resolver, at: predicate.range)
@@ -50,9 +61,9 @@ struct PredicateCompiler<Object>: Sendable {
   /// still run (and may still throw), as they would in Apple's evaluation,
   /// and operands after it are not compiled.
   private func compound<Resolver: KeyResolver<Object>>(
-    _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool
+    _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
-    try compound(operands[...], resolver, isConjunction: isConjunction).condition ?? .constant(isConjunction)
+    try compound(operands[...], resolver, isConjunction: isConjunction, keys: &keys).condition ?? .constant(isConjunction)
   }
 
   /// The operands as a balanced tree of closures over groups of up to five:
@@ -62,13 +73,13 @@ struct PredicateCompiler<Object>: Sendable {
   /// is nil when every operand was the neutral constant; `decided` says a
   /// constant ended the list.
   private func compound<Resolver: KeyResolver<Object>>(
-    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
-    guard operands.count > 5 else { return try group(operands, resolver, isConjunction: isConjunction) }
+    guard operands.count > 5 else { return try group(operands, resolver, isConjunction: isConjunction, keys: &keys) }
     let middle = operands.startIndex + operands.count / 2
-    let left = try compound(operands[..<middle], resolver, isConjunction: isConjunction)
+    let left = try compound(operands[..<middle], resolver, isConjunction: isConjunction, keys: &keys)
     if left.decided { return left }
-    let right = try compound(operands[middle...], resolver, isConjunction: isConjunction)
+    let right = try compound(operands[middle...], resolver, isConjunction: isConjunction, keys: &keys)
     guard let first = left.condition else { return right }
     guard let second = right.condition else { return left }
     return (.test(Self.combine(first, second, isConjunction: isConjunction)), right.decided)
@@ -79,7 +90,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// evaluation, so ten clauses run through three closures rather than
   /// seven.
   private func group<Resolver: KeyResolver<Object>>(
-    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool
+    _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
     var first: Test<Object>?
     var second: Test<Object>?
@@ -96,34 +107,46 @@ struct PredicateCompiler<Object>: Sendable {
     var probed = true
     var count = 0
     var decider: Bool?
-    for operand in operands {
-      switch try compile(operand, resolver) {
-      case .constant(let value) where value == isConjunction:
-        continue
-      case .constant(let value):
-        decider = value
-      case .test(let test, let probe):
-        probed = probed && probe != nil
-        switch count {
-        case 0:
-          first = test
-          probe1 = probe
-        case 1:
-          second = test
-          probe2 = probe
-        case 2:
-          third = test
-          probe3 = probe
-        case 3:
-          fourth = test
-          probe4 = probe
-        default:
-          fifth = test
-          probe5 = probe
+    // Through the buffer, and a comparison of a key with a constant read
+    // in place for the fast path: passing the operand to `compile` copied it
+    // (retaining everything in it) and destroyed the copy, about 250
+    // instructions an operand.
+    try operands.withUnsafeBufferPointer { (operands) throws(PredicateCompileError) in
+      for index in operands.indices {
+        let compiled =
+          if keyConstantFastPath, let parts = operands[index].keyConstantParts {
+            try keyConstant(parts, resolver, at: operands[index].range, keys: &keys)
+          } else {
+            try compile(operands[index], resolver, keys: &keys)
+          }
+        switch compiled {
+        case .constant(let value) where value == isConjunction:
+          continue
+        case .constant(let value):
+          decider = value
+        case .test(let test, let probe):
+          probed = probed && probe != nil
+          switch count {
+          case 0:
+            first = test
+            probe1 = probe
+          case 1:
+            second = test
+            probe2 = probe
+          case 2:
+            third = test
+            probe3 = probe
+          case 3:
+            fourth = test
+            probe4 = probe
+          default:
+            fifth = test
+            probe5 = probe
+          }
+          count += 1
         }
-        count += 1
+        if decider != nil { break }
       }
-      if decider != nil { break }
     }
     let condition: Condition<Object>?
     if probed, let first, let probe1, let second, let probe2 {
@@ -426,13 +449,13 @@ struct PredicateCompiler<Object>: Sendable {
   /// the key it resolved. The results, and the errors and their order, are
   /// those of the general path.
   private func keyConstant<Resolver: KeyResolver<Object>>(
-    _ parts: consuming KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange
+    _ parts: consuming KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange, keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
-    let components = parts.key.keyPathComponents
-    let resolved = try resolver.resolve(KeyPathReference(components: components, range: parts.keyRange))
-    guard resolved.componentCount == components.count else {
-      let key = keyOperand(parts.key, components, resolved, site: Site(range: parts.keyRange, source: source))
+    parts.key.storeKeyPathComponents(in: &keys)
+    let resolved = try resolver.resolve(KeyPathReference(components: keys, range: parts.keyRange))
+    guard resolved.componentCount == keys.count else {
+      let key = keyOperand(parts.key, keys, resolved, site: Site(range: parts.keyRange, source: source))
       let constant = Operand<Object>(form: .constant(parts.constant))
       return parts.constantFirst
         ? try compare(constant, parts.operator, options: parts.options, quantifier: .direct, key, site: site)
@@ -923,6 +946,7 @@ extension PredicateSyntax {
   /// The parts of a direct comparison of a key path with a constant, read
   /// in place; nil for any other predicate, and for a constant written
   /// first before an operator without a mirror image (`'a' IN names`).
+  @inline(__always)
   var keyConstantParts: KeyConstantParts? {
     guard case .comparison(let comparison) = kind, comparison.quantifier == .direct else { return nil }
     let operation = comparison.operator
@@ -940,6 +964,25 @@ extension PredicateSyntax {
         constantFirst: true)
     }
     return nil
+  }
+}
+
+extension String {
+  /// Replaces the contents of `components` with the components of this key
+  /// path, as ``keyPathComponents`` splits them: a key without dots after a
+  /// key without dots replaces the one component in place, so that every
+  /// simple key of a compile after the first reuses the array's storage.
+  fileprivate func storeKeyPathComponents(in components: inout [String]) {
+    if components.count == 1, !containsDot {
+      components[0] = self
+    } else {
+      components = keyPathComponents
+    }
+  }
+
+  /// Whether the key path has more than one component.
+  private var containsDot: Bool {
+    utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ".")) } ?? utf8.contains(UInt8(ascii: "."))
   }
 }
 
