@@ -30,9 +30,21 @@ struct KeyPathReferenceTests {
       "a": 1, "b": 2, "c": ["d": 3], "e": 4, "f": 0, "g": ["h": ["i": 7]], "j": 7,
     ]
     #expect(try filter.evaluate(record))
-    let other: FilterValue = [
-      "a": 1, "b": 2, "c": ["d": 4], "e": 4, "f": 5, "g": ["h": ["i": 6]], "j": 7,
+    // One key at a time, so that each comparison, and each component of a
+    // path read in part by the resolver, is shown to count.
+    let failing: [(String, FilterValue)] = [
+      ("a", ["a": 0, "b": 2, "c": ["d": 3], "e": 4, "f": 0, "g": ["h": ["i": 7]], "j": 7]),
+      ("b", ["a": 1, "b": 0, "c": ["d": 3], "e": 4, "f": 0, "g": ["h": ["i": 7]], "j": 7]),
+      ("c.d", ["a": 1, "b": 2, "c": ["d": 4], "e": 4, "f": 0, "g": ["h": ["i": 7]], "j": 7]),
+      ("e", ["a": 1, "b": 2, "c": ["d": 3], "e": 0, "f": 0, "g": ["h": ["i": 7]], "j": 7]),
+      ("g.h.i", ["a": 1, "b": 2, "c": ["d": 3], "e": 4, "f": 0, "g": ["h": ["i": 6]], "j": 7]),
+      ("j", ["a": 1, "b": 2, "c": ["d": 3], "e": 4, "f": 0, "g": ["h": ["i": 7]], "j": 0]),
     ]
-    #expect(try !filter.evaluate(other))
+    for (key, other) in failing {
+      #expect(try !filter.evaluate(other), "changing \(key) should fail the filter")
+    }
+    // `f == 5` rescues the `g.h.i` that failed alone.
+    let rescued: FilterValue = ["a": 1, "b": 2, "c": ["d": 3], "e": 4, "f": 5, "g": ["h": ["i": 6]], "j": 7]
+    #expect(try filter.evaluate(rescued))
   }
 }

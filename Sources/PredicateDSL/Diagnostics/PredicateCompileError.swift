@@ -189,11 +189,26 @@ enum DiagnosticText {
         lineStart = index
       }
     }
-    let column = String(decoding: utf8[lineStart..<offsetIndex], as: UTF8.self).count + 1
+    let column = characterCount(utf8[lineStart..<offsetIndex]) + 1
     let endIndex = utf8.index(offsetIndex, offsetBy: end - offset)
-    let underlined = String(decoding: utf8[offsetIndex..<endIndex], as: UTF8.self)
-    let length = underlined.prefix(while: { $0 != "\n" && $0 != "\r\n" }).count
+    let length = characterCount(utf8[offsetIndex..<endIndex], stoppingAtNewline: true)
     return (PredicateParseError.Location(utf8Offset: offset, line: line, column: column), max(length, 1))
+  }
+
+  /// The longest run of bytes counted through a decoded copy; longer runs
+  /// (a long line of a predicate of megabytes) are counted in place.
+  static let copiedCountLimit = 4_096
+
+  /// The number of characters in `bytes` (up to the first line break, if
+  /// asked). Short runs are decoded, which also counts a stray byte of a
+  /// cut character as one; long ones are counted in place, without a
+  /// copy of what may be gigabytes of text.
+  static func characterCount(_ bytes: Substring.UTF8View, stoppingAtNewline: Bool = false) -> Int {
+    func count(_ text: some StringProtocol) -> Int {
+      stoppingAtNewline ? text.prefix(while: { $0 != "\n" && $0 != "\r\n" }).count : text.count
+    }
+    guard bytes.count > copiedCountLimit else { return count(String(decoding: bytes, as: UTF8.self)) }
+    return count(Substring(bytes))
   }
 
   static func oneLine(_ message: String, range: SyntaxRange, source: String?) -> String {

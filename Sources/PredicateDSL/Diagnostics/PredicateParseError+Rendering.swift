@@ -16,6 +16,39 @@ extension PredicateParseError {
   /// The widest source line shown before it is cut around the caret.
   static let maximumRenderedWidth = 100
 
+  /// The bytes either side of the caret decoded from a line longer than
+  /// `DiagnosticText.copiedCountLimit`, far more than the 80 characters
+  /// shown of it: a line of gigabytes is never copied whole.
+  static let decodedReach = 1_024
+
+  /// The characters of the line with the error (without its line break),
+  /// or of a stretch of it around the caret for a long line; the caret's
+  /// column among them; whether the line goes on before and after them.
+  private func shownLine() -> (text: [Character], caretColumn: Int, cutBefore: Bool, cutAfter: Bool) {
+    // On bytes: "\r\n" is a single Character, but it ends a line.
+    let utf8 = source.utf8
+    let newline = UInt8(ascii: "\n")
+    let caret = utf8.index(utf8.startIndex, offsetBy: Swift.min(Swift.max(location.utf8Offset, 0), utf8.count))
+    let lineStart = utf8[..<caret].lastIndex(of: newline).map { utf8.index(after: $0) } ?? utf8.startIndex
+    let lineEnd = utf8[caret...].firstIndex(of: newline) ?? utf8.endIndex
+    let lineLength = utf8.distance(from: lineStart, to: lineEnd)
+    guard lineLength > DiagnosticText.copiedCountLimit else {
+      var text = Array(String(decoding: utf8[lineStart..<lineEnd], as: UTF8.self))
+      if text.last == "\r" { text.removeLast() }
+      return (text, location.column - 1, false, false)
+    }
+    // A stretch from and to whole characters' first bytes.
+    func isContinuation(_ index: String.UTF8View.Index) -> Bool { utf8[index] & 0xC0 == 0x80 }
+    var start = utf8.index(caret, offsetBy: -Swift.min(Self.decodedReach, utf8.distance(from: lineStart, to: caret)))
+    while start < caret, isContinuation(start) { utf8.formIndex(after: &start) }
+    var end = utf8.index(caret, offsetBy: Swift.min(Self.decodedReach, utf8.distance(from: caret, to: lineEnd)))
+    while end > caret, end < lineEnd, isContinuation(end) { utf8.formIndex(before: &end) }
+    var text = Array(String(decoding: utf8[start..<end], as: UTF8.self))
+    if end == lineEnd, text.last == "\r" { text.removeLast() }
+    let caretColumn = String(decoding: utf8[start..<caret], as: UTF8.self).count
+    return (text, caretColumn, start > lineStart, end < lineEnd)
+  }
+
   /// The error as several lines: the message, the position, the offending
   /// line of the source and a caret under the spot, with the suggestion.
   ///
@@ -31,24 +64,17 @@ extension PredicateParseError {
   /// `…`; spaces at the end of the shown line print as `␣`, so a caret after
   /// them points at something visible.
   public func detailedDescription() -> String {
-    // Split on bytes: "\r\n" is a single Character, but it ends a line.
-    let lines = source.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-    let line = lines.isEmpty ? "" : String(decoding: lines[Swift.min(location.line, lines.count) - 1], as: UTF8.self)
-    var text = Array(line)
-    if text.last == "\r" { text.removeLast() }
-    var caretColumn = location.column - 1
+    var (text, caretColumn, leadingCut, trailingCut) = shownLine()
     var underline = Swift.max(1, Swift.min(length, text.count - caretColumn))
 
     var shown = text
-    var leadingCut = false
-    var trailingCut = false
     if text.count > Self.maximumRenderedWidth {
       let window = Self.maximumRenderedWidth - 20
       let start = Swift.max(0, Swift.min(caretColumn - window / 2, text.count - window))
       let end = Swift.min(text.count, start + window)
       shown = Array(text[start..<end])
-      leadingCut = start > 0
-      trailingCut = end < text.count
+      leadingCut = leadingCut || start > 0
+      trailingCut = trailingCut || end < text.count
       caretColumn -= start
       underline = Swift.max(1, Swift.min(underline, shown.count - caretColumn))
     }

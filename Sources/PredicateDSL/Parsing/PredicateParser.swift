@@ -223,12 +223,17 @@ struct Parser {
     return nestingTooDeep()
   }
 
+  /// The error for text longer than `maximumLength`, at the character that
+  /// the limit falls in (the first byte past it, or the start of the
+  /// character it cuts).
   @inline(never)
   func textTooLong() -> PredicateParseError {
-    error(
+    var offset = maximumLength
+    while offset > 0, lexer.bytes[offset] & 0xC0 == 0x80 { offset -= 1 }
+    return error(
       .textTooLong,
       "the text is \(lexer.bytes.count) bytes long, more than the limit of \(maximumLength) bytes",
-      at: SyntaxRange(maximumLength, maximumLength))
+      at: SyntaxRange(offset, offset))
   }
 
   @inline(never)

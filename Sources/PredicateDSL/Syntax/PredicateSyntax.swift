@@ -63,7 +63,7 @@ public struct PredicateSyntax: Hashable, Sendable {
 /// ```
 public struct ComparisonSyntax: Hashable, Sendable {
   // The operands first and the one-byte fields after them, which then fill
-  // the operands' tail padding: 63 bytes instead of 77.
+  // the operands' tail padding: 63 bytes instead of 68.
   /// The left operand.
   public var lhs: ExpressionSyntax
   /// The right operand.

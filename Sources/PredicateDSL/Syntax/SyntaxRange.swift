@@ -5,20 +5,24 @@
 /// Syntax equality ignores ranges, so a predicate parsed from its own
 /// printout equals the original.
 public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
-  // Offsets are kept in 32 bits, which cuts a parsed tree's memory by
-  // about a fifth (a comparison node takes 72 bytes instead of 112); the
+  // Offsets are kept in 32 bits (8 bytes, not 16, in every node): with
+  // `ComparisonSyntax`'s one-byte fields after its operands, a predicate
+  // node takes 72 bytes instead of 112 (80 from the ranges alone). The
   // parser rejects text longer than `maximumOffset` bytes.
   private var storedLowerBound: UInt32
   private var storedUpperBound: UInt32
 
   /// The largest offset a range can hold: 4,294,967,295, one less than
-  /// 4 GiB. ``PredicateParser`` rejects longer text with
+  /// 4 GiB, where `Int` has 64 bits (`Int.max` where it has 32).
+  /// ``PredicateParser`` rejects longer text with
   /// ``PredicateParseError/Code/textTooLong``.
-  public static let maximumOffset = Int(UInt32.max)
+  public static let maximumOffset = Int(clamping: UInt32.max)
 
   /// The UTF-8 offset of the node's first byte.
   ///
-  /// - Precondition: when set, `0...maximumOffset`.
+  /// - Precondition: when set, `0...maximumOffset`. Setting one bound does
+  ///   not check it against the other: a range set past its upper bound is
+  ///   inverted (and its `count` negative) until that is set too.
   public var lowerBound: Int {
     get { Int(storedLowerBound) }
     set { storedLowerBound = Self.stored(newValue) }
@@ -36,10 +40,8 @@ public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
   ///
   /// - Precondition: `0 <= lowerBound <= upperBound <= maximumOffset`.
   public init(_ lowerBound: Int, _ upperBound: Int) {
-    // Unsigned, a negative bound is larger than any offset: two comparisons
-    // check all three conditions.
     precondition(
-      UInt(bitPattern: lowerBound) <= UInt(bitPattern: upperBound) && UInt(bitPattern: upperBound) <= UInt32.max,
+      0 <= lowerBound && lowerBound <= upperBound && upperBound <= Self.maximumOffset,
       "SyntaxRange \(lowerBound)..<\(upperBound) is inverted or outside 0...\(Self.maximumOffset)")
     storedLowerBound = UInt32(truncatingIfNeeded: lowerBound)
     storedUpperBound = UInt32(truncatingIfNeeded: upperBound)
@@ -51,7 +53,7 @@ public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
   }
 
   private static func stored(_ offset: Int) -> UInt32 {
-    guard let stored = UInt32(exactly: offset) else {
+    guard offset <= maximumOffset, let stored = UInt32(exactly: offset) else {
       preconditionFailure("SyntaxRange offset \(offset) is outside 0...\(maximumOffset)")
     }
     return stored
