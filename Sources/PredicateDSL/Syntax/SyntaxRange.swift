@@ -21,8 +21,9 @@ public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
   /// The UTF-8 offset of the node's first byte.
   ///
   /// - Precondition: when set, `0...maximumOffset`. Setting one bound does
-  ///   not check it against the other: a range set past its upper bound is
-  ///   inverted (and its `count` negative) until that is set too.
+  ///   not check it against the other: a lower bound set past the upper one
+  ///   leaves the range inverted (its `count` negative) until the upper one
+  ///   is set too.
   public var lowerBound: Int {
     get { Int(storedLowerBound) }
     set { storedLowerBound = Self.stored(newValue) }
@@ -30,7 +31,8 @@ public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
 
   /// The UTF-8 offset just past the node's last byte.
   ///
-  /// - Precondition: when set, `0...maximumOffset`.
+  /// - Precondition: when set, `0...maximumOffset`. As with ``lowerBound``,
+  ///   the other bound is not checked.
   public var upperBound: Int {
     get { Int(storedUpperBound) }
     set { storedUpperBound = Self.stored(newValue) }
