@@ -441,15 +441,13 @@ struct MasterFilter {
   }
 
   /// The slot of the shared predicate `residual` on `entity`, compiled and
-  /// added unless an equal one is there.
+  /// added unless an equal one is there. `TRUEPREDICATE` comes here only
+  /// when the entity has none yet: `add` takes the shared one from
+  /// `truePredicateSlots` itself, the path of most watches.
   private mutating func sharedPredicate(
     _ residual: PredicateSyntax, entity: Int, source: String?
   ) throws(PredicateCompileError) -> Int {
     let isTrue = if case .constant(true) = residual.kind { true } else { false }
-    if isTrue, let slot = truePredicateSlots[entity] {
-      predicates[slot]!.users += 1
-      return slot
-    }
     let key = PredicateKey(entity: entity, syntax: residual)
     if !isTrue, let slot = predicateIndex[key] {
       predicates[slot]!.users += 1

@@ -59,12 +59,6 @@ enum TypeCheck {
     }
   }
 
-  static func check<Object>(
-    _ comparison: ComparisonSyntax, _ lhs: Operand<Object>, _ rhs: Operand<Object>, at range: SyntaxRange
-  ) throws(PredicateCompileError) {
-    try check(comparison.operator, comparison.quantifier, lhs.side, rhs.side, at: range)
-  }
-
   static func check(
     _ operation: ComparisonSyntax.Operator, _ quantifier: ComparisonSyntax.Quantifier, _ lhs: Side, _ rhs: Side,
     at range: SyntaxRange
