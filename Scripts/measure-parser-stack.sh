@@ -26,7 +26,12 @@ import PredicateDSL
 
 // driver SHAPE KIB MODE: MODE "parse" parses on a thread with a KIB stack;
 // "print" parses on the main thread and prints on the small one.
+// driver --shapes: the shapes, one a line.
 let arguments = CommandLine.arguments
+if arguments[1] == "--shapes" {
+  print(NestedPredicates.shapes.joined(separator: "\n"))
+  exit(0)
+}
 let (shape, kib, mode) = (arguments[1], Int(arguments[2])!, arguments[3])
 let text = NestedPredicates.text(shape, PredicateParser.defaultMaximumDepth - 1)
 let parsed = mode == "print" ? try! PredicateParser.parse(text) : nil
@@ -59,7 +64,8 @@ for configuration in $configurations; do
   swiftc $flags -swift-version 6 -I "$dir" -L "$dir" -lPredicateDSL -Xlinker -rpath -Xlinker "$PWD/$dir" \
     "$out/main.swift" Tests/TestSupport/NestedPredicates.swift -o "$dir/driver"
   echo "$configuration build: the smallest thread stack (KiB) that parses / prints each shape at depth 255"
-  for shape in parentheses "expression parentheses" NOT '!' minus braces calls subscripts; do
+  mapfile -t shapes < <("$dir/driver" --shapes)
+  for shape in "${shapes[@]}"; do
     line="  $shape:"
     for mode in parse print; do
       low=16 high=16384

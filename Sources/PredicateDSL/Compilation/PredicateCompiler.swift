@@ -967,25 +967,6 @@ extension PredicateSyntax {
   }
 }
 
-extension String {
-  /// Replaces the contents of `components` with the components of this key
-  /// path, as ``keyPathComponents`` splits them: a key without dots after a
-  /// key without dots replaces the one component in place, so that every
-  /// simple key of a compile after the first reuses the array's storage.
-  fileprivate func storeKeyPathComponents(in components: inout [String]) {
-    if components.count == 1, !containsDot {
-      components[0] = self
-    } else {
-      components = keyPathComponents
-    }
-  }
-
-  /// Whether the key path has more than one component.
-  private var containsDot: Bool {
-    utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: ".")) } ?? utf8.contains(UInt8(ascii: "."))
-  }
-}
-
 extension ExpressionSyntax {
   /// The key path, for a key path node.
   fileprivate var keyPathName: String? {
