@@ -362,4 +362,45 @@ enum FormatConversion {
       return nil
     }
   }
+
+  /// The constant an argument stands for under this conversion, or nil
+  /// when the argument does not fit it (and for `%K`, which gives a key
+  /// path, not a constant): `%d` takes a Boolean as 0 or 1, `%f` an integer
+  /// as a real.
+  @inline(__always)
+  func constant(from argument: FilterValue) -> FilterValue? {
+    switch self {
+    case .object:
+      return argument
+    case .keyPath:
+      return nil
+    case .integer:
+      switch argument {
+      case .int: return argument
+      case .bool(let flag): return .int(flag ? 1 : 0)
+      default: return nil
+      }
+    case .real:
+      switch argument {
+      case .double: return argument
+      case .int(let number): return .double(Double(number))
+      default: return nil
+      }
+    case .string:
+      guard case .string = argument else { return nil }
+      return argument
+    }
+  }
+
+  /// What the conversion's argument must be, as a mismatch's message
+  /// says it.
+  var expectation: String {
+    switch self {
+    case .object: "any value"
+    case .keyPath: "a string naming a key path"
+    case .integer: "an integer"
+    case .real: "a number"
+    case .string: "a string"
+    }
+  }
 }

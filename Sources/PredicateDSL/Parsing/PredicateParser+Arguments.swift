@@ -61,36 +61,18 @@ extension Parser {
     let argument = arguments[argumentIndex]
     argumentIndex += 1
     advance()
-    func mismatch(_ wanted: String) -> PredicateParseError {
+    func mismatch() -> PredicateParseError {
       error(
         .invalidArgument,
-        "argument \(position) for '\(text())' must be \(wanted), not \(argument.typeName)",
+        "argument \(position) for '\(text())' must be \(conversion.expectation), not \(argument.typeName)",
         at: specifier.range)
     }
-    let value: FilterValue
-    switch conversion {
-    case .keyPath:
-      guard case .string(let path) = argument else { throw mismatch("a string naming a key path") }
+    if conversion == .keyPath {
+      guard case .string(let path) = argument else { throw mismatch() }
       try validateKeyPath(path, at: specifier.range, position: position)
       return ExpressionSyntax(.keyPath(path), range: specifier.range)
-    case .object:
-      value = argument
-    case .integer:
-      switch argument {
-      case .int: value = argument
-      case .bool(let flag): value = .int(flag ? 1 : 0)
-      default: throw mismatch("an integer")
-      }
-    case .real:
-      switch argument {
-      case .double: value = argument
-      case .int(let number): value = .double(Double(number))
-      default: throw mismatch("a number")
-      }
-    case .string:
-      guard case .string = argument else { throw mismatch("a string") }
-      value = argument
     }
+    guard let value = conversion.constant(from: argument) else { throw mismatch() }
     return ExpressionSyntax(.constant(value), range: specifier.range)
   }
 
