@@ -214,31 +214,38 @@ enum IndexedConjunct {
   static func split(_ predicate: PredicateSyntax, entity: EntityLayout) -> Split {
     if case .comparison = predicate.kind {
       // The common case, without building a list of one.
-      if let (slot, keys) = equality(predicate, entity: entity) {
+      guard let parts = predicate.keyConstantComparison else { return (0, nil, nil, predicate) }
+      if let (slot, keys) = equality(parts, entity: entity) {
         return (slot, .equal(keys), nil, nil)
       }
-      if let (slot, bounds) = range(predicate, entity: entity) {
+      if let (slot, bounds) = range(parts, entity: entity) {
         return (slot, .range(bounds), nil, nil)
       }
       return (0, nil, nil, predicate)
     }
-    guard case .and(let conjuncts) = predicate.kind else {
+    guard case .and = predicate.kind else {
       if case .constant(true) = predicate.kind { return (0, nil, nil, nil) }
       return (0, nil, nil, predicate)
     }
-    // An equality is the most selective: prefer it to a range. (Plain
-    // loops: a lazy `compactMap(...).first` ran each test twice, and
-    // removing from a copy of the conjuncts copied them twice more.)
+    // The conjuncts are read in place, by position: taking one out of the
+    // AND here would copy it whole. An equality is the most selective:
+    // prefer it to a range. (Plain loops: a lazy `compactMap(...).first`
+    // ran each test twice.)
+    let count = predicate.conjunctCount
     var found: (position: Int, slot: Int, kind: Kind)?
-    for position in conjuncts.indices {
-      if let (slot, keys) = equality(conjuncts[position], entity: entity) {
+    for position in 0..<count {
+      if let parts = predicate.keyConstantComparison(ofConjunct: position),
+        let (slot, keys) = equality(parts, entity: entity)
+      {
         found = (position, slot, .equal(keys))
         break
       }
     }
     if found == nil {
-      for position in conjuncts.indices {
-        if let (slot, bounds) = range(conjuncts[position], entity: entity) {
+      for position in 0..<count {
+        if let parts = predicate.keyConstantComparison(ofConjunct: position),
+          let (slot, bounds) = range(parts, entity: entity)
+        {
           found = (position, slot, .range(bounds))
           break
         }
@@ -250,24 +257,24 @@ enum IndexedConjunct {
     var secondary: (slot: Int, bounds: RangeBounds)?
     var rangePosition = -1
     if case .equal = kind {
-      for other in conjuncts.indices where other != position {
-        if let (rangeSlot, bounds) = range(conjuncts[other], entity: entity) {
+      for other in 0..<count where other != position {
+        if let parts = predicate.keyConstantComparison(ofConjunct: other),
+          let (rangeSlot, bounds) = range(parts, entity: entity)
+        {
           secondary = (rangeSlot, bounds)
           rangePosition = other
           break
         }
       }
     }
-    let restCount = conjuncts.count - (rangePosition < 0 ? 1 : 2)
+    let restCount = count - (rangePosition < 0 ? 1 : 2)
+    guard restCount > 0, case .and(let conjuncts) = predicate.kind else { return (slot, kind, secondary, nil) }
     let residual: PredicateSyntax?
-    switch restCount {
-    case 0:
-      residual = nil
-    case 1:
+    if restCount == 1 {
       let only = conjuncts.indices.first { $0 != position && $0 != rangePosition }!
       // `city == 'Oslo' AND TRUEPREDICATE` has nothing left either.
       if case .constant(true) = conjuncts[only].kind { residual = nil } else { residual = conjuncts[only] }
-    default:
+    } else {
       var rest: [PredicateSyntax] = []
       rest.reserveCapacity(restCount)
       for other in conjuncts.indices where other != position && other != rangePosition { rest.append(conjuncts[other]) }
@@ -297,11 +304,13 @@ extension IndexedConjunct {
 }
 
 extension IndexedConjunct {
-  private static func equality(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, IndexKeys)? {
+  /// The equality an index serves, from a conjunct's parts.
+  private static func equality(
+    _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout
+  ) -> (Int, IndexKeys)? {
     // `30 == age` is `age == 30` (`IN` takes its constant on the right).
-    guard let (path, value, operation, constantFirst) = predicate.keyConstantComparison,
-      !constantFirst || operation == .equal
-    else { return nil }
+    guard !parts.constantFirst || parts.operator == .equal else { return nil }
+    let (path, value, operation) = (parts.keyPath, parts.constant, parts.operator)
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
     switch operation {
@@ -330,8 +339,11 @@ extension IndexedConjunct {
     return keys.filter { seen.insert($0).inserted }
   }
 
-  private static func range(_ predicate: PredicateSyntax, entity: EntityLayout) -> (Int, RangeBounds)? {
-    guard let (path, value, written, constantFirst) = predicate.keyConstantComparison else { return nil }
+  /// The range an index serves, from a conjunct's parts.
+  private static func range(
+    _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout
+  ) -> (Int, RangeBounds)? {
+    let (path, value, written, constantFirst) = (parts.keyPath, parts.constant, parts.operator, parts.constantFirst)
     let operation: ComparisonSyntax.Operator
     if !constantFirst {
       operation = written
@@ -360,42 +372,59 @@ extension IndexedConjunct {
     switch operation {
     case .greater, .greaterOrEqual:
       guard fits(value) else { return nil }
-      return (slot, RangeBounds(lower: (value, operation == .greaterOrEqual), upper: nil))
+      return RangeBounds(lower: (value, operation == .greaterOrEqual), upper: nil).map { (slot, $0) }
     case .less, .lessOrEqual:
       guard fits(value) else { return nil }
-      return (slot, RangeBounds(lower: nil, upper: (value, operation == .lessOrEqual)))
+      return RangeBounds(lower: nil, upper: (value, operation == .lessOrEqual)).map { (slot, $0) }
     case .between:
       guard case .array(let bounds) = value, bounds.count == 2, fits(bounds[0]), fits(bounds[1]) else { return nil }
-      return (slot, RangeBounds(lower: (bounds[0], true), upper: (bounds[1], true)))
+      return RangeBounds(lower: (bounds[0], true), upper: (bounds[1], true)).map { (slot, $0) }
     default:
       return nil
     }
   }
 }
 
-/// The bounds of a range conjunct; each is a constant and whether it is
-/// included.
+/// The bounds of a range conjunct; each is a constant, as the range index
+/// compares it, and whether it is included. Trivial, so that the bounds
+/// travel from the split to the index without reference counting.
 struct RangeBounds {
-  var lower: (value: FilterValue, inclusive: Bool)?
-  var upper: (value: FilterValue, inclusive: Bool)?
+  var lower: RangeKey?
+  var lowerIncluded = false
+  var upper: RangeKey?
+  var upperIncluded = false
 
-  /// The order of two values as the predicate's comparison sees them; nil
-  /// when they have none (nil, NaN), which no range admits.
-  static func order(_ lhs: FilterValue, _ rhs: FilterValue) -> Int? {
-    guard let lhs = RangeKey(lhs), let rhs = RangeKey(rhs) else { return nil }
-    return RangeKey.order(lhs, rhs)
-  }
-
-  func contains(_ value: FilterValue) -> Bool {
+  /// Bounds from constants; nil when a constant has no order against
+  /// numbers and dates (which `IndexedConjunct.range` never passes).
+  init?(lower: (value: FilterValue, inclusive: Bool)?, upper: (value: FilterValue, inclusive: Bool)?) {
     if let lower {
-      guard let order = Self.order(value, lower.value), order > 0 || (order == 0 && lower.inclusive) else {
-        return false
-      }
+      guard let key = RangeKey(lower.value) else { return nil }
+      self.lower = key
+      lowerIncluded = lower.inclusive
     }
     if let upper {
-      guard let order = Self.order(value, upper.value), order < 0 || (order == 0 && upper.inclusive) else {
-        return false
-      }
+      guard let key = RangeKey(upper.value) else { return nil }
+      self.upper = key
+      upperIncluded = upper.inclusive
+    }
+  }
+
+  /// Whether `value` lies within the bounds, as the predicate's
+  /// comparisons see it: never for a value without an order (nil, NaN, a
+  /// string).
+  func contains(_ value: FilterValue) -> Bool {
+    guard let key = RangeKey(value) else { return false }
+    return contains(key)
+  }
+
+  /// Whether `key` lies within the bounds.
+  @inline(__always)
+  func contains(_ key: RangeKey) -> Bool {
+    if let lower {
+      guard let order = RangeKey.order(key, lower), order > 0 || (order == 0 && lowerIncluded) else { return false }
+    }
+    if let upper {
+      guard let order = RangeKey.order(key, upper), order < 0 || (order == 0 && upperIncluded) else { return false }
     }
     return true
   }
@@ -484,23 +513,17 @@ struct RangeKey {
 /// each of its lists.
 final class RangeIndex {
   struct Entry {
-    var lower: RangeKey?
-    var lowerIncluded: Bool
-    var upper: RangeKey?
-    var upperIncluded: Bool
+    var bounds: RangeBounds
     var slot: Int
     var id: WatchID
 
+    var lower: RangeKey? { bounds.lower }
+    var lowerIncluded: Bool { bounds.lowerIncluded }
+    var upper: RangeKey? { bounds.upper }
+    var upperIncluded: Bool { bounds.upperIncluded }
+
     @inline(__always)
-    func admits(_ value: RangeKey) -> Bool {
-      if let lower {
-        guard let order = RangeKey.order(value, lower), order > 0 || (order == 0 && lowerIncluded) else { return false }
-      }
-      if let upper {
-        guard let order = RangeKey.order(value, upper), order < 0 || (order == 0 && upperIncluded) else { return false }
-      }
-      return true
-    }
+    func admits(_ value: RangeKey) -> Bool { bounds.contains(value) }
   }
 
   // Touched only under the watcher's lock, one call at a time (no run-time
@@ -528,10 +551,7 @@ final class RangeIndex {
 
   @discardableResult
   private func append(_ bounds: RangeBounds, slot: Int, id: WatchID) -> List {
-    let entry = Entry(
-      lower: bounds.lower.flatMap { RangeKey($0.value) }, lowerIncluded: bounds.lower?.inclusive ?? false,
-      upper: bounds.upper.flatMap { RangeKey($0.value) }, upperIncluded: bounds.upper?.inclusive ?? false,
-      slot: slot, id: id)
+    let entry = Entry(bounds: bounds, slot: slot, id: id)
     count += 1
     switch (entry.lower, entry.upper) {
     case (let lower?, let upper?):

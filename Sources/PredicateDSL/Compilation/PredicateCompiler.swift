@@ -948,33 +948,47 @@ extension PredicateSyntax {
   /// first before an operator without a mirror image (`'a' IN names`).
   @inline(__always)
   var keyConstantParts: KeyConstantParts? {
-    guard case .comparison(let comparison) = kind, comparison.quantifier == .direct else { return nil }
-    let operation = comparison.operator
-    if operation == .utiConformsTo || operation == .utiEquals { return nil }
-    // Through accessors that read each operand in place: matching
-    // `comparison.lhs.kind` against a pattern here copied the whole operand.
-    if let key = comparison.lhs.keyPathName, let constant = comparison.rhs.constantValue {
-      return KeyConstantParts(
-        key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation, options: comparison.options,
-        constantFirst: false)
+    // A switch whose case reads the comparison in place: binding it with
+    // `guard case` copied both operands, for a binding that outlives the
+    // test.
+    switch kind {
+    case .comparison(let comparison):
+      guard comparison.quantifier == .direct else { return nil }
+      let operation = comparison.operator
+      if operation == .utiConformsTo || operation == .utiEquals { return nil }
+      // Through accessors that read each operand in place: matching
+      // `comparison.lhs.kind` against a pattern here copied the whole operand.
+      if let key = comparison.lhs.keyPathName, let constant = comparison.rhs.constantValue {
+        return KeyConstantParts(
+          key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation,
+          options: comparison.options, constantFirst: false)
+      }
+      if operation.mirrored != nil, let constant = comparison.lhs.constantValue, let key = comparison.rhs.keyPathName {
+        return KeyConstantParts(
+          key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation,
+          options: comparison.options, constantFirst: true)
+      }
+      return nil
+    default:
+      return nil
     }
-    if operation.mirrored != nil, let constant = comparison.lhs.constantValue, let key = comparison.rhs.keyPathName {
-      return KeyConstantParts(
-        key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation, options: comparison.options,
-        constantFirst: true)
-    }
-    return nil
   }
 }
 
 extension ExpressionSyntax {
   /// The key path, for a key path node.
   fileprivate var keyPathName: String? {
-    if case .keyPath(let key) = kind { key } else { nil }
+    switch kind {
+    case .keyPath(let key): key
+    default: nil
+    }
   }
 
   /// The value, for a constant node.
   fileprivate var constantValue: FilterValue? {
-    if case .constant(let value) = kind { value } else { nil }
+    switch kind {
+    case .constant(let value): value
+    default: nil
+    }
   }
 }

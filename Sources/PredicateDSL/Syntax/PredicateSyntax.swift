@@ -189,15 +189,70 @@ public struct ComparisonSyntax: Hashable, Sendable {
 }
 
 extension PredicateSyntax {
+  /// A comparison of a key path with a constant, taken apart: see
+  /// ``keyConstantComparison``.
+  /// (A struct, not a tuple: an optional tuple was destroyed through its
+  /// type's metadata.)
+  package struct KeyConstantComparison {
+    /// The key path, its components joined by dots.
+    package var keyPath: String
+    package var constant: FilterValue
+    /// The operator as written.
+    package var `operator`: ComparisonSyntax.Operator
+    /// Whether the constant is written first (`30 < age`); the operator
+    /// then has a mirror image.
+    package var constantFirst: Bool
+  }
+
+  /// How many conjuncts the predicate has at its top: an AND's operands,
+  /// else one, the predicate itself.
+  package var conjunctCount: Int {
+    switch kind {
+    case .and(let operands): operands.count
+    default: 1
+    }
+  }
+
+  /// ``keyConstantComparison`` of the top conjunct at `position` (below
+  /// ``conjunctCount``), read in place: an operand taken out of the AND by
+  /// another module is copied whole.
+  package func keyConstantComparison(ofConjunct position: Int) -> KeyConstantComparison? {
+    switch kind {
+    case .and(let operands): operands[position].keyConstantComparison
+    default: keyConstantComparison
+    }
+  }
+
   /// The parts of a direct comparison, without options, of a key path with
   /// a constant (either way round; a constant first only before an operator
   /// with a mirror image), read in place: matching
   /// `case .comparison(let comparison) = kind` from another module copies
   /// the whole comparison and its operands. Nil for any other predicate.
-  package var keyConstantComparison:
-    (keyPath: String, constant: FilterValue, operator: ComparisonSyntax.Operator, constantFirst: Bool)?
-  {
-    guard let parts = keyConstantParts, parts.options.isEmpty else { return nil }
-    return (parts.key, parts.constant, parts.operator, parts.constantFirst)
+  package var keyConstantComparison: KeyConstantComparison? {
+    // Nested switches whose cases use what they bind in place: `guard
+    // case` bindings, and going through `keyConstantParts`, copied operands.
+    switch kind {
+    case .comparison(let comparison):
+      guard comparison.quantifier == .direct, comparison.options.isEmpty else { return nil }
+      let operation = comparison.operator
+      if operation == .utiConformsTo || operation == .utiEquals { return nil }
+      switch comparison.lhs.kind {
+      case .keyPath(let key):
+        switch comparison.rhs.kind {
+        case .constant(let value): return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: false)
+        default: return nil
+        }
+      case .constant(let value):
+        guard operation.mirrored != nil else { return nil }
+        switch comparison.rhs.kind {
+        case .keyPath(let key): return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: true)
+        default: return nil
+        }
+      default:
+        return nil
+      }
+    default:
+      return nil
+    }
   }
 }
