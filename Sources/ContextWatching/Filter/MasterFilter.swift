@@ -295,7 +295,9 @@ struct MasterFilter {
     // indexed conjunct is valid as found: it is only formed from constants
     // that fit the attribute's type.
     let (indexSlot, index, secondary, residual) = IndexedConjunct.split(predicate, entity: layout)
-    let hasResidual = residual != nil
+    // Not `residual != nil`, which resolved to the Equatable `!=` of two
+    // optionals: a copy of the residual and a generic destroy of the pair.
+    let hasResidual = if case .some = residual { true } else { false }
     var ignoredKeys =
       layout.ignoredKeys.isEmpty ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
     // The indexed conjunct reads its attributes; the residual is analysed,

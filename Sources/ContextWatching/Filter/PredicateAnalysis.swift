@@ -559,15 +559,24 @@ final class RangeIndex {
       // units in the last place, so the class is never too small.
       let slack = 4 * max(abs(lower.approximate).ulp, abs(upper.approximate).ulp)
       let widthClass = Self.widthClass(upper.approximate - lower.approximate + slack)
-      intervals[widthClass, default: []].append(entry)
+      Self.append(entry, to: &intervals[widthClass, default: []])
       return .interval(widthClass: widthClass)
     case (.some, nil):
-      lowers.append(entry)
+      Self.append(entry, to: &lowers)
       return .lowers
     default:
-      uppers.append(entry)
+      Self.append(entry, to: &uppers)
       return .uppers
     }
+  }
+
+  /// Appends to a list, making room for four at its second entry, as
+  /// `MasterFilter.SlotList` does: the small indexes under the keys of a
+  /// composite index mostly hold one watch, and growing one at a time
+  /// allocates at 2, 4 and 8.
+  private static func append(_ entry: Entry, to list: inout [Entry]) {
+    if list.count == 1 { list.reserveCapacity(4) }
+    list.append(entry)
   }
 
   /// The exponent of the smallest power of two at least `width` (clamped;
