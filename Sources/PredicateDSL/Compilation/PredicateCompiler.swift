@@ -887,6 +887,7 @@ struct PredicateCompiler<Object>: Sendable {
 extension ComparisonSyntax.Operator {
   /// The operator with its operands swapped: `<` for `>`; nil when the
   /// operator has no mirror image among the operators.
+  @usableFromInline
   var mirrored: ComparisonSyntax.Operator? {
     switch self {
     case .equal: .equal

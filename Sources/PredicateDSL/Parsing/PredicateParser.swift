@@ -272,19 +272,9 @@ struct Parser {
   mutating func parseOr(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isOr(token.kind) else { return head }
     let headRange = head.range
-    advance()
-    let second = try parseAnd()
-    // Two operands, the most common chain, get an array of two: the tree
-    // is kept (a watch holds its predicate), and room for four cost 144
-    // bytes a node more.
-    guard isOr(token.kind) else {
-      let end = second.range
-      return PredicateSyntax(.or([head, second]), range: headRange.union(end))
-    }
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
-    operands.append(second)
     while isOr(token.kind) {
       advance()
       operands.append(try parseAnd())
@@ -301,19 +291,9 @@ struct Parser {
   mutating func parseAnd(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isAnd(token.kind) else { return head }
     let headRange = head.range
-    advance()
-    let second = try parseNot()
-    // Two operands, the most common chain, get an array of two: the tree
-    // is kept (a watch holds its predicate), and room for four cost 144
-    // bytes a node more.
-    guard isAnd(token.kind) else {
-      let end = second.range
-      return PredicateSyntax(.and([head, second]), range: headRange.union(end))
-    }
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
-    operands.append(second)
     while isAnd(token.kind) {
       advance()
       operands.append(try parseNot())

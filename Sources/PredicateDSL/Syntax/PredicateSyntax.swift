@@ -193,6 +193,7 @@ extension PredicateSyntax {
   /// ``keyConstantComparison``.
   /// (A struct, not a tuple: an optional tuple was destroyed through its
   /// type's metadata.)
+  @usableFromInline
   package struct KeyConstantComparison {
     /// The key path, its components joined by dots.
     package var keyPath: String
@@ -202,10 +203,19 @@ extension PredicateSyntax {
     /// Whether the constant is written first (`30 < age`); the operator
     /// then has a mirror image.
     package var constantFirst: Bool
+
+    @usableFromInline
+    package init(keyPath: String, constant: FilterValue, operator: ComparisonSyntax.Operator, constantFirst: Bool) {
+      self.keyPath = keyPath
+      self.constant = constant
+      self.operator = `operator`
+      self.constantFirst = constantFirst
+    }
   }
 
   /// How many conjuncts the predicate has at its top: an AND's operands,
   /// else one, the predicate itself.
+  @inlinable
   package var conjunctCount: Int {
     switch kind {
     case .and(let operands): operands.count
@@ -216,6 +226,7 @@ extension PredicateSyntax {
   /// ``keyConstantComparison`` of the top conjunct at `position` (below
   /// ``conjunctCount``), read in place: an operand taken out of the AND by
   /// another module is copied whole.
+  @inlinable
   package func keyConstantComparison(ofConjunct position: Int) -> KeyConstantComparison? {
     switch kind {
     case .and(let operands): operands[position].keyConstantComparison
@@ -228,6 +239,7 @@ extension PredicateSyntax {
   /// with a mirror image), read in place: matching
   /// `case .comparison(let comparison) = kind` from another module copies
   /// the whole comparison and its operands. Nil for any other predicate.
+  @inlinable
   package var keyConstantComparison: KeyConstantComparison? {
     // Nested switches whose cases use what they bind in place: `guard
     // case` bindings, and going through `keyConstantParts`, copied operands.
