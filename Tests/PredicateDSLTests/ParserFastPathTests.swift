@@ -32,6 +32,49 @@ struct ParserFastPathTests {
     #expect(try PredicateParser.parse(fast) == PredicateParser.parse(general))
   }
 
+  /// A tree parsed to be kept (`exactPairs`, as a watch's is) holds a chain
+  /// of two in an array of two; otherwise it is the tree of the ordinary
+  /// parse, ranges included, errors and their positions too.
+  @Test("a tree parsed to be kept is the same tree, its pairs in arrays of two", arguments: [
+    "a == 1 AND b == 2", "a == 1 OR b == 2", "a == 1 AND b == 2 AND c == 3", "a == 1 OR b == 2 OR c == 3 OR d == 4",
+    "(a == 1 OR b == 2) AND c == 3", "a == 1 AND (b == 2 OR c == 3 OR d == 4)", "NOT (a == 1 AND b == 2)",
+    "a == 1 OR b == 2 AND c == 3", "SUBQUERY(items, $i, $i.a == 1 AND $i.b == 2).@count > 0",
+    "TERNARY(a == 1 AND b == 2, c, d) == 1", "a == %@ AND b > %@",
+    // Deeper than the caller's stack is trusted with: parsed again on a
+    // thread of the parser's own, still in pairs.
+    String(repeating: "(", count: 20) + "a == 1" + String(repeating: ")", count: 20) + " AND b == 2",
+  ])
+  func exactPairs(text: String) throws {
+    let arguments: [FilterValue] = text.contains("%@") ? [.string("x"), .int(3)] : []
+    let kept = try PredicateParser.parse(text, arguments: arguments, exactPairs: true)
+    let ordinary = try PredicateParser.parse(text, arguments: arguments)
+    #expect(kept == ordinary)
+    #expect(kept.description == ordinary.description)
+    #expect(kept.range == ordinary.range)
+    switch kept.kind {
+    case .and(let operands), .or(let operands):
+      #expect(operands.map(\.range) == {
+        if case .and(let others) = ordinary.kind { return others.map(\.range) }
+        if case .or(let others) = ordinary.kind { return others.map(\.range) }
+        return []
+      }())
+      if operands.count == 2 { #expect(operands.capacity < 4, "a pair has room for \(operands.capacity)") }
+    default:
+      break
+    }
+  }
+
+  @Test func aTreeParsedToBeKeptReportsTheSameErrors() throws {
+    for text in ["a == 1 AND", "a == 1 AND b ==", "a == 1 OR OR b == 2", "a == 1 AND (b == 2"] {
+      let kept = try #require(throws: PredicateParseError.self) {
+        try PredicateParser.parse(text, arguments: [], exactPairs: true)
+      }
+      let ordinary = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text) }
+      #expect(kept.description == ordinary.description)
+      #expect(kept.location.utf8Offset == ordinary.location.utf8Offset)
+    }
+  }
+
   /// What the one-piece key path declines goes to the general route, with
   /// its errors and positions.
   @Test(arguments: [

@@ -88,7 +88,7 @@ public final class ContextWatcher: Sendable {
   ) throws(WatchError) -> WatchToken {
     let syntax: PredicateSyntax
     do {
-      syntax = try PredicateParser.parse(format, arguments: arguments)
+      syntax = try PredicateParser.parse(format, arguments: arguments, exactPairs: true)
     } catch {
       throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
     }

@@ -46,6 +46,19 @@ public enum PredicateParser {
   public static func parse(
     _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
   ) throws(PredicateParseError) -> PredicateSyntax {
+    try parse(format, arguments: arguments, maximumDepth: maximumDepth, exactPairs: false)
+  }
+
+  /// Parses a predicate format string into a tree that is kept, as a
+  /// watch keeps its predicate: with `exactPairs`, a chain of two operands
+  /// (`a AND b`, the most common) gets an array of exactly two rather than
+  /// room for four, 144 bytes less. Longer chains cost the same either
+  /// way; the option is not the default because testing for a pair made
+  /// the parser's loop over longer chains slower.
+  @inline(__always)
+  package static func parse(
+    _ format: String, arguments: [FilterValue], maximumDepth: Int = defaultMaximumDepth, exactPairs: Bool
+  ) throws(PredicateParseError) -> PredicateSyntax {
     var text = format
     // The outcome leaves the closure through locals: `withUTF8` rethrows
     // untyped errors, and an enum of the outcomes costs copies of the tree.
@@ -56,6 +69,7 @@ public enum PredicateParser {
       var parser = Parser(
         bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth,
         inlineDepth: min(maximumDepth, inlineDepth))
+      parser.exactPairs = exactPairs
       do throws(PredicateParseError) {
         syntax = try parser.parseWholePredicate()
       } catch {
@@ -66,7 +80,7 @@ public enum PredicateParser {
     // Whatever came of it (a route that backtracks may have gone on): text
     // deeper than this stack is trusted with is parsed again where it may
     // nest to the limit.
-    if outgrewStack { return try parseOnLargeStack(format, arguments, maximumDepth) }
+    if outgrewStack { return try parseOnLargeStack(format, arguments, maximumDepth, exactPairs: exactPairs) }
     if let failure { throw failure }
     return syntax.unsafelyUnwrapped
   }
@@ -81,12 +95,15 @@ public enum PredicateParser {
   }
 
   /// Parses on the current stack, trusting it with `inline` levels.
-  static func parse(_ format: String, _ arguments: [FilterValue], _ maximumDepth: Int, inline: Int) -> Outcome {
+  static func parse(
+    _ format: String, _ arguments: [FilterValue], _ maximumDepth: Int, inline: Int, exactPairs: Bool = false
+  ) -> Outcome {
     var text = format
     var outcome = Outcome.tooDeepForThisStack
     text.withUTF8 { bytes in
       var parser = Parser(
         bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth, inlineDepth: inline)
+      parser.exactPairs = exactPairs
       do throws(PredicateParseError) {
         outcome = .parsed(try parser.parseWholePredicate())
       } catch {
@@ -101,11 +118,11 @@ public enum PredicateParser {
   /// of nesting, and waits for it. Out of line: the common path stays small.
   @inline(never)
   static func parseOnLargeStack(
-    _ format: String, _ arguments: [FilterValue], _ maximumDepth: Int
+    _ format: String, _ arguments: [FilterValue], _ maximumDepth: Int, exactPairs: Bool
   ) throws(PredicateParseError) -> PredicateSyntax {
     let result = OutcomeBox()
     let thread = Thread {
-      result.store(parse(format, arguments, maximumDepth, inline: maximumDepth))
+      result.store(parse(format, arguments, maximumDepth, inline: maximumDepth, exactPairs: exactPairs))
     }
     // 32 KiB a level covers the deepest construct in a debug build (about
     // 23 KiB a level; 4.4 KiB in a release build), capped at 1 GiB.
@@ -170,6 +187,9 @@ struct Parser {
   private(set) var outgrewInlineDepth = false
   /// Whether `{…}` lists are parsed as constants first (see `parseAggregate`).
   var constantLists = ConstantLists.allowed
+  /// Whether a chain of two operands gets an array of exactly two (see
+  /// `PredicateParser.parse(_:arguments:maximumDepth:exactPairs:)`).
+  var exactPairs = false
   /// The longest text parsed: what a ``SyntaxRange`` can hold, or less in
   /// tests.
   let maximumLength: Int
@@ -271,10 +291,34 @@ struct Parser {
   /// `or_pred` from its first operand, an already parsed `and_pred`.
   mutating func parseOr(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isOr(token.kind) else { return head }
+    if exactPairs { return try parseOr(pairing: head) }
     let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
+    while isOr(token.kind) {
+      advance()
+      operands.append(try parseAnd())
+    }
+    return PredicateSyntax(.or(operands), range: headRange.union(operands[operands.count - 1].range))
+  }
+
+  /// `parseOr(first:)` for `exactPairs`, past the first operator: a chain of
+  /// two gets an array of two. Out of line, so that the common loop above
+  /// stays as it was.
+  @inline(never)
+  mutating func parseOr(pairing head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
+    let headRange = head.range
+    advance()
+    let second = try parseAnd()
+    guard isOr(token.kind) else {
+      let end = second.range
+      return PredicateSyntax(.or([head, second]), range: headRange.union(end))
+    }
+    var operands: [PredicateSyntax] = []
+    operands.reserveCapacity(4)
+    operands.append(head)
+    operands.append(second)
     while isOr(token.kind) {
       advance()
       operands.append(try parseAnd())
@@ -290,10 +334,34 @@ struct Parser {
   /// `and_pred` from its first operand, an already parsed `not_pred`.
   mutating func parseAnd(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isAnd(token.kind) else { return head }
+    if exactPairs { return try parseAnd(pairing: head) }
     let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
+    while isAnd(token.kind) {
+      advance()
+      operands.append(try parseNot())
+    }
+    return PredicateSyntax(.and(operands), range: headRange.union(operands[operands.count - 1].range))
+  }
+
+  /// `parseAnd(first:)` for `exactPairs`, past the first operator: a chain of
+  /// two gets an array of two. Out of line, so that the common loop above
+  /// stays as it was.
+  @inline(never)
+  mutating func parseAnd(pairing head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
+    let headRange = head.range
+    advance()
+    let second = try parseNot()
+    guard isAnd(token.kind) else {
+      let end = second.range
+      return PredicateSyntax(.and([head, second]), range: headRange.union(end))
+    }
+    var operands: [PredicateSyntax] = []
+    operands.reserveCapacity(4)
+    operands.append(head)
+    operands.append(second)
     while isAnd(token.kind) {
       advance()
       operands.append(try parseNot())
