@@ -947,6 +947,8 @@ extension PredicateSyntax {
   /// The parts of a direct comparison of a key path with a constant, read
   /// in place; nil for any other predicate, and for a constant written
   /// first before an operator without a mirror image (`'a' IN names`).
+  /// The same test as `PredicateSyntax.keyConstantComparison` (which
+  /// refuses options); keep the two in step.
   @inline(__always)
   var keyConstantParts: KeyConstantParts? {
     // A switch whose case reads the comparison in place: binding it with

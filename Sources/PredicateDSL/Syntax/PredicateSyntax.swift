@@ -197,6 +197,7 @@ extension PredicateSyntax {
   package struct KeyConstantComparison {
     /// The key path, its components joined by dots.
     package var keyPath: String
+    /// The constant compared with the key path.
     package var constant: FilterValue
     /// The operator as written.
     package var `operator`: ComparisonSyntax.Operator
@@ -204,6 +205,7 @@ extension PredicateSyntax {
     /// then has a mirror image.
     package var constantFirst: Bool
 
+    /// The parts, as ``keyConstantComparison`` finds them.
     @usableFromInline
     package init(keyPath: String, constant: FilterValue, operator: ComparisonSyntax.Operator, constantFirst: Bool) {
       self.keyPath = keyPath
@@ -239,6 +241,10 @@ extension PredicateSyntax {
   /// with a mirror image), read in place: matching
   /// `case .comparison(let comparison) = kind` from another module copies
   /// the whole comparison and its operands. Nil for any other predicate.
+  ///
+  /// The same test as the compiler's `keyConstantParts`, which also keeps
+  /// options and the key's range; keep the two in step. (This one is
+  /// inlinable into the watcher, which the compiler's needs not be.)
   @inlinable
   package var keyConstantComparison: KeyConstantComparison? {
     // Nested switches whose cases use what they bind in place: `guard
