@@ -35,3 +35,4 @@ count 100000 register 100000 10000
 count 20000 register 20000
 count 20000 composite 20000 2000
 count 20000 remove 20000
+count 20000 ranges 200

@@ -291,34 +291,11 @@ struct Parser {
   /// `or_pred` from its first operand, an already parsed `and_pred`.
   mutating func parseOr(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isOr(token.kind) else { return head }
-    if exactPairs { return try parseOr(pairing: head) }
+    if exactPairs { return try parseChain(pairing: head, or: true) }
     let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
     operands.append(head)
-    while isOr(token.kind) {
-      advance()
-      operands.append(try parseAnd())
-    }
-    return PredicateSyntax(.or(operands), range: headRange.union(operands[operands.count - 1].range))
-  }
-
-  /// `parseOr(first:)` for `exactPairs`, past the first operator: a chain of
-  /// two gets an array of two. Out of line, so that the common loop above
-  /// stays as it was.
-  @inline(never)
-  mutating func parseOr(pairing head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
-    let headRange = head.range
-    advance()
-    let second = try parseAnd()
-    guard isOr(token.kind) else {
-      let end = second.range
-      return PredicateSyntax(.or([head, second]), range: headRange.union(end))
-    }
-    var operands: [PredicateSyntax] = []
-    operands.reserveCapacity(4)
-    operands.append(head)
-    operands.append(second)
     while isOr(token.kind) {
       advance()
       operands.append(try parseAnd())
@@ -334,7 +311,7 @@ struct Parser {
   /// `and_pred` from its first operand, an already parsed `not_pred`.
   mutating func parseAnd(first head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
     guard isAnd(token.kind) else { return head }
-    if exactPairs { return try parseAnd(pairing: head) }
+    if exactPairs { return try parseChain(pairing: head, or: false) }
     let headRange = head.range
     var operands: [PredicateSyntax] = []
     operands.reserveCapacity(4)
@@ -346,27 +323,32 @@ struct Parser {
     return PredicateSyntax(.and(operands), range: headRange.union(operands[operands.count - 1].range))
   }
 
-  /// `parseAnd(first:)` for `exactPairs`, past the first operator: a chain of
-  /// two gets an array of two. Out of line, so that the common loop above
-  /// stays as it was.
+  /// `parseOr(first:)` or `parseAnd(first:)` for `exactPairs`, past the
+  /// chain's first operator: a chain of two gets an array of two. Out of
+  /// line, so that the common loops above stay as they were.
   @inline(never)
-  mutating func parseAnd(pairing head: consuming PredicateSyntax) throws(PredicateParseError) -> PredicateSyntax {
+  mutating func parseChain(pairing head: consuming PredicateSyntax, or: Bool) throws(PredicateParseError)
+    -> PredicateSyntax
+  {
+    func continues(_ parser: Parser) -> Bool { or ? parser.isOr(parser.token.kind) : parser.isAnd(parser.token.kind) }
     let headRange = head.range
     advance()
-    let second = try parseNot()
-    guard isAnd(token.kind) else {
-      let end = second.range
-      return PredicateSyntax(.and([head, second]), range: headRange.union(end))
+    let second = try or ? parseAnd() : parseNot()
+    var operands: [PredicateSyntax]
+    if continues(self) {
+      operands = []
+      operands.reserveCapacity(4)
+      operands.append(head)
+      operands.append(second)
+      repeat {
+        advance()
+        operands.append(try or ? parseAnd() : parseNot())
+      } while continues(self)
+    } else {
+      operands = [head, second]
     }
-    var operands: [PredicateSyntax] = []
-    operands.reserveCapacity(4)
-    operands.append(head)
-    operands.append(second)
-    while isAnd(token.kind) {
-      advance()
-      operands.append(try parseNot())
-    }
-    return PredicateSyntax(.and(operands), range: headRange.union(operands[operands.count - 1].range))
+    let range = headRange.union(operands[operands.count - 1].range)
+    return PredicateSyntax(or ? .or(operands) : .and(operands), range: range)
   }
 
   func isOr(_ kind: PredicateToken.Kind) -> Bool { kind == .or || kind == .keyword(.or) }
