@@ -138,3 +138,51 @@ struct FilterCapacityTests {
     #expect(WatchID(rawValue: 3 << 24 | 7).description == "watch 3")
   }
 }
+
+/// The range index's packed bounds: what goes in comes out, the order is
+/// exact across integers and doubles, and an entry stays half a cache line.
+@Suite("Watcher: range bounds")
+struct RangeBoundsTests {
+  @Test func boundsKeepTheirKeysAndInclusion() throws {
+    let both = try #require(RangeBounds(lower: (.int(-3), true), upper: (.double(2.5), false)))
+    #expect(both.lower.map { RangeKey.order($0, RangeKey(.int(-3))!) } == 0)
+    #expect(both.upper.map { RangeKey.order($0, RangeKey(.double(2.5))!) } == 0)
+    #expect(both.lower?.isDouble == false && both.upper?.isDouble == true)
+    #expect(both.lowerIncluded && !both.upperIncluded)
+    let lowerOnly = try #require(RangeBounds(lower: (.date(secondsSinceReferenceDate: 10), false), upper: nil))
+    #expect(lowerOnly.upper == nil && lowerOnly.lower?.isDouble == true && !lowerOnly.lowerIncluded)
+    let upperOnly = try #require(RangeBounds(lower: nil, upper: (.bool(true), true)))
+    #expect(upperOnly.lower == nil && upperOnly.upper?.bits == 1 && upperOnly.upperIncluded)
+    #expect(RangeBounds(lower: (.string("a"), true), upper: nil) == nil)
+    #expect(RangeBounds(lower: nil, upper: (.null, true)) == nil)
+  }
+
+  @Test func boundsAdmitWhatThePredicateAdmits() throws {
+    let between = try #require(RangeBounds(lower: (.int(1), true), upper: (.int(3), true)))
+    #expect([0, 1, 2, 3, 4].map { between.contains(.int($0)) } == [false, true, true, true, false])
+    #expect(between.contains(.double(2.5)) && !between.contains(.double(3.0000001)))
+    #expect(!between.contains(.double(.nan)) && !between.contains(.string("2")) && !between.contains(.null))
+    let above = try #require(RangeBounds(lower: (.double(1.5), false), upper: nil))
+    #expect(!above.contains(.int(1)) && above.contains(.int(2)) && !above.contains(.double(1.5)))
+  }
+
+  @Test func keysOrderExactlyAcrossIntegersAndDoubles() {
+    func order(_ a: FilterValue, _ b: FilterValue) -> Int? { RangeKey.order(RangeKey(a)!, RangeKey(b)!) }
+    #expect(order(.int(2), .double(2.5)) == -1 && order(.double(2.5), .int(2)) == 1)
+    #expect(order(.int(2), .double(2)) == 0 && order(.bool(true), .int(1)) == 0)
+    // 2^53 + 1 is not a double: rounding it would make it equal to 2^53.
+    #expect(order(.int(9_007_199_254_740_993), .double(9_007_199_254_740_992)) == 1)
+    #expect(order(.int(.max), .double(9_223_372_036_854_775_808.0)) == -1)
+    #expect(order(.int(-1), .int(1)) == -1 && order(.double(-0.0), .double(0)) == 0)
+    #expect(order(.double(.nan), .int(1)) == nil && order(.int(1), .double(.nan)) == nil)
+    #expect(RangeKey(.double(.nan))!.isNaN && !RangeKey(.int(0))!.isNaN)
+  }
+
+  @Test func anEntryIsHalfACacheLine() {
+    #expect(MemoryLayout<RangeBounds>.size == 17)
+    #expect(MemoryLayout<RangeIndex.Entry>.stride == 32)
+    let id = WatchID(number: 9, slot: 12_345)
+    let entry = RangeIndex.Entry(bounds: RangeBounds(lower: (.int(1), true), upper: nil)!, id: id)
+    #expect(entry.slot == 12_345 && entry.id == id)
+  }
+}

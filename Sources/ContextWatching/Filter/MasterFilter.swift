@@ -118,15 +118,15 @@ struct MasterFilter {
 
     /// Files a watch narrowed by a range on `attribute`; `hasResidual` tells
     /// whether its predicate has more to evaluate.
-    func insert(_ bounds: RangeBounds, on attribute: Int, slot: Int, id: WatchID, hasResidual: Bool) {
+    func insert(_ bounds: RangeBounds, on attribute: Int, id: WatchID, hasResidual: Bool) {
       if hasResidual { rangedWithResidual += 1 }
       if let (first, index) = firstRange, first == attribute {
-        index.insertInOrder(bounds, slot: slot, id: id)
+        index.insertInOrder(bounds, id: id)
       } else if let position = moreRanges.firstIndex(where: { $0.attribute == attribute }) {
-        moreRanges[position].index.insertInOrder(bounds, slot: slot, id: id)
+        moreRanges[position].index.insertInOrder(bounds, id: id)
       } else {
         let index = RangeIndex()
-        index.insertInOrder(bounds, slot: slot, id: id)
+        index.insertInOrder(bounds, id: id)
         if firstRange == nil { firstRange = (attribute, index) } else { moreRanges.append((attribute, index)) }
       }
     }
@@ -376,7 +376,7 @@ struct MasterFilter {
         for key in keys {
           let keyed = buckets[kind].indexes[position].keys.insert(key)
           if let (rangeSlot, bounds) = secondary {
-            keyed.insert(bounds, on: rangeSlot, slot: slot, id: id, hasResidual: hasResidual)
+            keyed.insert(bounds, on: rangeSlot, id: id, hasResidual: hasResidual)
           } else {
             keyed.plain.insert(slot)
           }
@@ -385,7 +385,7 @@ struct MasterFilter {
     case .range(let bounds)?:
       for kind in layout.kindIndexes {
         let rangeIndex = buckets[kind].ranges[indexSlot] ?? RangeIndex()
-        rangeIndex.insert(bounds, slot: slot, id: id)
+        rangeIndex.insert(bounds, id: id)
         buckets[kind].ranges[indexSlot] = rangeIndex
       }
     case nil:

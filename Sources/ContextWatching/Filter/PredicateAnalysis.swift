@@ -387,27 +387,64 @@ extension IndexedConjunct {
 
 /// The bounds of a range conjunct; each is a constant, as the range index
 /// compares it, and whether it is included. Trivial, so that the bounds
-/// travel from the split to the index without reference counting.
+/// travel from the split to the index without reference counting, and
+/// packed into 17 bytes (two words and a byte of flags), so that a range
+/// index entry, bounds and watch identifier, is 32 bytes: half a cache line.
 struct RangeBounds {
-  var lower: RangeKey?
-  var lowerIncluded = false
-  var upper: RangeKey?
-  var upperIncluded = false
+  private var lowerBits: UInt64 = 0
+  private var upperBits: UInt64 = 0
+  private var flags: Flags = []
+
+  private struct Flags: OptionSet {
+    let rawValue: UInt8
+    static let hasLower = Flags(rawValue: 1)
+    static let lowerIsDouble = Flags(rawValue: 2)
+    static let lowerIncluded = Flags(rawValue: 4)
+    static let hasUpper = Flags(rawValue: 8)
+    static let upperIsDouble = Flags(rawValue: 16)
+    static let upperIncluded = Flags(rawValue: 32)
+  }
 
   /// Bounds from constants; nil when a constant has no order against
   /// numbers and dates (which `IndexedConjunct.range` never passes).
   init?(lower: (value: FilterValue, inclusive: Bool)?, upper: (value: FilterValue, inclusive: Bool)?) {
     if let lower {
       guard let key = RangeKey(lower.value) else { return nil }
-      self.lower = key
-      lowerIncluded = lower.inclusive
+      lowerBits = key.bits
+      flags.insert(.hasLower)
+      if key.isDouble { flags.insert(.lowerIsDouble) }
+      if lower.inclusive { flags.insert(.lowerIncluded) }
     }
     if let upper {
       guard let key = RangeKey(upper.value) else { return nil }
-      self.upper = key
-      upperIncluded = upper.inclusive
+      upperBits = key.bits
+      flags.insert(.hasUpper)
+      if key.isDouble { flags.insert(.upperIsDouble) }
+      if upper.inclusive { flags.insert(.upperIncluded) }
     }
   }
+
+  /// The lower bound, if any.
+  var lower: RangeKey? {
+    flags.contains(.hasLower) ? RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) : nil
+  }
+
+  /// The upper bound, if any.
+  var upper: RangeKey? {
+    flags.contains(.hasUpper) ? RangeKey(bits: upperBits, isDouble: flags.contains(.upperIsDouble)) : nil
+  }
+
+  /// The lower bound of bounds that have one (the entries of a range
+  /// index's lists of lower bounds and intervals), without the test.
+  var presentLower: RangeKey { RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) }
+
+  /// The upper bound of bounds that have one, without the test.
+  var presentUpper: RangeKey { RangeKey(bits: upperBits, isDouble: flags.contains(.upperIsDouble)) }
+
+  /// Whether the lower bound is included (`>=`, `BETWEEN`).
+  var lowerIncluded: Bool { flags.contains(.lowerIncluded) }
+  /// Whether the upper bound is included (`<=`, `BETWEEN`).
+  var upperIncluded: Bool { flags.contains(.upperIncluded) }
 
   /// Whether `value` lies within the bounds, as the predicate's
   /// comparisons see it: never for a value without an order (nil, NaN, a
@@ -434,44 +471,51 @@ struct RangeBounds {
 /// integers, doubles and dates as doubles. A trivial value, so the index's
 /// entries copy without reference counting.
 struct RangeKey {
-  private enum Storage { case int(Int64), double(Double) }
-  private let storage: Storage
+  /// The integer's or the double's bits.
+  let bits: UInt64
+  /// Whether `bits` are a double's.
+  let isDouble: Bool
+
+  init(bits: UInt64, isDouble: Bool) {
+    self.bits = bits
+    self.isDouble = isDouble
+  }
 
   /// The key of a bound or an object's value; nil for values with no order
   /// against numbers and dates (nil, strings).
   init?(_ value: borrowing FilterValue) {
     switch value {
-    case .int(let number): storage = .int(number)
-    case .bool(let flag): storage = .int(flag ? 1 : 0)
-    case .double(let number): storage = .double(number)
-    case .date(let seconds): storage = .double(seconds)
+    case .int(let number): self.init(bits: UInt64(bitPattern: number), isDouble: false)
+    case .bool(let flag): self.init(bits: flag ? 1 : 0, isDouble: false)
+    case .double(let number): self.init(bits: number.bitPattern, isDouble: true)
+    case .date(let seconds): self.init(bits: seconds.bitPattern, isDouble: true)
     default: return nil
     }
   }
 
+  private var integer: Int64 { Int64(bitPattern: bits) }
+  private var double: Double { Double(bitPattern: bits) }
+
   /// Whether the key is a NaN, which no bound admits (bounds never are).
-  var isNaN: Bool {
-    if case .double(let number) = storage { number.isNaN } else { false }
-  }
+  var isNaN: Bool { isDouble && double.isNaN }
 
   /// The key as a double (rounded for large integers): for choosing where
   /// to start a scan, never for deciding a match.
-  var approximate: Double {
-    switch storage {
-    case .int(let number): Double(number)
-    case .double(let number): number
-    }
-  }
+  var approximate: Double { isDouble ? double : Double(integer) }
 
   /// -1, 0 or 1, exactly, as the predicate's comparison orders numbers; nil
   /// when a NaN is involved.
   @inline(__always)
   static func order(_ lhs: RangeKey, _ rhs: RangeKey) -> Int? {
-    switch (lhs.storage, rhs.storage) {
-    case (.int(let a), .int(let b)): return a < b ? -1 : (a == b ? 0 : 1)
-    case (.double(let a), .double(let b)): return a < b ? -1 : (a == b ? 0 : (a > b ? 1 : nil))
-    case (.int(let a), .double(let b)): return order(a, b)
-    case (.double(let a), .int(let b)): return order(b, a).map { -$0 }
+    switch (lhs.isDouble, rhs.isDouble) {
+    case (false, false):
+      let (a, b) = (lhs.integer, rhs.integer)
+      return a < b ? -1 : (a == b ? 0 : 1)
+    case (true, true):
+      let (a, b) = (lhs.double, rhs.double)
+      return a < b ? -1 : (a == b ? 0 : (a > b ? 1 : nil))
+    case (false, true): return order(lhs.integer, rhs.double)
+    case (true, false): return order(rhs.integer, lhs.double).map { -$0 }
     }
   }
 
@@ -512,12 +556,26 @@ struct RangeKey {
 /// struct read out of the lists that hold it would be copied, a retain for
 /// each of its lists.
 final class RangeIndex {
+  /// 32 bytes: the bounds (17), the watch's slot in the 4 bytes after them
+  /// (a copy of the identifier's, read without masking), and the watch.
   struct Entry {
     var bounds: RangeBounds
-    var slot: Int
+    private var slotBits: UInt32
     var id: WatchID
 
+    init(bounds: RangeBounds, id: WatchID) {
+      self.bounds = bounds
+      slotBits = UInt32(truncatingIfNeeded: id.slot)
+      self.id = id
+    }
+
+    var slot: Int { Int(slotBits) }
+
     var lower: RangeKey? { bounds.lower }
+    /// The lower bound, in lists whose entries all have one.
+    var presentLower: RangeKey { bounds.presentLower }
+    /// The upper bound, in lists whose entries all have one.
+    var presentUpper: RangeKey { bounds.presentUpper }
     var lowerIncluded: Bool { bounds.lowerIncluded }
     var upper: RangeKey? { bounds.upper }
     var upperIncluded: Bool { bounds.upperIncluded }
@@ -538,8 +596,8 @@ final class RangeIndex {
 
   /// Files a watch; the lists are sorted again once per save, before
   /// matching (`MasterFilter.prepareRanges`).
-  func insert(_ bounds: RangeBounds, slot: Int, id: WatchID) {
-    append(bounds, slot: slot, id: id)
+  func insert(_ bounds: RangeBounds, id: WatchID) {
+    append(bounds, id: id)
     isSorted = false
   }
 
@@ -550,8 +608,8 @@ final class RangeIndex {
   }
 
   @discardableResult
-  private func append(_ bounds: RangeBounds, slot: Int, id: WatchID) -> List {
-    let entry = Entry(bounds: bounds, slot: slot, id: id)
+  private func append(_ bounds: RangeBounds, id: WatchID) -> List {
+    let entry = Entry(bounds: bounds, id: id)
     count += 1
     switch (entry.lower, entry.upper) {
     case (let lower?, let upper?):
@@ -595,18 +653,18 @@ final class RangeIndex {
   /// Inserts in order, for the small indexes under each key of a composite
   /// index: they stay sorted, so matching never has to sort them. The new
   /// entry moves down its list to its place: O(n), not a sort.
-  func insertInOrder(_ bounds: RangeBounds, slot: Int, id: WatchID) {
-    guard isSorted else { return insert(bounds, slot: slot, id: id) }
-    switch append(bounds, slot: slot, id: id) {
+  func insertInOrder(_ bounds: RangeBounds, id: WatchID) {
+    guard isSorted else { return insert(bounds, id: id) }
+    switch append(bounds, id: id) {
     case .lowers: Self.moveLastIntoPlace(&lowers, by: Self.byLower)
     case .uppers: Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
     case .interval(let widthClass): Self.moveLastIntoPlace(&intervals[widthClass]!, by: Self.byLower)
     }
   }
 
-  private static func byLower(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.lower!, b.lower!) ?? 0) < 0 }
+  private static func byLower(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.presentLower, b.presentLower) ?? 0) < 0 }
   /// Upper bounds descend: a value reaches a prefix of them.
-  private static func byUpper(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.upper!, b.upper!) ?? 0) > 0 }
+  private static func byUpper(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.presentUpper, b.presentUpper) ?? 0) > 0 }
 
   /// Moves a sorted list's last element down to its place.
   private static func moveLastIntoPlace(_ list: inout [Entry], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
@@ -677,11 +735,11 @@ final class RangeIndex {
       var high = group.count
       while low < high {
         let middle = (low + high) / 2
-        if (RangeKey.order(group[middle].lower!, threshold) ?? 1) < 0 { low = middle + 1 } else { high = middle }
+        if (RangeKey.order(group[middle].presentLower, threshold) ?? 1) < 0 { low = middle + 1 } else { high = middle }
       }
       slots.reserve(group.count - low)
       for entry in group[low...] {
-        guard let order = RangeKey.order(key, entry.lower!) else { break }
+        guard let order = RangeKey.order(key, entry.presentLower) else { break }
         if order < 0 { break }
         guard entry.admits(key), liveness.admits(entry) else { continue }
         slots.appendReserved(entry.slot)
@@ -706,10 +764,10 @@ final class RangeIndex {
   /// (a prefix, found by binary search) and the bounds equal to it that
   /// include it.
   private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(lowers) { RangeKey.order($0.lower.unsafelyUnwrapped, key)! < 0 }
+    var end = Self.partition(lowers) { RangeKey.order($0.presentLower, key)! < 0 }
     slots.reserve(lowers.count)
     for entry in lowers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
-    while end < lowers.count, RangeKey.order(lowers[end].lower.unsafelyUnwrapped, key) == 0 {
+    while end < lowers.count, RangeKey.order(lowers[end].presentLower, key) == 0 {
       if lowers[end].lowerIncluded && liveness.admits(lowers[end]) { slots.appendReserved(lowers[end].slot) }
       end += 1
     }
@@ -717,10 +775,10 @@ final class RangeIndex {
 
   /// Upper bounds only, descending: the same from the other side.
   private func collectUppers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(uppers) { RangeKey.order($0.upper.unsafelyUnwrapped, key)! > 0 }
+    var end = Self.partition(uppers) { RangeKey.order($0.presentUpper, key)! > 0 }
     slots.reserve(uppers.count)
     for entry in uppers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
-    while end < uppers.count, RangeKey.order(uppers[end].upper.unsafelyUnwrapped, key) == 0 {
+    while end < uppers.count, RangeKey.order(uppers[end].presentUpper, key) == 0 {
       if uppers[end].upperIncluded && liveness.admits(uppers[end]) { slots.appendReserved(uppers[end].slot) }
       end += 1
     }
