@@ -93,51 +93,75 @@ struct MasterFilter {
   /// another attribute (a composite index: `city == 'Oslo' AND age > 30`
   /// reaches an Oslo object only if its age passes the bound). A class, so
   /// that a lookup hands out one reference instead of copying the lists.
-  final class KeyedWatches {
+  ///
+  /// It is itself the range index of the first attribute its watches are
+  /// narrowed by (`firstRangeAttribute`): registering and matching reach
+  /// those bounds through the key's object, one memory access and one
+  /// allocation fewer than a separate index, which counts when the key
+  /// tables are too large for the caches. Further attributes have their
+  /// own indexes (`moreRanges`).
+  final class KeyedWatches: RangeIndex {
     /// The key these watches are filed under.
     let key: IndexKey
     /// The watches of another key with the same (hashed) fingerprint.
     // Touched only under the watcher's lock (no run-time exclusivity checks).
     @exclusivity(unchecked) var collision: KeyedWatches?
     @exclusivity(unchecked) var plain = SlotList()
-    /// The range index of the first attribute the watches under this key
-    /// are narrowed by, held here: matching reaches its bounds without a
-    /// list in between (one memory access fewer per object, which counts
-    /// when the index is too large for the caches).
-    @exclusivity(unchecked) private(set) var firstRange: (attribute: Int, index: RangeIndex)?
     /// Range indexes of further attributes; an entity has few attributes.
     @exclusivity(unchecked) private(set) var moreRanges: [(attribute: Int, index: RangeIndex)] = []
+    /// The attribute slot of the bounds this object indexes as a range
+    /// index; -1 while no watch under the key has a range. (This and the
+    /// next are 32 bits, side by side: a key's object is a word smaller.)
+    @exclusivity(unchecked) private var firstRangeSlot: Int32 = -1
     /// How many watches in the range indexes have more to their predicate
     /// than the key and the range (a residual to evaluate). With none, the
     /// range indexes' candidates are matches, collected without a test.
-    @exclusivity(unchecked) private(set) var rangedWithResidual = 0
+    @exclusivity(unchecked) private var rangedWithResidualCount: Int32 = 0
 
-    init(key: IndexKey) { self.key = key }
+    /// The attribute slot of the bounds this object indexes, or -1.
+    var firstRangeAttribute: Int { Int(firstRangeSlot) }
+    /// Whether some watch in the range indexes has a residual.
+    var hasRangedWithResidual: Bool { rangedWithResidualCount != 0 }
 
-    var isEmpty: Bool { plain.isEmpty && firstRange == nil }
+    init(key: IndexKey) {
+      self.key = key
+      super.init()
+    }
+
+    var isEmpty: Bool { plain.isEmpty && firstRangeSlot < 0 }
 
     /// Files a watch narrowed by a range on `attribute`; `hasResidual` tells
     /// whether its predicate has more to evaluate.
     func insert(_ bounds: RangeBounds, on attribute: Int, id: WatchID, hasResidual: Bool) {
-      if hasResidual { rangedWithResidual += 1 }
-      if let (first, index) = firstRange, first == attribute {
-        index.insertInOrder(bounds, id: id)
+      if hasResidual { rangedWithResidualCount += 1 }
+      if firstRangeAttribute == attribute {
+        insertInOrder(bounds, id: id)
+      } else if firstRangeSlot < 0 {
+        firstRangeSlot = Int32(attribute)
+        insertInOrder(bounds, id: id)
       } else if let position = moreRanges.firstIndex(where: { $0.attribute == attribute }) {
         moreRanges[position].index.insertInOrder(bounds, id: id)
       } else {
         let index = RangeIndex()
         index.insertInOrder(bounds, id: id)
-        if firstRange == nil { firstRange = (attribute, index) } else { moreRanges.append((attribute, index)) }
+        moreRanges.append((attribute, index))
       }
     }
 
     func remove(_ id: WatchID, on attribute: Int, hasResidual: Bool) {
-      if hasResidual { rangedWithResidual -= 1 }
-      if let (first, index) = firstRange, first == attribute {
-        index.remove(id)
-        // The next index, if any, moves up: `firstRange` is nil only when no
-        // range index is left.
-        if index.count == 0 { firstRange = moreRanges.isEmpty ? nil : moreRanges.removeFirst() }
+      if hasResidual { rangedWithResidualCount -= 1 }
+      if firstRangeAttribute == attribute {
+        remove(id)
+        guard count == 0 else { return }
+        // The next index, if any, moves up: `firstRangeAttribute` is -1
+        // only when no range index is left.
+        if moreRanges.isEmpty {
+          firstRangeSlot = -1
+        } else {
+          let (next, index) = moreRanges.removeFirst()
+          takeEntries(of: index)
+          firstRangeSlot = Int32(next)
+        }
       } else if let position = moreRanges.firstIndex(where: { $0.attribute == attribute }) {
         moreRanges[position].index.remove(id)
         if moreRanges[position].index.count == 0 { moreRanges.remove(at: position) }
@@ -510,9 +534,10 @@ struct MasterFilter {
       guard let keyed = image.withAttribute(attribute, { value in keys.watches(for: value) }) else { continue }
       for slot in keyed.plain.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       // Kept sorted on insertion and removal: read-only here.
-      guard let (attribute, index) = keyed.firstRange else { continue }
-      guard keyed.rangedWithResidual == 0 else {
-        collect(index, attribute, image, into: matched, failures: &failures)
+      let rangeAttribute = keyed.firstRangeAttribute
+      guard rangeAttribute >= 0 else { continue }
+      guard !keyed.hasRangedWithResidual else {
+        collect(keyed, rangeAttribute, image, into: matched, failures: &failures)
         for (attribute, index) in keyed.moreRanges {
           collect(index, attribute, image, into: matched, failures: &failures)
         }
@@ -520,7 +545,7 @@ struct MasterFilter {
       }
       // The key and the range are the whole predicate: every candidate
       // matches.
-      if let key = image.rangeKey(attribute) { index.collect(key, live: nil, into: matched) }
+      if let key = image.rangeKey(rangeAttribute) { keyed.collect(key, live: nil, into: matched) }
       for (attribute, index) in keyed.moreRanges {
         if let key = image.rangeKey(attribute) { index.collect(key, live: nil, into: matched) }
       }

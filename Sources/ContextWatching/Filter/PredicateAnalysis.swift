@@ -554,8 +554,10 @@ struct RangeKey {
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
-/// each of its lists.
-final class RangeIndex {
+/// each of its lists. Not final: the watches under a key of an equality
+/// index (`MasterFilter.KeyedWatches`) are the range index of their first
+/// ranged attribute. Nothing is overridden, so calls are direct.
+class RangeIndex {
   /// 32 bytes: the bounds (17), the watch's slot in the 4 bytes after them
   /// (a copy of the identifier's, read without masking), and the watch.
   struct Entry {
@@ -590,9 +592,13 @@ final class RangeIndex {
   @exclusivity(unchecked) private var uppers: [Entry] = []
   /// Intervals by the exponent of their width's power-of-two ceiling.
   @exclusivity(unchecked) private var intervals: [Int: [Entry]] = [:]
-  @exclusivity(unchecked) private var isSorted = true
-  @exclusivity(unchecked) private var stale = 0
   @exclusivity(unchecked) private(set) var count = 0
+  /// Removed watches whose entries are still in the lists (at most the
+  /// watches a watcher holds, 2²⁴); 32 bits beside `isSorted`, so that the
+  /// object of a key of an equality index (`MasterFilter.KeyedWatches`)
+  /// is a word smaller.
+  @exclusivity(unchecked) private var stale: Int32 = 0
+  @exclusivity(unchecked) private var isSorted = true
 
   /// Files a watch; the lists are sorted again once per save, before
   /// matching (`MasterFilter.prepareRanges`).
@@ -675,6 +681,19 @@ final class RangeIndex {
       position -= 1
     }
     list[position] = entry
+  }
+
+  /// Takes the entries of `other` (emptied) in place of this index's,
+  /// which must have none: a key's next range index moving up into the
+  /// key's object.
+  final func takeEntries(of other: RangeIndex) {
+    precondition(count == 0, "an index with entries cannot take others")
+    swap(&lowers, &other.lowers)
+    swap(&uppers, &other.uppers)
+    swap(&intervals, &other.intervals)
+    swap(&isSorted, &other.isSorted)
+    swap(&stale, &other.stale)
+    swap(&count, &other.count)
   }
 
   /// Removes a watch at once, for the small indexes under each key.
