@@ -3,6 +3,7 @@
 
 @testable import ContextWatching
 import PredicateDSL
+import TestSupport
 import Testing
 
 /// The equality index's keys: exact fingerprints (integral numbers, strings
@@ -88,7 +89,7 @@ struct KeyTableTests {
   }
 
   /// A number whose fingerprint is a short string's: different kinds of
-  /// exact fingerprint are different keys, not a chain.
+  /// exact fingerprint are different keys, chained in one bucket.
   @Test func aNumberWithAStringsFingerprintIsAnotherKey() {
     let text = IndexKey(.string("Oslo"))
     let constant: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -101,6 +102,39 @@ struct KeyTableTests {
     let integer = table.insert(IndexKey(number))
     #expect(integer !== city)
     #expect(table.watches(for: number) === integer && table.watches(for: .string("Oslo")) === city)
+    table.remove(integer)
+    #expect(table.watches(for: number) == nil && table.watches(for: .string("Oslo")) === city)
+  }
+
+  /// Keys come and go in random order, thousands of them, through many
+  /// growths: every lookup agrees with a plain set of the keys held, so
+  /// removal's shifting of later buckets never strands a key.
+  @Test func randomInsertionsAndRemovalsAgreeWithASet() {
+    var random = SeededGenerator(seed: SeededGenerator.seed(default: 0x7AB1E))
+    var table = KeyTable()
+    var held: [FilterValue: MasterFilter.KeyedWatches] = [:]
+    func value(_ number: Int) -> FilterValue {
+      number % 3 == 0 ? .string("city \(number)") : (number % 3 == 1 ? .int(Int64(number)) : .string("C\(number)"))
+    }
+    for round in 0..<20_000 {
+      let candidate = value(Int.random(in: 0..<3_000, using: &random))
+      if let keyed = held[candidate], round % 3 != 0 {
+        table.remove(keyed)
+        held[candidate] = nil
+      } else {
+        let keyed = table.insert(IndexKey(candidate))
+        #expect(held[candidate].map { $0 === keyed } ?? true, "a held key gives its own watches")
+        held[candidate] = keyed
+      }
+      if round % 1_000 == 999 {
+        for number in 0..<3_000 {
+          let probe = value(number)
+          #expect(table.watches(for: probe) === held[probe], "\(probe) after \(round + 1) rounds")
+        }
+      }
+    }
+    for keyed in held.values { table.remove(keyed) }
+    #expect(table.isEmpty && table.watches(for: value(3)) == nil)
   }
 }
 
