@@ -119,6 +119,25 @@ struct DeliveryTests {
     }
   }
 
+  /// A token outlives its watcher without keeping it: the watcher goes
+  /// when released, and cancelling or dropping the token afterwards is
+  /// safe and changes nothing.
+  @Test func tokensDoNotKeepTheirWatcher() throws {
+    weak var weakWatcher: ContextWatcher?
+    var token: WatchToken?
+    do {
+      let watcher = ContextWatcher(schema: WatcherFixtures.schema, target: .handler(on: .immediate) { _ in })
+      weakWatcher = watcher
+      token = try watcher.watch("Person", where: "age > 0")
+      _ = try watcher.watch("Person", where: "city == 'Oslo'")
+      #expect(watcher.watchCount == 1)  // the second token was dropped at once
+    }
+    #expect(weakWatcher == nil && token != nil)
+    token?.cancel()
+    token?.cancel()
+    token = nil
+  }
+
   @Test func aDelegateThatGoesAwayIsNotCalled() throws {
     let context = WatcherFixtures.context()
     var recorder: Recorder? = Recorder()

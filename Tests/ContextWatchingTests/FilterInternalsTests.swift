@@ -167,6 +167,19 @@ struct FilterCapacityTests {
     #expect(filter.count == 1 && filter.entry(last) != nil)
   }
 
+  /// Emptied for a watcher going away, a filter holds nothing and hands
+  /// out no identifier twice.
+  @Test func removingAllKeepsTheNumbering() throws {
+    var filter = MasterFilter(schema: WatcherFixtures.schema)
+    let first = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let second = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
+    filter.removeAll()
+    #expect(filter.count == 0 && filter.entry(first) == nil && filter.entry(second) == nil)
+    filter.remove(first)
+    let third = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    #expect(third.number == 3 && filter.count == 1 && filter.entry(third) != nil)
+  }
+
   @Test func identifiersNoWatcherHandsOutDescribeTheirRawValue() {
     #expect(WatchID(rawValue: 5).description == "watch (raw 5)")
     #expect(WatchID(rawValue: 3 << 24 | 7).description == "watch 3")

@@ -417,6 +417,13 @@ struct MasterFilter {
     }
   }
 
+  /// Removes every watch, for a watcher going away: the tokens that
+  /// outlive it hold an empty filter. Numbering goes on, so no identifier
+  /// is handed out twice.
+  mutating func removeAll() {
+    self = MasterFilter(schema: schema, capacity: capacity, firstNumber: nextNumber)
+  }
+
   /// Removes a watch; removing one that is gone changes nothing.
   mutating func remove(_ id: WatchID) {
     guard let entry = entry(id) else { return }

@@ -57,6 +57,8 @@ public final class ContextWatcher: Sendable {
 
   deinit {
     pipeline.stream?.finish()
+    // Tokens hold the table, not the watcher: what they keep must be empty.
+    filter.withLock { $0.removeAll() }
   }
 
   // MARK: Watches
@@ -118,7 +120,7 @@ public final class ContextWatcher: Sendable {
     let id = try filter.withLock { filter throws(WatchError) in
       try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options)
     }
-    return WatchToken(id: id, watcher: self)
+    return WatchToken(id: id, watches: filter)
   }
 
   /// Removes a watch; removing one that is gone changes nothing. Safe from
@@ -231,16 +233,20 @@ public struct WatcherOptions: Hashable, Sendable {
 public final class WatchToken: Sendable {
   /// The watch's identity, as attribution in deliveries names it.
   public let id: WatchID
-  private weak let watcher: ContextWatcher?
+  /// The watcher's table of watches, not the watcher: a strong reference,
+  /// cheaper to make than a weak one (a registration makes one). A watcher
+  /// going away empties its table (`ContextWatcher.deinit`), so a token
+  /// that outlives its watcher holds an empty table, nothing more.
+  private let watches: LockedState<MasterFilter>
 
-  init(id: WatchID, watcher: ContextWatcher) {
+  init(id: WatchID, watches: LockedState<MasterFilter>) {
     self.id = id
-    self.watcher = watcher
+    self.watches = watches
   }
 
   /// Removes the watch. Deliveries already made still name it; later saves
   /// do not. Cancelling twice changes nothing.
-  public func cancel() { watcher?.removeWatch(id) }
+  public func cancel() { watches.withLock { $0.remove(id) } }
 
   deinit { cancel() }
 }
