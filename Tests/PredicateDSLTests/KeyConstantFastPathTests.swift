@@ -79,9 +79,45 @@ struct KeyConstantFastPathTests {
     }
   }
 
-  /// Typed keys: type errors (either way round, messages, keys and
-  /// entities), a resolver that covers only part of the path, unknown keys.
-  @Test(arguments: [
+  /// The watcher's inlinable test (`keyConstantComparison`) and the
+  /// compiler's (`keyConstantParts`) are written twice, for speed: they
+  /// must take apart the same comparisons (the watcher's refusing options)
+  /// into the same parts, on random predicates and on every form in the
+  /// list below.
+  @Test func theWatchersAndTheCompilersKeyConstantTestsAgree() throws {
+    let seed = SeededGenerator.seed(default: 0xA6EE)
+    var random = RandomEvaluation(seed: seed)
+    var comparisons: [PredicateSyntax] = []
+    func collect(_ predicate: PredicateSyntax) {
+      switch predicate.kind {
+      case .constant: break
+      case .comparison: comparisons.append(predicate)
+      case .not(let operand): collect(operand)
+      case .and(let operands), .or(let operands): operands.forEach(collect)
+      }
+    }
+    for _ in 0..<1_000 { collect(random.predicate().substituting(random.variables())) }
+    for format in Self.typedForms + ["age > 30 AND 'x' == name", "age ==[c] 3", "30 IN ages", "name UTI-EQUALS 'x'"] {
+      collect(try PredicateParser.parse(format))
+    }
+    var agreed = 0
+    for predicate in comparisons {
+      let compilers = predicate.keyConstantParts
+      let watchers = predicate.keyConstantComparison
+      guard let compilers, compilers.options.isEmpty else {
+        #expect(watchers == nil, "\(predicate) (seed \(seed))")
+        continue
+      }
+      let parts = try #require(watchers, "\(predicate) (seed \(seed))")
+      // Compared as printed: a NaN constant is not equal to itself.
+      #expect(parts.keyPath == compilers.key && "\(parts.constant)" == "\(compilers.constant)", "\(predicate)")
+      #expect(parts.operator == compilers.operator && parts.constantFirst == compilers.constantFirst, "\(predicate)")
+      agreed += 1
+    }
+    #expect(agreed > 300 && comparisons.count > agreed)
+  }
+
+  static let typedForms = [
     "age > 30", "30 < age", "age >= 31.0", "31 <= age", "age == 31", "31 == age", "age != nil", "age BETWEEN {30, 40}",
     "age IN {31, 32}", "name BEGINSWITH[c] 'a'", "name ==[cd] 'ALICE'", "name LIKE 'A*e'", "name MATCHES 'A.*'",
     "name CONTAINS 'li'", "name ENDSWITH 'e'", "name IN {'Alice', 'Bob'}", "name IN 'Alice and Bob'", "name < 'B'",
@@ -92,7 +128,11 @@ struct KeyConstantFastPathTests {
     "age LIKE 'x*'", "department.name MATCHES 3", "tags > 'a'", "name BEGINSWITH 3", "name MATCHES '('",
     // Unknown keys, and operators the fast path leaves to the general path.
     "agee > 3", "department.nmae == 'x'", "'a' IN name", "'a' BEGINSWITH name", "ANY tags == 'swift'",
-  ])
+  ]
+
+  /// Typed keys: type errors (either way round, messages, keys and
+  /// entities), a resolver that covers only part of the path, unknown keys.
+  @Test(arguments: typedForms)
   func typedKeysAnswerAsTheGeneralPath(format: String) throws {
     let syntax = try PredicateParser.parse(format)
     let people = [

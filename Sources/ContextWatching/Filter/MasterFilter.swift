@@ -103,7 +103,8 @@ struct MasterFilter {
   final class KeyedWatches: RangeIndex {
     /// The key these watches are filed under.
     let key: IndexKey
-    /// The watches of another key with the same (hashed) fingerprint.
+    /// The watches of another key with the same fingerprint (a hash
+    /// collision, or an exact fingerprint of another kind).
     // Touched only under the watcher's lock (no run-time exclusivity checks).
     @exclusivity(unchecked) var collision: KeyedWatches?
     @exclusivity(unchecked) var plain = SlotList()
