@@ -19,6 +19,13 @@
 //   composite WATCHES CITIES adds WATCHES `city == %@ AND age > %@` watches
 //                            (the second registration benchmark's shape is
 //                            100000 10000)
+//   split ROUNDS [ordered]   wall clock, not for callgrind: each round times
+//                            registering 100,000 composite watches on 10,000
+//                            cities whole, then parsing their formats alone,
+//                            then adding the parsed predicates alone, each on
+//                            a new watcher (ns per watch; round 0 is a
+//                            warm-up). `ordered` registers them in city
+//                            order, so that a key's lists stay in the caches
 //   remove WATCHES           cancels the tokens of WATCHES such watches
 //   save ROUNDS              10,000 watches on a context of 10,000 people,
 //                            delegate on a queue; each round changes 100
@@ -132,6 +139,39 @@ case "composite":
     for (format, arguments) in specs { tokens.append(try! watcher.watch("Person", where: format, arguments: arguments)) }
   }
   print("\(mode): \(count) watches, \(watcher.watchCount) held")
+
+case "split":
+  let rounds = numbers.first ?? 8
+  var specs = watches(100_000, cities: 10_000, ranges: false)
+  if arguments.contains("ordered") {
+    // By city, then by bound: each insertion lands at the end of a list
+    // that the previous one touched.
+    func order(_ spec: (String, [FilterValue])) -> (String, Int64) {
+      guard case .string(let city) = spec.1[0], case .int(let age) = spec.1[1] else { preconditionFailure() }
+      return (city, age)
+    }
+    specs.sort { order($0) < order($1) }
+  }
+  func perWatch(_ start: UInt64) -> UInt64 { (DispatchTime.now().uptimeNanoseconds - start) / UInt64(specs.count) }
+  for round in 0..<rounds {
+    var watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
+    var tokens: [WatchToken] = []
+    tokens.reserveCapacity(specs.count)
+    var start = DispatchTime.now().uptimeNanoseconds
+    for (format, arguments) in specs { tokens.append(try! watcher.watch("Person", where: format, arguments: arguments)) }
+    let whole = perWatch(start)
+    tokens.removeAll(keepingCapacity: true)
+    var parsed: [PredicateSyntax] = []
+    parsed.reserveCapacity(specs.count)
+    start = DispatchTime.now().uptimeNanoseconds
+    for (format, arguments) in specs { parsed.append(try! PredicateParser.parse(format, arguments: arguments)) }
+    let parse = perWatch(start)
+    watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
+    start = DispatchTime.now().uptimeNanoseconds
+    for predicate in parsed { tokens.append(try! watcher.watch("Person", predicate: predicate)) }
+    let add = perWatch(start)
+    print("round \(round): whole \(whole) ns, parse \(parse) ns, add \(add) ns per watch")
+  }
 
 case "register", "remove", "preparsed":
   let count = numbers.first ?? 100_000

@@ -195,7 +195,7 @@ struct KeyTable {
 
   /// The first watches of the chain filed under `fingerprint`.
   @inline(__always)
-  private func chain(_ fingerprint: UInt64) -> MasterFilter.KeyedWatches? {
+  private func head(_ fingerprint: UInt64) -> MasterFilter.KeyedWatches? {
     guard !buckets.isEmpty else { return nil }
     let (position, found) = position(of: fingerprint)
     return found ? buckets[position].watches : nil
@@ -205,7 +205,7 @@ struct KeyTable {
   @inline(__always)
   func watches(for value: borrowing FilterValue) -> MasterFilter.KeyedWatches? {
     let fingerprint = IndexKey.fingerprint(value)
-    guard let first = chain(fingerprint.0) else { return nil }
+    guard let first = head(fingerprint.0) else { return nil }
     // The common case: exact fingerprints of one kind are equal keys. (Read
     // field by field: calling the key's `matches` copied the key.)
     if fingerprint.1 != .hashed && first.key.exactness == fingerprint.1 { return first }
@@ -226,7 +226,7 @@ struct KeyTable {
 
   /// The watches filed under `key`.
   func watches(for key: IndexKey) -> MasterFilter.KeyedWatches? {
-    var keyed = chain(key.fingerprint)
+    var keyed = head(key.fingerprint)
     while let candidate = keyed, candidate.key != key { keyed = candidate.collision }
     return keyed
   }

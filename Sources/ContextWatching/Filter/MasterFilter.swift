@@ -135,7 +135,7 @@ struct MasterFilter {
     /// whether its predicate has more to evaluate.
     func insert(_ bounds: RangeBounds, on attribute: Int, id: WatchID, hasResidual: Bool) {
       if hasResidual { rangedWithResidualCount += 1 }
-      if firstRangeAttribute == attribute {
+      if firstRangeSlot == attribute {
         insertInOrder(bounds, id: id)
       } else if firstRangeSlot < 0 {
         firstRangeSlot = Int32(attribute)
