@@ -16,6 +16,17 @@ struct CommandLineTests {
     #expect(outcome.output == "stats.score > 30 AND name == \"Ann\" AND code == \"42\"\n")
   }
 
+  /// `check` reads no input: 4 MB written to it meet a closed pipe, which
+  /// must not kill the test process (SIGPIPE) nor fail the run.
+  @Test func aCommandThatExitsBeforeReadingItsInputIsNotAFailure() throws {
+    let input = String(repeating: "{\"age\": 40}\n", count: 350_000)
+    for _ in 0..<3 {
+      let outcome = try CommandRunner.run(["check", "age > 30"], input: input)
+      #expect(outcome.status == 0)
+      #expect(outcome.output == "age > 30\n")
+    }
+  }
+
   @Test func checkRendersErrorsAndExitsOne() throws {
     let outcome = try CommandRunner.run(["check", "name BEGINSWITHH 'A'"])
     #expect(outcome.status == 1)

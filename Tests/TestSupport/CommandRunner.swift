@@ -24,7 +24,13 @@ public enum CommandRunner {
   }
 
   /// Runs `context-watch arguments...` with `input` on standard input.
+  ///
+  /// A command may exit without reading all of its input (a refused file,
+  /// say): that is its choice, not a failure of the run. The write then
+  /// meets a closed pipe, which must raise neither SIGPIPE (whose default
+  /// action would kill the whole test process) nor a trap.
   public static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+    ignoreBrokenPipes
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -36,19 +42,29 @@ public enum CommandRunner {
     process.standardError = stderr
     try process.run()
     // Write and read concurrently so that large inputs cannot deadlock.
+    let written = DispatchSemaphore(value: 0)
     let writer = Thread {
-      stdin.fileHandleForWriting.write(Data(input.utf8))
+      // EPIPE when the command exited before reading everything.
+      try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
       try? stdin.fileHandleForWriting.close()
+      written.signal()
     }
     writer.start()
     let errorData = ErrorCollector(stderr.fileHandleForReading)
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    written.wait()
     return Outcome(
       status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
       errorOutput: errorData.text())
   }
 }
+
+/// Ignores SIGPIPE in this process, once: a write to a pipe whose reader
+/// has exited then fails with EPIPE instead of killing the process.
+private let ignoreBrokenPipes: Void = {
+  _ = signal(SIGPIPE, SIG_IGN)
+}()
 
 /// Reads a pipe to its end on a thread of its own.
 private final class ErrorCollector: @unchecked Sendable {
