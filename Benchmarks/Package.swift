@@ -99,19 +99,6 @@ let package = Package(
       ],
       path: "Tools/WatcherProfile"
     ),
-    // The floor under save-to-delegate latency: a DispatchQueue hop alone;
-    // and the watcher's latency measured the same way.
-    //   swift run -c release HopProbe [watcher]
-    .executableTarget(
-      name: "HopProbe",
-      dependencies: [
-        .product(name: "ContextWatching", package: "main"),
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
-        .product(name: "ContextWatcherTestSupport", package: "main"),
-      ],
-      path: "Tools/HopProbe"
-    ),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],
   swiftLanguageModes: [.v6]
