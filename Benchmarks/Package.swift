@@ -2,7 +2,14 @@
 // The benchmarks are a package of their own, so that the library's manifest
 // stays free of dependencies. Run them from this directory with
 //   swift package --disable-sandbox benchmark
+import Foundation
 import PackageDescription
+
+// SwiftPM gives a path dependency the identity of its folder's name, so the
+// root package is named after the checkout's folder (this one's parent),
+// whatever a clone was called.
+let root = URL(fileURLWithPath: #filePath)
+  .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
 let package = Package(
   name: "ContextWatcherBenchmarks",
@@ -18,8 +25,8 @@ let package = Package(
       name: "PredicateBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "PredicateDSL", package: "main"),
-        .product(name: "ContextWatcherTestSupport", package: "main"),
+        .product(name: "PredicateDSL", package: root),
+        .product(name: "ContextWatcherTestSupport", package: root),
       ],
       path: "Benchmarks/PredicateBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -28,8 +35,8 @@ let package = Package(
       name: "EvaluationBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "PredicateDSL", package: "main"),
-        .product(name: "ContextWatcherTestSupport", package: "main"),
+        .product(name: "PredicateDSL", package: root),
+        .product(name: "ContextWatcherTestSupport", package: root),
       ],
       path: "Benchmarks/EvaluationBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -38,8 +45,8 @@ let package = Package(
       name: "ObjectGraphBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
       ],
       path: "Benchmarks/ObjectGraphBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -48,10 +55,10 @@ let package = Package(
       name: "WatcherBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "ContextWatching", package: "main"),
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
-        .product(name: "ContextWatcherTestSupport", package: "main"),
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
+        .product(name: "ContextWatcherTestSupport", package: root),
       ],
       path: "Benchmarks/WatcherBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -64,8 +71,8 @@ let package = Package(
       name: "ObjectGraphMemory",
       dependencies: [
         "MallocInfo",
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
       ],
       path: "Tools/ObjectGraphMemory"
     ),
@@ -75,9 +82,9 @@ let package = Package(
       name: "WatcherMemory",
       dependencies: [
         "MallocInfo",
-        .product(name: "ContextWatching", package: "main"),
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
       ],
       path: "Tools/WatcherMemory"
     ),
@@ -85,17 +92,17 @@ let package = Package(
     .executableTarget(
       name: "ObjectGraphProfile",
       dependencies: [
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
       ],
       path: "Tools/ObjectGraphProfile"
     ),
     .executableTarget(
       name: "WatcherProfile",
       dependencies: [
-        .product(name: "ContextWatching", package: "main"),
-        .product(name: "ObjectGraph", package: "main"),
-        .product(name: "PredicateDSL", package: "main"),
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
       ],
       path: "Tools/WatcherProfile"
     ),
