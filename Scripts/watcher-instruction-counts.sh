@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Counts the watcher's instructions per unit under callgrind: the table of
-# "Where the time goes" in docs/benchmarks.md. Each mode of
-# Benchmarks/Tools/WatcherProfile runs its work inside `measuredLoop`, and
-# only that function (with what it calls) is counted; the count is divided
-# by the mode's units (changed objects or watches). Instruction counts do not
-# depend on the machine's load.
+# Counts the watcher's instructions per unit under callgrind (the figures
+# are in docs/benchmarks.md, "Watcher: classification, registration and
+# memory"). Each mode of Benchmarks/Tools/WatcherProfile runs its work inside
+# `measuredLoop`, and only that function (with what it calls) is counted; the
+# count is divided by the mode's units (changed objects or watches).
+# Instruction counts do not depend on the machine's load.
 #
 #   Scripts/watcher-instruction-counts.sh            # every mode of the table
 #   Scripts/watcher-instruction-counts.sh composite  # only the modes that start so
