@@ -25,9 +25,10 @@ struct LimitsTests {
   /// freed) on a thread with a 512 KiB stack, the smallest default of the
   /// platforms (secondary threads on Apple's): the parser takes deep text to
   /// a thread of its own. Its printout fits such a stack in a release build
-  /// (131 KiB at most, measured), and 1 MiB in a debug build, whose frames
-  /// are about four times larger. In a child process, so that overflowing a
-  /// stack fails this test instead of ending the run.
+  /// (131 KiB at most, by `Scripts/measure-parser-stack.sh`), and 1 MiB in
+  /// a debug build, whose frames are about four times larger. In a child
+  /// process, so that overflowing a stack fails this test instead of ending
+  /// the run.
   @Test("the documented depth fits a 512 KiB stack", arguments: shapes)
   func documentedDepthFitsASmallStack(_ shape: String) async throws {
     await #expect(processExitsWith: .success) { [shape] in
@@ -105,9 +106,9 @@ struct LimitsTests {
     #expect(try PredicateParser.parse(syntax.description) == syntax)
   }
 
-  /// Found by libFuzzer: 191 nested minus signs printed as `-(-(…` and the
-  /// printout exceeded the depth limit. Printouts never nest deeper than
-  /// their input now, for negation and arithmetic chains alike.
+  /// 191 nested minus signs printed as `-(-(…` would exceed the depth
+  /// limit: printouts never nest deeper than their input, for negation and
+  /// arithmetic chains alike.
   @Test func printoutsOfDeepInputsParseBack() throws {
     for text in [
       String(repeating: "-", count: 191) + "a= '\0\0\0X3a'",

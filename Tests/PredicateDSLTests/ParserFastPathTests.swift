@@ -180,8 +180,8 @@ struct ParserFastPathTests {
     #expect(tooDeep.code == .nestingTooDeep)
     #expect(tooDeep.location.utf8Offset == 2)
     #expect(tooDeep.message == (try failure("(a . b.c == 1)", maximumDepth: 1)).message)
-    // The run's level still counts for the steps after it (found by
-    // differential fuzzing against the parser without the fast route).
+    // The run's level still counts for the steps after it, as on the
+    // general route.
     for (text, offset) in [("a.b[0] == 1", 3), ("a . b[0] == 1", 5), ("a.b.#c[0] == 1", 6), ("a.b . c[0] == 1", 7)] {
       let error = try failure(text, maximumDepth: 1)
       #expect(error.code == .nestingTooDeep, "\(text)")

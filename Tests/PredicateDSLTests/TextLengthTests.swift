@@ -122,9 +122,10 @@ struct TextLengthTests {
     #expect(lines[4] == "  |  " + String(repeating: " ", count: 40) + "^^^")
   }
 
-  /// A regression guard on the tree's memory: the 100 KB benchmark's tree
-  /// went from 1,277 KB to 974 KB when ranges moved to 32 bits and a
-  /// comparison's one-byte fields to the end (docs/benchmarks.md).
+  /// Guards the tree's memory: a node's size is most of a tree's, and a
+  /// large tree's pages are faulted in again on every parse (Parsing, in
+  /// docs/benchmarks.md). 32-bit ranges and a comparison's one-byte fields
+  /// after its operands keep these sizes.
   @Test("syntax nodes stay small")
   func nodeSizes() {
     #expect(MemoryLayout<SyntaxRange>.size == 8)

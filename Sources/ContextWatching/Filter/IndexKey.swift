@@ -54,8 +54,8 @@ struct IndexKey: Hashable {
   func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
   /// What `Dictionary` and `Set` call to place a key: the fingerprint mixed
-  /// with the table's seed by SplitMix64's finalizer, instead of a SipHash
-  /// of the fingerprint (about 150 instructions a lookup). Nothing is lost:
+  /// with the table's seed by SplitMix64's finalizer, instead of the far
+  /// costlier SipHash of the fingerprint. Nothing is lost:
   /// keys with equal fingerprints collide under any hash of the fingerprint.
   func _rawHashValue(seed: Int) -> Int { mixedHash(fingerprint, seed: seed) }
 

@@ -230,7 +230,7 @@ enum IndexedConjunct {
     // The conjuncts are read in place, by position: taking one out of the
     // AND here would copy it whole. An equality is the most selective:
     // prefer it to a range. (Plain loops: a lazy `compactMap(...).first`
-    // ran each test twice.)
+    // runs each test twice.)
     let count = predicate.conjunctCount
     var found: (position: Int, slot: Int, kind: Kind)?
     for position in 0..<count {

@@ -237,9 +237,9 @@ struct Collector {
     let sorted = flat.mutableElements
     for record in records where record.count > 1 { Self.sortByWatch(sorted, record.range) }
     // The delivery's lists are built as locals and moved into it at the
-    // end: building them in a `ContextChanges` variable made the compiler
-    // copy and destroy the whole delivery twice (about 440 instructions
-    // each; once remains, on returning it).
+    // end: built in a `ContextChanges` variable, they would make the
+    // compiler copy and destroy the whole delivery twice more; this way
+    // only returning it copies it.
     var inserted: [ObjectSnapshot] = []
     var updated: [ObjectUpdate] = []
     var entered: [ObjectUpdate] = []

@@ -25,8 +25,8 @@ public final class ManagedObject {
   let contextSerial: UInt64
   // Exclusivity is not checked at run time on these four: every access is on
   // the context's queue, and none overlaps another (no access hands out an
-  // inout reference that outlives the statement). The checks cost a quarter
-  // of a compiled predicate's evaluation (benchmarked, docs/benchmarks.md).
+  // inout reference that outlives the statement). The checks would cost
+  // about a quarter of a compiled predicate's evaluation.
 
   /// Attribute values, by slot.
   @exclusivity(unchecked) package internal(set) var values: [FilterValue]

@@ -56,8 +56,8 @@ public final class ObjectContext: @unchecked Sendable {
   /// The thread running work given to `perform` or `performAndWait`, while
   /// it runs (0 otherwise). `checkQueue()` compares it with the current
   /// thread first: two loads, where asking Dispatch for the queue's
-  /// specific value costs about 200 instructions, on every call that
-  /// touches the context.
+  /// specific value is a call into Dispatch and a lookup, on every call
+  /// that touches the context.
   private let worker = Atomic<UInt>(0)
   private var _notificationCenter: NotificationCenter?
   private var _author: String?
@@ -65,7 +65,7 @@ public final class ObjectContext: @unchecked Sendable {
   // The graph's tables. Exclusivity is not checked at run time on them:
   // they are touched only on `queue`, one statement at a time (no access
   // hands out an inout reference that outlives its statement), and the
-  // checks were a tenth of an insert's cost.
+  // checks would add about a tenth to an insert's cost.
 
   /// Every object that is inserted, registered or deleted-but-unsaved.
   @exclusivity(unchecked) var allObjects: [ObjectID: ManagedObject] = [:]

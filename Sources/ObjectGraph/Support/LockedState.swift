@@ -13,7 +13,7 @@ package final class LockedState<State>: @unchecked Sendable {
   private let lock = NSLock()
   // No run-time exclusivity check: the lock already makes every access
   // exclusive (a nested `withLock` on the same state deadlocks before it
-  // could overlap), and the check cost more than taking the lock.
+  // could overlap), and the check costs more than taking the lock.
   @exclusivity(unchecked) private var state: State
 
   package init(_ state: State) { self.state = state }

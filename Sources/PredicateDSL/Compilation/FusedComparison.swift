@@ -14,7 +14,7 @@
 enum FusedComparison {
   /// Always inlined into the resolver's hook: a specialised copy called from
   /// there would take the object directly and need a reabstraction thunk in
-  /// front of every closure (about 13 instructions per evaluation).
+  /// front of every closure, a call more on every evaluation.
   ///
   /// Each closure captures one ``FusedTest``, which holds the reader, the
   /// constant and the general test: a closure whose only capture is one

@@ -8,7 +8,7 @@
 /// Generic over the object type only, not the resolver, which the methods
 /// that resolve keys take as an argument: the compiler's layout then does
 /// not depend on its type parameter, so the unspecialised code that makes
-/// and calls one needs no run-time lookup of its metadata (about 330
+/// and calls one needs no run-time lookup of its metadata (a few hundred
 /// instructions a compile).
 struct PredicateCompiler<Object>: Sendable {
   let source: String?
@@ -69,7 +69,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// The operands as a balanced tree of closures over groups of up to five:
   /// no array to walk per evaluation, and none to build while compiling
   /// (appending to an array of a generic element type runs unspecialised
-  /// code, about 450 instructions an append). `condition`
+  /// code, hundreds of instructions an append). `condition`
   /// is nil when every operand was the neutral constant; `decided` says a
   /// constant ended the list.
   private func compound<Resolver: KeyResolver<Object>>(
@@ -86,9 +86,9 @@ struct PredicateCompiler<Object>: Sendable {
   }
 
   /// Up to five operands as one closure that calls each in turn: each
-  /// closure a conjunction passes through costs about 25 instructions per
-  /// evaluation, so ten clauses run through three closures rather than
-  /// seven.
+  /// closure a conjunction passes through costs a call and its frame on
+  /// every evaluation, so ten clauses run through three closures rather
+  /// than seven.
   private func group<Resolver: KeyResolver<Object>>(
     _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
@@ -108,9 +108,8 @@ struct PredicateCompiler<Object>: Sendable {
     var count = 0
     var decider: Bool?
     // Through the buffer, and a comparison of a key with a constant read
-    // in place for the fast path: passing the operand to `compile` copied it
-    // (retaining everything in it) and destroyed the copy, about 250
-    // instructions an operand.
+    // in place for the fast path: passing the operand to `compile` would
+    // copy it (retaining everything in it) and destroy the copy.
     try operands.withUnsafeBufferPointer { (operands) throws(PredicateCompileError) in
       for index in operands.indices {
         let compiled =
@@ -270,9 +269,8 @@ struct PredicateCompiler<Object>: Sendable {
       }
     }
     // Three or more: one captured struct, which the closure reads in place
-    // as it needs each operand (captured one by one, the operands were all
-    // loaded, and spilled, on entry to every call: about 30 instructions per
-    // evaluation of five). The unwrapped operands are there by construction:
+    // as it needs each operand (captured one by one, the operands would all
+    // be loaded, and spilled, on entry to every call). The unwrapped operands are there by construction:
     // the caller fills them in order, a test with its probe.
     assert((t4 == nil) == (p4 == nil) && (t5 == nil) == (p5 == nil), "a probed operand without its probe")
     assert(t4 != nil || t5 == nil, "operands filled out of order")
@@ -433,7 +431,7 @@ struct PredicateCompiler<Object>: Sendable {
       // `30 < age` runs as `age > 30`, so it takes the fast paths. The
       // operands are passed in the other order rather than swapped: `swap`
       // on them is an unspecialised generic call that needs `Operand<…>`'s
-      // metadata, a run-time lookup of about 330 instructions.
+      // metadata, a run-time lookup of a few hundred instructions.
       return try direct(mirror, options: options, rhs, lhs, site: site)
     }
     return try direct(operation, options: options, lhs, rhs, site: site)

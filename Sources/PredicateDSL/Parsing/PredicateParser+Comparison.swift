@@ -51,7 +51,7 @@ extension Parser {
   ) throws(PredicateParseError) -> PredicateSyntax {
     advance()
     // `Options(rawValue:)`, not `[]`: the array literal goes through the
-    // generic SetAlgebra initializer, which cost 13% of a parse.
+    // generic SetAlgebra initializer, a large share of a whole parse.
     var options = ComparisonSyntax.Options(rawValue: 0)
     if token.kind == .leftBracket {
       options = try parseOptions(for: op)

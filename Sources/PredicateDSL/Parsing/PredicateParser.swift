@@ -53,8 +53,8 @@ public enum PredicateParser {
   /// watch keeps its predicate: with `exactPairs`, a chain of two operands
   /// (`a AND b`, the most common) gets an array of exactly two rather than
   /// room for four, 144 bytes less. Longer chains cost the same either
-  /// way; the option is not the default because testing for a pair made
-  /// the parser's loop over longer chains slower.
+  /// way; the option is not the default because testing for a pair in the
+  /// parser's loop makes longer chains slower to parse.
   @inline(__always)
   package static func parse(
     _ format: String, arguments: [FilterValue], maximumDepth: Int = defaultMaximumDepth, exactPairs: Bool
@@ -325,7 +325,7 @@ struct Parser {
 
   /// `parseOr(first:)` or `parseAnd(first:)` for `exactPairs`, past the
   /// chain's first operator: a chain of two gets an array of two. Out of
-  /// line, so that the common loops above stay as they were.
+  /// line, so that the common loops above test for no pair.
   @inline(never)
   mutating func parseChain(pairing head: consuming PredicateSyntax, or: Bool) throws(PredicateParseError)
     -> PredicateSyntax

@@ -63,7 +63,7 @@ public struct PredicateSyntax: Hashable, Sendable {
 /// ```
 public struct ComparisonSyntax: Hashable, Sendable {
   // The operands first and the one-byte fields after them, which then fill
-  // the operands' tail padding: 63 bytes instead of 68.
+  // the operands' tail padding: 63 bytes (`TextLengthTests` checks).
   /// The left operand.
   public var lhs: ExpressionSyntax
   /// The right operand.
@@ -191,7 +191,7 @@ public struct ComparisonSyntax: Hashable, Sendable {
 extension PredicateSyntax {
   /// A comparison of a key path with a constant, taken apart: see
   /// ``keyConstantComparison``.
-  /// (A struct, not a tuple: an optional tuple was destroyed through its
+  /// (A struct, not a tuple: an optional tuple is destroyed through its
   /// type's metadata.)
   @usableFromInline
   package struct KeyConstantComparison {

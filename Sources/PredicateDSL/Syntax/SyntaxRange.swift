@@ -7,8 +7,9 @@
 public struct SyntaxRange: Hashable, Sendable, CustomStringConvertible {
   // Offsets are kept in 32 bits (8 bytes, not 16, in every node): with
   // `ComparisonSyntax`'s one-byte fields after its operands, a predicate
-  // node takes 72 bytes instead of 112 (80 from the ranges alone). The
-  // parser rejects text longer than `maximumOffset` bytes.
+  // node takes 72 bytes, which `TextLengthTests` checks. A node's size is
+  // most of a tree's memory. The parser rejects text longer than
+  // `maximumOffset` bytes.
   private var storedLowerBound: UInt32
   private var storedUpperBound: UInt32
 
