@@ -324,7 +324,8 @@ struct MasterFilter {
     // optionals: a copy of the residual and a generic destroy of the pair.
     let hasResidual = if case .some = residual { true } else { false }
     var ignoredKeys =
-      layout.ignoredKeys.isEmpty ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
+      layout.ignoredKeys.isEmpty || options.countsIgnoredKeys
+      ? options.ignoredKeys : options.ignoredKeys.union(layout.ignoredKeys)
     // The indexed conjunct reads its attributes; the residual is analysed,
     // then compiled (or shared), in one place: the residual moves there
     // rather than being copied to outlive the checks.

@@ -128,6 +128,14 @@ public struct WatchOptions: Hashable, Sendable {
     set { update { $0.label = newValue } }
   }
 
+  /// Whether the entity's ignored keys from the schema are set aside, so
+  /// that every change of a matching object counts: a list monitor keeps
+  /// exact snapshots of its objects.
+  var countsIgnoredKeys: Bool {
+    get { filters?.values.countsIgnoredKeys ?? false }
+    set { update { $0.countsIgnoredKeys = newValue } }
+  }
+
   /// Everything but the events, shared by copies and nil while all of it
   /// has its default: most watches take the default options, which then
   /// cost one word to keep and nothing to copy or destroy (four optional
@@ -139,6 +147,7 @@ public struct WatchOptions: Hashable, Sendable {
     var ignoredKeys: Set<String> = []
     var objectIDs: Set<ObjectID>?
     var label: String?
+    var countsIgnoredKeys = false
   }
 
   private final class Filters: Sendable {

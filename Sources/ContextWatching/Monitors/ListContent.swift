@@ -1,0 +1,164 @@
+public import Foundation
+public import ObjectGraph
+import PredicateDSL
+
+/// The number of listed objects that share one section value.
+struct SectionCount: Sendable {
+  var value: FilterValue
+  var count: Int
+}
+
+/// A list's content at one save: its objects in order and its sections, as
+/// a value that stays as it is while the list moves on.
+///
+/// Taking a content costs O(1), and so does keeping it: it shares its
+/// storage with the monitor's list until the list changes, and then only
+/// the changed parts are copied. Every read is O(log *n*) unless it says
+/// otherwise.
+public struct ListContent: Sendable {
+  var objects: OrderStatisticTree<ListedObject>
+  /// Sections in order with their full counts (limit not applied); empty
+  /// for a list without sections.
+  var sectionCounts: OrderStatisticTree<SectionCount>
+  let order: ListOrder
+  /// The request's limit, or `Int.max`.
+  let limit: Int
+  let sectionName: @Sendable (FilterValue) -> String?
+
+  /// The number of objects listed.
+  public var count: Int { Swift.min(objects.count, limit) }
+
+  /// Whether no object is listed.
+  public var isEmpty: Bool { count == 0 }
+
+  /// The number of sections: 1 for a list without sections (even when it
+  /// is empty, as a table view expects), else the number of section values
+  /// among the listed objects.
+  public var numberOfSections: Int {
+    guard order.isSectioned else { return 1 }
+    if limit >= objects.count { return sectionCounts.count }
+    return sectionCounts.partitionPoint { start(of: $0.value) < limit }
+  }
+
+  /// A section's value, name and count.
+  ///
+  /// - Precondition: `index` is less than ``numberOfSections``.
+  public func section(at index: Int) -> ListSectionInfo {
+    precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
+    guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
+    let section = sectionCounts[index]
+    let visible = Swift.min(section.count, limit - start(of: section.value))
+    return ListSectionInfo(value: section.value, name: sectionName(section.value), count: visible)
+  }
+
+  /// Every section, in order.
+  ///
+  /// - Complexity: O(*s* log *n*) for *s* sections.
+  public var sections: [ListSectionInfo] { (0..<numberOfSections).map(section(at:)) }
+
+  /// The object at a position in the whole list.
+  ///
+  /// - Precondition: `index` is less than ``count``.
+  public func object(at index: Int) -> ObjectSnapshot {
+    precondition(index >= 0 && index < count, "index \(index) is out of range 0..<\(count)")
+    return objects[index].snapshot
+  }
+
+  /// The object at an index path.
+  ///
+  /// - Precondition: The index path is in the list.
+  public func object(at indexPath: ListIndexPath) -> ObjectSnapshot {
+    object(at: position(of: indexPath))
+  }
+
+  /// The object at an `IndexPath` of two indexes, section then item, as
+  /// UIKit's and AppKit's views give them.
+  ///
+  /// - Precondition: The index path has two indexes and is in the list.
+  public func object(at indexPath: IndexPath) -> ObjectSnapshot {
+    precondition(indexPath.count == 2, "an index path of a list has two indexes, section then item: \(indexPath)")
+    return object(at: ListIndexPath(item: indexPath[1], section: indexPath[0]))
+  }
+
+  /// The objects of one section, in order.
+  ///
+  /// - Complexity: O(*m* log *n*) for *m* objects in the section.
+  public func objects(inSection index: Int) -> [ObjectSnapshot] {
+    let info = section(at: index)
+    let first = order.isSectioned ? start(of: info.value) : 0
+    return (first..<first + info.count).map { objects[$0].snapshot }
+  }
+
+  /// The index path of the object at a position in the whole list.
+  ///
+  /// - Precondition: `index` is less than ``count``.
+  public func indexPath(ofObjectAt index: Int) -> ListIndexPath {
+    precondition(index >= 0 && index < count, "index \(index) is out of range 0..<\(count)")
+    return indexPath(rank: index)
+  }
+
+  /// The identifiers of the listed objects, in order.
+  ///
+  /// - Complexity: O(*n*).
+  public var objectIDs: [ObjectID] { objects.prefix(count).map(\.objectID) }
+
+  /// The listed objects, in order.
+  ///
+  /// - Complexity: O(*n*).
+  public var snapshots: [ObjectSnapshot] { objects.prefix(count).map(\.snapshot) }
+
+  // MARK: Positions
+
+  /// The position of the first object of the section with `value`: the
+  /// number of objects whose section sorts before it.
+  func start(of value: FilterValue) -> Int {
+    objects.partitionPoint { order.isSectionBefore(order.sectionValue(of: $0), value) }
+  }
+
+  /// The index path of the object at `rank` in the whole list (limit not
+  /// checked).
+  func indexPath(rank: Int) -> ListIndexPath {
+    guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
+    let value = order.sectionValue(of: objects[rank])
+    let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
+    return ListIndexPath(item: rank - start(of: value), section: section)
+  }
+
+  /// The index path of `object`, which must be in the list (limit not
+  /// checked).
+  func indexPath(of object: ListedObject) -> ListIndexPath {
+    let rank = self.rank(of: object)
+    guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
+    let value = order.sectionValue(of: object)
+    let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
+    return ListIndexPath(item: rank - start(of: value), section: section)
+  }
+
+  /// The position `object` has, or would have, in the whole list.
+  func rank(of object: ListedObject) -> Int {
+    objects.partitionPoint { order.isBefore($0, object) }
+  }
+
+  /// The index (in the full list of sections) of the section with `value`,
+  /// or nil when no object has it.
+  func sectionIndex(of value: FilterValue) -> Int? {
+    let index = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
+    guard index < sectionCounts.count, ListOrder.order(sectionCounts[index].value, value) == 0 else { return nil }
+    return index
+  }
+
+  /// Whether the section with `value` has a listed object (within the
+  /// limit).
+  func isSectionVisible(_ value: FilterValue) -> Bool {
+    sectionIndex(of: value) != nil && start(of: value) < limit
+  }
+
+  private func position(of indexPath: ListIndexPath) -> Int {
+    precondition(
+      indexPath.section >= 0 && indexPath.section < numberOfSections, "index path \(indexPath) is out of range")
+    let info = section(at: indexPath.section)
+    precondition(indexPath.item >= 0 && indexPath.item < info.count, "index path \(indexPath) is out of range")
+    guard order.isSectioned else { return indexPath.item }
+    return start(of: info.value) + indexPath.item
+  }
+}

@@ -1,0 +1,456 @@
+public import Foundation
+public import ObjectGraph
+import PredicateDSL
+
+/// A sorted, optionally sectioned list of the objects that match a
+/// request, kept up to date save by save, with the changes a table or
+/// collection view applies as a batch update. CoreStore's `ListMonitor`,
+/// NSFetchedResultsController's role.
+///
+/// ```swift
+/// let people = try ListMonitor(
+///   context: context,
+///   request: ListRequest("Person", where: "age >= 18", sortedBy: [.ascending("city"), .ascending("name")],
+///                        sectionedBy: "city"),
+///   scheduler: .queue(.main))
+/// people.addObserver(tableController)      // will/did change, objects, sections
+/// print(people.numberOfSections, people.object(at: ListIndexPath(item: 0, section: 0)))
+/// ```
+///
+/// A list monitor is a watch of its request's predicate on a watcher of its
+/// own, plus an ordered index of the matching objects: the watcher's
+/// validation, relationship re-evaluation and delivery order apply. It
+/// fetches once, when it is created, and from then on applies each save
+/// from the objects the save changed, in O(*k* log *n*) for *k* changed
+/// objects in a list of *n*, never re-fetching.
+///
+/// Reads return the content as of the last change delivered to the
+/// observers, so that they agree with the index paths the observers got.
+/// Read from the monitor's scheduler to see the content observers see;
+/// reads from elsewhere are safe and see some delivered content.
+public final class ListMonitor: Sendable {
+  /// The saving side: what turns a save's watched changes into edits, on
+  /// the context's queue.
+  private struct SaveSide: Sendable {
+    var order: ListOrder
+    var listWatch: WatchID
+    /// Watches of the entities a sort key's path reaches: which path, and
+    /// the step whose destination the watch watches.
+    var pathWatches: [WatchID: (path: Int, step: Int)]
+    var tokens: [WatchToken]
+    var request: ListRequest
+  }
+
+  /// What readers see: the content as of the last delivery.
+  private struct Published: Sendable {
+    var content: ListContent
+    var request: ListRequest
+    var sequenceNumber: Int
+  }
+
+  private let context: ObjectContextReference
+  private let watcher: ContextWatcher
+  /// Nil until the monitor's watches are registered.
+  private let saving: LockedState<SaveSide?>
+  private let published: LockedState<Published>
+  /// The whole list, touched only by delivery jobs (which run one at a
+  /// time, in order), under its lock for the readers of ``indexPath(of:)``.
+  private let state: LockedState<ListState>
+  private let delivery: MonitorDeliveryQueue
+  private let observers = ObserverList<any ListObserver, ListMonitorUpdate>()
+
+  /// Creates a monitor of `request` over `context`'s objects, fetched now.
+  ///
+  /// Call it on the context's queue or off it (it then waits for the
+  /// queue); not from inside a save observer.
+  ///
+  /// - Throws: ``WatchError`` naming the key and the position for an
+  ///   unknown entity or key, a predicate that does not parse or apply, a
+  ///   sort key without an order or through a to-many relationship, or a
+  ///   section key that is not the first sort key.
+  public init(context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler) throws(WatchError) {
+    let order = try ListOrder(request, schema: context.schema)
+    self.context = ObjectContextReference(context)
+    let relay = SaveRelay()
+    watcher = ContextWatcher(
+      context: context, target: .handler(on: .immediate) { changes in relay.monitor?.saw(changes) })
+    delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
+    let sectionName = request.sectionName ?? ListRequest.defaultSectionName
+    let empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
+    saving = LockedState(nil)
+    state = LockedState(empty)
+    published = LockedState(Published(content: empty.content, request: request, sequenceNumber: 0))
+    relay.monitor = self
+    // Registered and fetched in one turn of the context's queue, where
+    // saves run: no save falls between the fetch and the first edit.
+    try context.performAndWait { context throws(WatchError) in
+      let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
+      let objects = try Self.fetch(request, order: side.order, context: context)
+      let sequenceNumber = context.sequenceNumber
+      let content = state.withLock { state in
+        state.sequenceNumber = sequenceNumber
+        state.load(objects)
+        return state.content
+      }
+      published.withLock { $0 = Published(content: content, request: request, sequenceNumber: sequenceNumber) }
+      saving.withLock { $0 = side }
+    }
+  }
+
+  // MARK: Reading
+
+  /// The content as of the last delivered change.
+  public var content: ListContent { published.withLock { $0.content } }
+
+  /// The request listed.
+  public var request: ListRequest { published.withLock { $0.request } }
+
+  /// The last save the content reflects (the context's sequence number at
+  /// creation until a save changes the list).
+  public var sequenceNumber: Int { published.withLock { $0.sequenceNumber } }
+
+  /// The number of objects listed.
+  public var count: Int { content.count }
+
+  /// The number of sections (1 for a list without sections).
+  public var numberOfSections: Int { content.numberOfSections }
+
+  /// A section's value, name and count.
+  public func section(at index: Int) -> ListSectionInfo { content.section(at: index) }
+
+  /// The objects of a section, in order.
+  public func objects(inSection index: Int) -> [ObjectSnapshot] { content.objects(inSection: index) }
+
+  /// The object at a position in the whole list.
+  public func object(at index: Int) -> ObjectSnapshot { content.object(at: index) }
+
+  /// The object at an index path.
+  public func object(at indexPath: ListIndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
+
+  /// The object at an `IndexPath` (section, then item).
+  public func object(at indexPath: IndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
+
+  /// The identifiers of the listed objects, in order.
+  public var objectIDs: [ObjectID] { content.objectIDs }
+
+  /// The index path of a listed object; nil when it is not listed.
+  ///
+  /// - Complexity: O(log *n*).
+  public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
+    let (content, sequenceNumber) = published.withLock { ($0.content, $0.sequenceNumber) }
+    let entry: ListedObject?? = state.withLock { state in
+      // The whole list is ahead of the published content only while a
+      // delivery runs; its entry would then be of another save.
+      state.sequenceNumber == sequenceNumber ? .some(state.members[objectID]) : nil
+    }
+    guard let entry else {
+      return content.objectIDs.firstIndex(of: objectID).map { content.indexPath(rank: $0) }
+    }
+    guard let entry else { return nil }
+    let rank = content.rank(of: entry)
+    guard rank < content.count else { return nil }
+    return content.indexPath(rank: rank)
+  }
+
+  // MARK: Observing
+
+  /// Adds an observer, held weakly: ``ListObserver`` for will/did change,
+  /// ``ListObjectObserver`` for each object, ``ListSectionObserver`` for
+  /// sections too. Adding one twice changes nothing.
+  public func addObserver(_ observer: any ListObserver) { observers.add(observer) }
+
+  /// Removes an observer.
+  public func removeObserver(_ observer: any ListObserver) { observers.remove(observer) }
+
+  /// Calls `handler` on the monitor's scheduler once per change of the list,
+  /// with the changes and the new content, as long as the returned token
+  /// lives.
+  public func observe(_ handler: @escaping @Sendable (ListMonitorUpdate) -> Void) -> ObserverToken {
+    observers.add(handler)
+  }
+
+  /// The changes of the list from now on, one element per change, with the
+  /// new content. Each iteration gets every change after it starts; the
+  /// sequence buffers what its consumer has not taken yet.
+  public var updates: AsyncStream<ListMonitorUpdate> {
+    let (stream, continuation) = AsyncStream.makeStream(of: ListMonitorUpdate.self)
+    let observation = observers.add { continuation.yield($0) }
+    continuation.onTermination = { _ in observation.cancel() }
+    return stream
+  }
+
+  /// Blocks until every change of the saves made before the call has been
+  /// delivered: for deterministic tests.
+  ///
+  /// - Important: Not from the monitor's scheduler's queue, nor from the
+  ///   main thread with the ``DeliveryScheduler/mainActor`` scheduler: it
+  ///   would wait forever, so it traps.
+  public func flush() { delivery.flush() }
+
+  /// Waits without blocking until every change of the saves made before
+  /// the call has been delivered.
+  public func flush() async { await delivery.flush() }
+
+  // MARK: Changing the request
+
+  /// Lists another request (a new predicate, arguments, sort or section
+  /// keys, limit): one delivery with the changes from the old list to the
+  /// new, after those of earlier saves.
+  ///
+  /// - Throws: ``WatchError`` as ``init(context:request:scheduler:)``; the
+  ///   monitor then keeps its request.
+  /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
+  public func setRequest(_ request: ListRequest) throws(WatchError) {
+    guard let context = context.value else { return }
+    try context.performAndWait { context throws(WatchError) in
+      let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
+      let objects = try Self.fetch(request, order: side.order, context: context)
+      guard let previous = saving.withLock({ saving in
+        defer { saving = side }
+        return saving
+      }) else { return }
+      for token in previous.tokens { token.cancel() }
+      let sectionsAreComparable = previous.request.sectionKey == request.sectionKey
+      delivery.enqueue { [weak self] in
+        guard let self else { return }
+        let changes = state.withLock { state in
+          state.replace(
+            order: side.order, limit: request.limit,
+            sectionName: request.sectionName ?? ListRequest.defaultSectionName, objects: objects,
+            sectionsAreComparable: sectionsAreComparable)
+        }
+        deliver(changes, request: request)
+      }
+    }
+  }
+
+  // MARK: Saves
+
+  /// Turns the watcher's view of a save into edits of the list, on the
+  /// saving thread (the context's queue, with the graph after the save at
+  /// hand), and hands them to the delivery queue.
+  private func saw(_ changes: ContextChanges) {
+    guard let side = saving.withLock({ $0 }) else { return }
+    let live = context.value
+    var edits: [ListEdit] = []
+    var edited: [ObjectID: Int] = [:]
+    var updates: [ObjectID: ObjectUpdate] = [:]
+    for update in changes.updated { updates[update.objectID] = update }
+    for update in changes.entered { updates[update.objectID] = update }
+    for update in changes.exited { updates[update.objectID] = update }
+    var inserted: [ObjectID: ObjectSnapshot] = [:]
+    for snapshot in changes.inserted { inserted[snapshot.objectID] = snapshot }
+    var related: [(far: ObjectID, path: Int, step: Int)] = []
+
+    for attribution in changes.attribution {
+      let objectID = attribution.objectID
+      for match in attribution.matches {
+        if match.watch == side.listWatch {
+          var edit = ListEdit(objectID: objectID, new: nil, changedKeys: [], isRelatedOnly: false)
+          switch match.event {
+          case .inserted:
+            edit.new = Self.listed(inserted[objectID]!, order: side.order, context: live)
+          case .updated, .entered:
+            let update = updates[objectID]!
+            edit.new = Self.listed(update.after, order: side.order, context: live)
+            edit.changedKeys = update.changedKeys
+          case .exited:
+            edit.changedKeys = updates[objectID]!.changedKeys
+          case .deleted:
+            break
+          }
+          edited[objectID] = edits.count
+          edits.append(edit)
+        } else if let (path, step) = side.pathWatches[match.watch] {
+          related.append((objectID, path, step))
+        }
+      }
+    }
+    if let live, !related.isEmpty {
+      for (far, path, step) in related {
+        let key = side.order.paths[path].keyPath.prefix { $0 != "." }
+        for root in Self.roots(from: far, through: side.order.paths[path], step: step, in: live) {
+          if let index = edited[root.objectID] {
+            if edits[index].isRelatedOnly && !edits[index].changedKeys.contains(String(key)) {
+              edits[index].changedKeys.append(String(key))
+            }
+            continue
+          }
+          edited[root.objectID] = edits.count
+          edits.append(
+            ListEdit(
+              objectID: root.objectID,
+              new: ListedObject(snapshot: root.snapshot(), derived: side.order.derivedValues(of: root, in: live)),
+              changedKeys: [String(key)], isRelatedOnly: true))
+        }
+      }
+    }
+    guard !edits.isEmpty else { return }
+    let sequenceNumber = changes.sequenceNumber
+    let batch = edits
+    delivery.enqueue { [weak self] in
+      guard let self else { return }
+      let changes = state.withLock { $0.apply(batch, sequenceNumber: sequenceNumber) }
+      deliver(changes, request: nil)
+    }
+  }
+
+  /// Publishes the list's new content and tells the observers, on the
+  /// delivery queue.
+  private func deliver(_ changes: ListChanges, request: ListRequest?) {
+    let content = state.withLock { $0.content }
+    guard !changes.isEmpty else {
+      published.withLock { published in
+        published.content = content
+        published.sequenceNumber = changes.sequenceNumber
+        if let request { published.request = request }
+      }
+      return
+    }
+    var listObservers: [any ListObserver] = []
+    var handlers: [@Sendable (ListMonitorUpdate) -> Void] = []
+    for member in observers.snapshot() {
+      switch member {
+      case .object(let observer): listObservers.append(observer)
+      case .closure(let handler): handlers.append(handler)
+      }
+    }
+    for observer in listObservers { observer.listMonitorWillChange(self) }
+    published.withLock { published in
+      published.content = content
+      published.sequenceNumber = changes.sequenceNumber
+      if let request { published.request = request }
+    }
+    for observer in listObservers {
+      guard let observer = observer as? any ListObjectObserver else { continue }
+      let sections = observer as? any ListSectionObserver
+      for change in changes.deleted { observer.listMonitor(self, didDelete: change.object, at: change.indexPath) }
+      for section in changes.deletedSections {
+        sections?.listMonitor(self, didDeleteSection: section.info, at: section.index)
+      }
+      for section in changes.insertedSections {
+        sections?.listMonitor(self, didInsertSection: section.info, at: section.index)
+      }
+      for change in changes.inserted { observer.listMonitor(self, didInsert: change.object, at: change.indexPath) }
+      for move in changes.moved {
+        observer.listMonitor(self, didMove: move.object, from: move.from, to: move.to, changedKeys: move.changedKeys)
+      }
+      for change in changes.updated {
+        observer.listMonitor(self, didUpdate: change.object, at: change.indexPath, changedKeys: change.changedKeys)
+      }
+    }
+    for observer in listObservers { observer.listMonitorDidChange(self) }
+    let update = ListMonitorUpdate(changes: changes, content: content)
+    for handler in handlers { handler(update) }
+  }
+
+  // MARK: Helpers
+
+  /// The watches behind a request: its predicate on its entity, counting
+  /// every change of a matching object; and one per step of each sort
+  /// key's relationship path, on the key that step reads.
+  private static func makeSaveSide(
+    _ request: ListRequest, watcher: ContextWatcher, schema: ObjectSchema
+  ) throws(WatchError) -> SaveSide {
+    let order = try ListOrder(request, schema: schema)
+    var options = WatchOptions(label: request.displayLabel)
+    options.countsIgnoredKeys = true
+    let list = try watcher.watch(
+      request.entity, predicate: request.predicate ?? PredicateSyntax(.constant(true)), source: request.predicateSource,
+      options: options)
+    var tokens = [list]
+    var pathWatches: [WatchID: (Int, Int)] = [:]
+    for (index, path) in order.paths.enumerated() {
+      for (step, (_, destination)) in path.steps.enumerated() {
+        let token = try watcher.watch(
+          destination.name, predicate: PredicateSyntax(.constant(true)),
+          options: WatchOptions(events: [.updated], watchedKeys: [path.keysRead[step]]))
+        tokens.append(token)
+        pathWatches[token.id] = (index, step)
+      }
+    }
+    return SaveSide(order: order, listWatch: list.id, pathWatches: pathWatches, tokens: tokens, request: request)
+  }
+
+  /// The objects that match `request` now, each with its derived values.
+  /// An object on which the predicate cannot be evaluated is not listed,
+  /// as the watch judges it.
+  private static func fetch(
+    _ request: ListRequest, order: ListOrder, context: ObjectContext
+  ) throws(WatchError) -> [ListedObject] {
+    let objects: [ManagedObject]
+    do {
+      objects = try context.fetch(ObjectFetchRequest(entity: request.entity))
+    } catch {
+      throw WatchError(
+        .unknownEntity, watch: request.displayLabel, entity: request.entity, message: "\(error)")
+    }
+    let filter: CompiledFilter<ManagedObject>?
+    if let predicate = request.predicate, let layout = context.schema.layout(named: request.entity) {
+      do {
+        filter = try CompiledFilter(
+          predicate, source: request.predicateSource,
+          resolver: ObjectKeyResolver<ManagedObject>(schema: context.schema, layout: layout))
+      } catch {
+        throw WatchError(watch: request.displayLabel, entity: request.entity, compile: error)
+      }
+    } else {
+      filter = nil
+    }
+    var listed: [ListedObject] = []
+    for object in objects where (try? filter?.evaluate(object)) ?? (filter == nil) {
+      listed.append(ListedObject(snapshot: object.snapshot(), derived: order.derivedValues(of: object, in: context)))
+    }
+    return listed
+  }
+
+  private static func listed(_ snapshot: ObjectSnapshot, order: ListOrder, context: ObjectContext?) -> ListedObject {
+    guard !order.paths.isEmpty else { return ListedObject(snapshot: snapshot, derived: []) }
+    guard let context, let object = context.object(with: snapshot.objectID) else {
+      return ListedObject(snapshot: snapshot, derived: Array(repeating: .null, count: order.paths.count))
+    }
+    return ListedObject(snapshot: snapshot, derived: order.derivedValues(of: object, in: context))
+  }
+
+  /// The listed-entity objects that reach `far` along `path`'s first
+  /// `step + 1` relationships, walking the inverses back in the live graph.
+  private static func roots(
+    from far: ObjectID, through path: ListOrder.Path, step: Int, in context: ObjectContext
+  ) -> [ManagedObject] {
+    guard let object = context.object(with: far) else { return [] }
+    var current = [object]
+    for index in stride(from: step, through: 0, by: -1) {
+      let slot = path.inverseSteps[index].slot
+      var next: [ManagedObject] = []
+      for object in current {
+        guard slot < object.relationships.count else { continue }
+        for id in object.relationships[slot].objectIDs {
+          if let target = context.object(with: id) { next.append(target) }
+        }
+      }
+      current = next
+    }
+    return current
+  }
+}
+
+/// Lets the watcher's handler, made before the monitor exists, reach it.
+private final class SaveRelay: Sendable {
+  private let reference = LockedState<ListMonitorReference>(ListMonitorReference())
+
+  var monitor: ListMonitor? {
+    get { reference.withLock { $0.value } }
+    set { reference.withLock { $0.value = newValue } }
+  }
+}
+
+private struct ListMonitorReference {
+  weak var value: ListMonitor?
+}
+
+/// A context held weakly: a monitor does not keep its context alive.
+final class ObjectContextReference: Sendable {
+  weak let value: ObjectContext?
+
+  init(_ value: ObjectContext) { self.value = value }
+}

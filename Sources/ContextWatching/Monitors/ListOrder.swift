@@ -1,0 +1,203 @@
+import ObjectGraph
+import PredicateDSL
+
+/// One listed object: its latest snapshot and the values of the sort keys
+/// that read through relationships, which the snapshot cannot answer.
+struct ListedObject: Sendable {
+  var snapshot: ObjectSnapshot
+  /// One value per ``ListOrder/paths`` entry; empty when the order reads
+  /// no relationship.
+  var derived: [FilterValue]
+
+  var objectID: ObjectID { snapshot.objectID }
+}
+
+/// A ``ListRequest``'s sort and section keys resolved against the schema:
+/// the strict total order of a list (sort keys, then object identifier) and
+/// its sections.
+struct ListOrder: Sendable {
+  /// Where a sort key's value comes from.
+  enum Source: Hashable, Sendable {
+    /// An attribute of the listed entity, at this slot in every layout of
+    /// the entity and its sub-entities (inherited attributes come first).
+    case attribute(Int)
+    /// A key path through to-one relationships: ``ListedObject/derived``
+    /// at this index.
+    case path(Int)
+  }
+
+  /// A key path through to-one relationships to an attribute.
+  struct Path: Sendable {
+    /// The key path as written: `department.name`.
+    let keyPath: String
+    /// The relationships followed, as (slot in the entity stepped from,
+    /// the entity stepped to); then the attribute's slot in the last one.
+    let steps: [(slot: Int, destination: EntityLayout)]
+    let attributeSlot: Int
+    /// For each step, the inverse relationship's name and the entity it
+    /// starts from: the way back from a changed far object to the listed
+    /// objects that read it.
+    let inverseSteps: [(entity: EntityLayout, slot: Int)]
+    /// For each step's destination, the key whose change moves the value:
+    /// the next relationship, or the attribute at the end.
+    let keysRead: [String]
+  }
+
+  let keys: [(source: Source, ascending: Bool)]
+  let paths: [Path]
+  /// Whether the list has sections; their value is the first sort key's.
+  let isSectioned: Bool
+
+  /// Resolves `request` against `schema`.
+  ///
+  /// - Throws: ``WatchError`` naming the key for an unknown key, a key of a
+  ///   type without an order, a to-many step, no sort key, or a section key
+  ///   that is not the first sort key.
+  init(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
+    let label = request.displayLabel
+    guard let layout = schema.layout(named: request.entity) else {
+      throw WatchError(
+        .unknownEntity, watch: label, entity: request.entity,
+        message:
+          "unknown entity '\(request.entity)' (entities: \(schema.entities.map(\.name).joined(separator: ", ")))")
+    }
+    guard let first = request.sortKeys.first else {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity,
+        message: "a list needs at least one sort key (ties are then broken by object identifier)")
+    }
+    if let sectionKey = request.sectionKey, sectionKey != first.key {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity, key: sectionKey,
+        message:
+          "the section key '\(sectionKey)' must be the first sort key (it is '\(first.key)'): sections appear in the order of their first object, so the sort must group them")
+    }
+    if let limit = request.limit, limit < 0 {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity, message: "a list's limit cannot be negative (\(limit))")
+    }
+    var keys: [(Source, Bool)] = []
+    var paths: [Path] = []
+    for sortKey in request.sortKeys {
+      let components = sortKey.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+      var entity = layout
+      var steps: [(Int, EntityLayout)] = []
+      var inverseSteps: [(EntityLayout, Int)] = []
+      var keysRead: [String] = []
+      for (position, component) in components.enumerated() {
+        let isLast = position == components.count - 1
+        switch entity.slot(component) {
+        case .attribute(let slot) where isLast:
+          let type = entity.attributes[slot].type
+          guard type != .uuid && type != .data else {
+            throw WatchError(
+              .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
+              message: "\(entity.name).\(component) is a \(type.rawValue) attribute, which has no order")
+          }
+          if steps.isEmpty {
+            keys.append((.attribute(slot), sortKey.ascending))
+          } else {
+            keys.append((.path(paths.count), sortKey.ascending))
+            paths.append(
+              Path(
+                keyPath: sortKey.key, steps: steps, attributeSlot: slot, inverseSteps: inverseSteps,
+                keysRead: keysRead + [component]))
+          }
+        case .relationship(let slot) where !isLast:
+          let relationship = entity.relationships[slot]
+          guard !relationship.isToMany else {
+            throw WatchError(
+              .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
+              message: "\(entity.name).\(component) is a to-many relationship: a sort key follows to-one relationships only")
+          }
+          let destination = schema.layout(named: relationship.description.destination)!
+          if !steps.isEmpty { keysRead.append(component) }
+          steps.append((slot, destination))
+          inverseSteps.append((destination, relationship.inverseSlot))
+          entity = destination
+        default:
+          let what = isLast ? "attribute" : "to-one relationship"
+          throw WatchError(
+            .unknownKey, watch: label, entity: request.entity, key: sortKey.key,
+            message: "\(entity.name) has no \(what) '\(component)' (in the sort key '\(sortKey.key)')")
+        }
+      }
+    }
+    self.keys = keys
+    self.paths = paths
+    isSectioned = request.sectionKey != nil
+  }
+
+  /// The value of sort key `index` for `object`.
+  func value(_ index: Int, of object: ListedObject) -> FilterValue {
+    switch keys[index].source {
+    case .attribute(let slot): object.snapshot.values[slot]
+    case .path(let path): object.derived[path]
+    }
+  }
+
+  /// The section value of an object: its first sort key's value.
+  func sectionValue(of object: ListedObject) -> FilterValue { value(0, of: object) }
+
+  /// Whether `a` comes before `b`: sort keys, then identifier.
+  func isBefore(_ a: ListedObject, _ b: ListedObject) -> Bool {
+    for index in keys.indices {
+      let order = Self.order(value(index, of: a), value(index, of: b))
+      if order != 0 { return keys[index].ascending ? order < 0 : order > 0 }
+    }
+    return a.objectID < b.objectID
+  }
+
+  /// Whether two objects sort in the same place on every key.
+  func hasSameKeys(_ a: ListedObject, _ b: ListedObject) -> Bool {
+    keys.indices.allSatisfy { Self.order(value($0, of: a), value($0, of: b)) == 0 }
+  }
+
+  /// Whether section value `a` comes before `b`.
+  func isSectionBefore(_ a: FilterValue, _ b: FilterValue) -> Bool {
+    let order = Self.order(a, b)
+    return keys[0].ascending ? order < 0 : order > 0
+  }
+
+  /// A total order on values: nil first, then values in the predicate
+  /// language's order (numbers by value, strings as `<` compares them,
+  /// dates in time), NaN after every other number.
+  static func order(_ a: FilterValue, _ b: FilterValue) -> Int {
+    switch (a.isNull, b.isNull) {
+    case (true, true): return 0
+    case (true, false): return -1
+    case (false, true): return 1
+    case (false, false): break
+    }
+    if let order = try? FilterValue.predicateOrder(a, b) { return order.signum() }
+    // A NaN, or values of kinds without a common order.
+    let (x, y) = (rank(a), rank(b))
+    return x < y ? -1 : (x > y ? 1 : 0)
+  }
+
+  private static func rank(_ value: FilterValue) -> Int {
+    switch value {
+    case .double(let number) where number.isNaN: 1
+    case .bool, .int, .double: 0
+    case .string: 2
+    case .date(let seconds) where seconds.isNaN: 4
+    case .date: 3
+    default: 5
+    }
+  }
+
+  /// Reads the derived values of a live object.
+  func derivedValues(of object: ManagedObject, in context: ObjectContext) -> [FilterValue] {
+    guard !paths.isEmpty else { return [] }
+    return paths.map { path in
+      var current = object
+      for step in path.steps {
+        guard case .toOne(let target?) = current.relationships[step.slot],
+          let next = context.object(with: target)
+        else { return .null }
+        current = next
+      }
+      return current.values[path.attributeSlot]
+    }
+  }
+}

@@ -1,0 +1,96 @@
+public import ObjectGraph
+public import PredicateDSL
+
+/// What a ``ListMonitor`` lists: the objects of an entity (sub-entities
+/// included) that match a predicate, in the order of its sort keys, grouped
+/// in sections, up to a limit. NSFetchedResultsController's fetch request
+/// and section key path, and CoreStore's `From`, `Where`, `OrderBy` and
+/// `SectionBy`, in one value.
+///
+/// ```swift
+/// let request = try ListRequest(
+///   "Person", where: "age >= %d", arguments: [18],
+///   sortedBy: [.ascending("department.name"), .descending("age")],
+///   sectionedBy: "department.name")
+/// ```
+///
+/// Objects that tie on every sort key are ordered by identifier, so the
+/// order is total. A sort or section key is an attribute of the entity or a
+/// key path through to-one relationships ending at an attribute
+/// (`department.name`). Sections appear in the order of their first object,
+/// so the first sort key must be the section key.
+public struct ListRequest: Sendable {
+  /// The entity listed, with its sub-entities.
+  public var entity: String
+  /// The predicate objects must match, arguments substituted; nil lists
+  /// every object of the entity.
+  public var predicate: PredicateSyntax?
+  /// The text the predicate was parsed from, for error positions.
+  public var predicateSource: String?
+  /// The order: at least one key.
+  public var sortKeys: [ObjectFetchRequest.SortKey]
+  /// The key whose value groups objects into sections; nil for one
+  /// section holding every object.
+  public var sectionKey: String?
+  /// Turns a section's value into its display name; by default the value
+  /// as text (strings as they are, numbers in decimal, nil as nil).
+  public var sectionName: (@Sendable (FilterValue) -> String?)?
+  /// The most objects listed; nil for no limit.
+  public var limit: Int?
+  /// A name for messages; by default the entity and the predicate.
+  public var label: String?
+
+  /// Creates a request with a predicate parsed from format text.
+  ///
+  /// - Throws: ``WatchError`` when the text is not a predicate, with its
+  ///   position. The rest is checked when a monitor is created.
+  public init(
+    _ entity: String, where format: String, arguments: [FilterValue] = [],
+    sortedBy sortKeys: [ObjectFetchRequest.SortKey], sectionedBy sectionKey: String? = nil,
+    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, label: String? = nil
+  ) throws(WatchError) {
+    let predicate: PredicateSyntax
+    do {
+      predicate = try PredicateParser.parse(format, arguments: arguments)
+    } catch {
+      throw WatchError(watch: label ?? "\(entity) \(format)", entity: entity, parse: error)
+    }
+    self.init(
+      entity, predicate: predicate, source: format, sortedBy: sortKeys, sectionedBy: sectionKey,
+      sectionName: sectionName, limit: limit, label: label)
+  }
+
+  /// Creates a request with a parsed predicate, or none.
+  public init(
+    _ entity: String, predicate: PredicateSyntax? = nil, source: String? = nil,
+    sortedBy sortKeys: [ObjectFetchRequest.SortKey], sectionedBy sectionKey: String? = nil,
+    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, label: String? = nil
+  ) {
+    self.entity = entity
+    self.predicate = predicate
+    predicateSource = source
+    self.sortKeys = sortKeys
+    self.sectionKey = sectionKey
+    self.sectionName = sectionName
+    self.limit = limit
+    self.label = label
+  }
+
+  /// The label messages use.
+  var displayLabel: String {
+    label ?? "\(entity) \(predicateSource ?? predicate?.description ?? "TRUEPREDICATE")"
+  }
+
+  /// A section value as text: strings as they are, numbers in decimal,
+  /// nil as nil.
+  static func defaultSectionName(_ value: FilterValue) -> String? {
+    switch value {
+    case .null: nil
+    case .string(let text): text
+    case .bool(let flag): flag ? "1" : "0"
+    case .int(let number): String(number)
+    case .double(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    default: value.description
+    }
+  }
+}

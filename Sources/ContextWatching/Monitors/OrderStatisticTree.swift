@@ -1,0 +1,427 @@
+/// A sorted sequence with positions: a B+-tree whose nodes count the
+/// elements below them, so that finding an element's position, the element
+/// at a position, inserting and removing all take O(log *n*).
+///
+/// The tree is a value with copy-on-write nodes: a copy costs O(1), and a
+/// mutation of one copy copies only the nodes on the path it changes
+/// (O(log *n*) nodes), leaving every other copy as it was. A list monitor
+/// hands a copy to each delivery as the list's content at that save.
+///
+/// The tree does not store its order. Each search takes a monotone
+/// predicate, `isBefore`, that is true for a prefix of the elements in
+/// order (the elements that sort before a probe) and false for the rest;
+/// the caller must use one strict total order for every call.
+struct OrderStatisticTree<Element> {
+  /// The most elements in a leaf and the most children of an inner node.
+  static var capacity: Int { 32 }
+  /// A node with fewer items than this (except the root) is merged with a
+  /// neighbour or takes items from it.
+  static var minimumFill: Int { capacity / 4 }
+
+  private var root: Node?
+
+  /// Creates an empty tree.
+  init() {}
+
+  /// Creates a tree of `elements`, which must be in order.
+  ///
+  /// - Complexity: O(*n*).
+  init(sorted elements: some Sequence<Element>) {
+    var level: [Node] = []
+    var leaf = ContiguousArray<Element>()
+    leaf.reserveCapacity(Self.capacity)
+    // Leaves three-quarters full leave room for inserts without splits.
+    let fill = Self.capacity * 3 / 4
+    for element in elements {
+      leaf.append(element)
+      if leaf.count == fill {
+        level.append(Node(elements: leaf))
+        leaf.removeAll(keepingCapacity: true)
+      }
+    }
+    if !leaf.isEmpty || level.isEmpty { level.append(Node(elements: leaf)) }
+    while level.count > 1 {
+      var parents: [Node] = []
+      var start = 0
+      while start < level.count {
+        let end = Swift.min(level.count, start + fill)
+        parents.append(Node(children: ContiguousArray(level[start..<end])))
+        start = end
+      }
+      level = parents
+    }
+    root = level[0].count == 0 ? nil : level[0]
+  }
+
+  /// The number of elements.
+  var count: Int { root?.count ?? 0 }
+
+  var isEmpty: Bool { root == nil }
+
+  /// The element at `position`.
+  ///
+  /// - Precondition: `0 <= position < count`.
+  /// - Complexity: O(log *n*).
+  subscript(position: Int) -> Element {
+    precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
+    var node = root.unsafelyUnwrapped
+    var offset = position
+    while !node.isLeaf {
+      var index = 0
+      while offset >= node.children[index].count {
+        offset -= node.children[index].count
+        index += 1
+      }
+      node = node.children[index]
+    }
+    return node.elements[offset]
+  }
+
+  /// The number of elements for which `isBefore` is true: the position of
+  /// the first element for which it is false, or `count`.
+  ///
+  /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
+    guard var node = root else { return 0 }
+    var position = 0
+    while !node.isLeaf {
+      let index = node.childIndex(isBefore)
+      for sibling in node.children[..<index] { position += sibling.count }
+      node = node.children[index]
+    }
+    return position + node.elements.partitionPoint(isBefore)
+  }
+
+  /// Inserts `element` at the partition point of `isBefore`, which must be
+  /// where it belongs in the order.
+  ///
+  /// - Returns: The element's position.
+  /// - Complexity: O(log *n*).
+  @discardableResult
+  mutating func insert(_ element: Element, at isBefore: (Element) -> Bool) -> Int {
+    guard root != nil else {
+      root = Node(elements: [element])
+      return 0
+    }
+    let (position, split) = Self.insert(element, isBefore, into: &root!)
+    if let split {
+      root = Node(children: [root!, split])
+    }
+    return position
+  }
+
+  /// Removes the element at the partition point of `isBefore` if `isMatch`
+  /// holds for it.
+  ///
+  /// - Returns: The removed element's position and the element, or nil
+  ///   when no element there matches.
+  /// - Complexity: O(log *n*).
+  @discardableResult
+  mutating func remove(at isBefore: (Element) -> Bool, where isMatch: (Element) -> Bool) -> (Int, Element)? {
+    guard root != nil else { return nil }
+    guard let removed = Self.remove(isBefore, isMatch, from: &root!) else { return nil }
+    if root!.count == 0 {
+      root = nil
+    } else if !root!.isLeaf && root!.children.count == 1 {
+      root = root!.children[0]
+    }
+    return removed
+  }
+
+  /// Replaces the element at the partition point of `isBefore`, which must
+  /// match `isMatch`, with `update`'s result; the result must sort in the
+  /// same place.
+  ///
+  /// - Returns: The element's position, or nil when no element there
+  ///   matches.
+  @discardableResult
+  mutating func update(
+    at isBefore: (Element) -> Bool, where isMatch: (Element) -> Bool, _ update: (inout Element) -> Void
+  ) -> Int? {
+    guard root != nil else { return nil }
+    return Self.update(isBefore, isMatch, update, in: &root!)
+  }
+
+  // MARK: Nodes
+
+  final class Node {
+    /// Elements below, in this node's subtree.
+    var count: Int
+    /// A leaf's elements, in order; empty in an inner node.
+    var elements: ContiguousArray<Element>
+    /// An inner node's children, in order; empty in a leaf.
+    var children: ContiguousArray<Node>
+    /// The first element of each child, for choosing a child without
+    /// descending into it.
+    var firsts: ContiguousArray<Element>
+    let isLeaf: Bool
+
+    init(elements: ContiguousArray<Element>) {
+      self.count = elements.count
+      self.elements = elements
+      children = []
+      firsts = []
+      isLeaf = true
+    }
+
+    init(children: ContiguousArray<Node>) {
+      self.count = children.reduce(0) { $0 + $1.count }
+      self.children = children
+      firsts = ContiguousArray(children.map(\.first))
+      elements = []
+      isLeaf = false
+    }
+
+    private init(copying node: Node) {
+      count = node.count
+      elements = node.elements
+      children = node.children
+      firsts = node.firsts
+      isLeaf = node.isLeaf
+    }
+
+    func copy() -> Node { Node(copying: self) }
+
+    /// The subtree's first element; the node must not be empty.
+    var first: Element { isLeaf ? elements[0] : firsts[0] }
+
+    /// Items: elements of a leaf, children of an inner node.
+    var itemCount: Int { isLeaf ? elements.count : children.count }
+
+    /// The child whose subtree holds the partition point: the last child
+    /// whose first element is before it (the first child when none is).
+    func childIndex(_ isBefore: (Element) -> Bool) -> Int {
+      Swift.max(0, firsts.partitionPoint(isBefore) - 1)
+    }
+  }
+
+  /// Makes `node` unshared, copying it if another tree holds it.
+  private static func unshare(_ node: inout Node) {
+    if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+  }
+
+  private static func insert(
+    _ element: Element, _ isBefore: (Element) -> Bool, into node: inout Node
+  ) -> (position: Int, split: Node?) {
+    unshare(&node)
+    node.count += 1
+    if node.isLeaf {
+      let index = node.elements.partitionPoint(isBefore)
+      node.elements.insert(element, at: index)
+      return (index, splitIfFull(node))
+    }
+    let index = node.childIndex(isBefore)
+    var position = 0
+    for sibling in node.children[..<index] { position += sibling.count }
+    let (inner, split) = insert(element, isBefore, into: &node.children[index])
+    node.firsts[index] = node.children[index].first
+    if let split {
+      node.children.insert(split, at: index + 1)
+      node.firsts.insert(split.first, at: index + 1)
+    }
+    return (position + inner, splitIfFull(node))
+  }
+
+  /// Splits an overfull node in two halves: `node` keeps the first, the
+  /// second is returned.
+  private static func splitIfFull(_ node: Node) -> Node? {
+    guard node.itemCount > capacity else { return nil }
+    let half = node.itemCount / 2
+    if node.isLeaf {
+      let right = Node(elements: ContiguousArray(node.elements[half...]))
+      node.elements.removeSubrange(half...)
+      node.count = node.elements.count
+      return right
+    }
+    let right = Node(children: ContiguousArray(node.children[half...]))
+    node.children.removeSubrange(half...)
+    node.firsts.removeSubrange(half...)
+    node.count -= right.count
+    return right
+  }
+
+  private static func remove(
+    _ isBefore: (Element) -> Bool, _ isMatch: (Element) -> Bool, from node: inout Node
+  ) -> (Int, Element)? {
+    if node.isLeaf {
+      let index = node.elements.partitionPoint(isBefore)
+      guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
+      unshare(&node)
+      node.count -= 1
+      return (index, node.elements.remove(at: index))
+    }
+    var index = node.childIndex(isBefore)
+    // The partition point may be the end of one child and the match (an
+    // element sorts in one place only) the first element of the next.
+    if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
+    unshare(&node)
+    var position = 0
+    for sibling in node.children[..<index] { position += sibling.count }
+    guard let (inner, element) = remove(isBefore, isMatch, from: &node.children[index]) else { return nil }
+    node.count -= 1
+    if node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
+    rebalance(node, child: index)
+    return (position + inner, element)
+  }
+
+  /// Keeps a child of `node` at least `minimumFill` full: an empty child
+  /// goes, an underfull one takes items from a neighbour or merges with it.
+  private static func rebalance(_ node: Node, child index: Int) {
+    let child = node.children[index]
+    if child.count == 0 {
+      node.children.remove(at: index)
+      node.firsts.remove(at: index)
+      return
+    }
+    guard child.itemCount < minimumFill, node.children.count > 1 else { return }
+    let left = index > 0 ? index - 1 : index
+    unshare(&node.children[left])
+    unshare(&node.children[left + 1])
+    let (a, b) = (node.children[left], node.children[left + 1])
+    if a.itemCount + b.itemCount <= capacity {
+      // Merge b into a.
+      if a.isLeaf {
+        a.elements.append(contentsOf: b.elements)
+      } else {
+        a.children.append(contentsOf: b.children)
+        a.firsts.append(contentsOf: b.firsts)
+      }
+      a.count += b.count
+      node.children.remove(at: left + 1)
+      node.firsts.remove(at: left + 1)
+      return
+    }
+    // Share the items of a and b evenly.
+    let total = a.itemCount + b.itemCount
+    let keep = total / 2
+    if a.isLeaf {
+      var all = a.elements
+      all.append(contentsOf: b.elements)
+      a.elements = ContiguousArray(all[..<keep])
+      b.elements = ContiguousArray(all[keep...])
+      a.count = a.elements.count
+      b.count = b.elements.count
+    } else {
+      var all = a.children
+      all.append(contentsOf: b.children)
+      var firsts = a.firsts
+      firsts.append(contentsOf: b.firsts)
+      a.children = ContiguousArray(all[..<keep])
+      b.children = ContiguousArray(all[keep...])
+      a.firsts = ContiguousArray(firsts[..<keep])
+      b.firsts = ContiguousArray(firsts[keep...])
+      a.count = a.children.reduce(0) { $0 + $1.count }
+      b.count = b.children.reduce(0) { $0 + $1.count }
+    }
+    node.firsts[left] = a.first
+    node.firsts[left + 1] = b.first
+  }
+
+  private static func update(
+    _ isBefore: (Element) -> Bool, _ isMatch: (Element) -> Bool, _ update: (inout Element) -> Void,
+    in node: inout Node
+  ) -> Int? {
+    if node.isLeaf {
+      let index = node.elements.partitionPoint(isBefore)
+      guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
+      unshare(&node)
+      update(&node.elements[index])
+      return index
+    }
+    var index = node.childIndex(isBefore)
+    if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
+    unshare(&node)
+    var position = 0
+    for sibling in node.children[..<index] { position += sibling.count }
+    guard let inner = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }
+    node.firsts[index] = node.children[index].first
+    return position + inner
+  }
+}
+
+// @unchecked Sendable: a node reachable from more than one tree is never
+// mutated (every mutation first makes each node on its path unshared, with
+// `isKnownUniquelyReferenced`, copying it otherwise), so copies of a tree on
+// different threads share only nodes that no one writes, as Array's
+// copy-on-write storage does.
+extension OrderStatisticTree: @unchecked Sendable where Element: Sendable {}
+
+extension OrderStatisticTree: Sequence {
+  /// Iterates the elements in order.
+  struct Iterator: IteratorProtocol {
+    private var stack: [(node: Node, next: Int)]
+
+    init(root: Node?) { stack = root.map { [($0, 0)] } ?? [] }
+
+    mutating func next() -> Element? {
+      while let (node, next) = stack.last {
+        if node.isLeaf {
+          guard next < node.elements.count else {
+            stack.removeLast()
+            continue
+          }
+          stack[stack.count - 1].next += 1
+          return node.elements[next]
+        }
+        guard next < node.children.count else {
+          stack.removeLast()
+          continue
+        }
+        stack[stack.count - 1].next += 1
+        stack.append((node.children[next], 0))
+      }
+      return nil
+    }
+  }
+
+  func makeIterator() -> Iterator { Iterator(root: root) }
+
+  var underestimatedCount: Int { count }
+}
+
+extension OrderStatisticTree {
+  /// Checks the tree's invariants (counts, firsts, fill, order under
+  /// `isInOrder`), for tests.
+  func checkInvariants(_ isInOrder: (Element, Element) -> Bool) -> Bool {
+    guard let root else { return true }
+    func check(_ node: Node, isRoot: Bool) -> Bool {
+      if !isRoot && node.itemCount == 0 { return false }
+      if node.itemCount > Self.capacity { return false }
+      if node.isLeaf { return node.count == node.elements.count }
+      guard node.count == node.children.reduce(0, { $0 + $1.count }), node.firsts.count == node.children.count
+      else { return false }
+      for (child, first) in zip(node.children, node.firsts) {
+        guard check(child, isRoot: false), isInOrder(child.first, first) && isInOrder(first, child.first)
+        else { return false }
+      }
+      return true
+    }
+    guard check(root, isRoot: true) else { return false }
+    var previous: Element?
+    for element in self {
+      if let previous, !isInOrder(previous, element) { return false }
+      previous = element
+    }
+    return true
+  }
+}
+
+extension Collection {
+  /// The index of the first element for which `isBefore` is false, where
+  /// it is true for a prefix of the collection: a binary search.
+  func partitionPoint(_ isBefore: (Element) -> Bool) -> Index {
+    var low = startIndex
+    var length = count
+    while length > 0 {
+      let half = length / 2
+      let middle = index(low, offsetBy: half)
+      if isBefore(self[middle]) {
+        low = index(after: middle)
+        length -= half + 1
+      } else {
+        length = half
+      }
+    }
+    return low
+  }
+}

@@ -1,0 +1,70 @@
+// The list monitor's ordered index (through @testable import), against a
+// sorted array.
+
+@testable import ContextWatching
+import TestSupport
+import Testing
+
+@Suite("List monitor: order-statistics tree")
+struct OrderStatisticTreeTests {
+  @Test func randomInsertsRemovalsAndUpdatesMatchASortedArray() {
+    let seed = SeededGenerator.seed(default: 0x7EE)
+    var random = SeededGenerator(seed: seed)
+    var tree = OrderStatisticTree<Int>()
+    var array: [Int] = []
+    var versions: [(OrderStatisticTree<Int>, [Int])] = []
+    for step in 0..<20_000 {
+      let value = Int.random(in: 0..<3_000, using: &random)
+      let position = array.partitionPoint { $0 < value }
+      let present = position < array.count && array[position] == value
+      // Grow to about 1,500 elements, then churn around that size.
+      if !present && (array.count < 1_500 || Bool.random(using: &random)) {
+        let at = tree.insert(value, at: { $0 < value })
+        array.insert(value, at: position)
+        #expect(at == position, "insert at step \(step), seed \(seed)")
+      } else if present {
+        let removed = tree.remove(at: { $0 < value }, where: { $0 == value })
+        array.remove(at: position)
+        #expect(removed?.0 == position && removed?.1 == value, "remove at step \(step), seed \(seed)")
+      } else {
+        #expect(tree.remove(at: { $0 < value }, where: { $0 == value }) == nil)
+      }
+      if step % 997 == 0 { versions.append((tree, array)) }
+      if step % 101 == 0 {
+        #expect(tree.count == array.count)
+        if !array.isEmpty {
+          let index = Int.random(in: 0..<array.count, using: &random)
+          #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
+        }
+      }
+    }
+    #expect(Array(tree) == array)
+    #expect(tree.checkInvariants(<=))
+    // Copies taken along the way kept their content while the tree moved on.
+    for (version, expected) in versions {
+      #expect(Array(version) == expected)
+      #expect(version.checkInvariants(<=))
+    }
+  }
+
+  @Test func updatesInPlaceAndEmptying() {
+    var tree = OrderStatisticTree(sorted: 0..<100)
+    #expect(tree.count == 100)
+    #expect(tree.checkInvariants(<=))
+    let copy = tree
+    #expect(tree.update(at: { $0 < 40 }, where: { $0 == 40 }) { $0 = 40 } == 40)
+    #expect(tree.update(at: { $0 < 400 }, where: { $0 == 400 }) { $0 = 1 } == nil)
+    for value in (0..<100).reversed() {
+      #expect(tree.remove(at: { $0 < value }, where: { $0 == value })?.0 == value)
+    }
+    #expect(tree.isEmpty && Array(tree).isEmpty)
+    #expect(Array(copy) == Array(0..<100))
+    #expect(copy.partitionPoint { $0 < 57 } == 57)
+  }
+
+  @Test func longestIncreasingRunIsLongestAndIncreasing() {
+    #expect(ListState.longestIncreasingRun([3, 1, 2, 5, 4, 6]) == [1, 2, 4, 6])
+    #expect(ListState.longestIncreasingRun([]) == [])
+    #expect(ListState.longestIncreasingRun([5, 4, 3]).count == 1)
+  }
+}
