@@ -48,7 +48,9 @@ public final class ListMonitor: Sendable {
     var sequenceNumber: Int
   }
 
-  private let context: ObjectContextReference
+  /// The context whose objects are listed (held strongly, as
+  /// NSFetchedResultsController holds its context).
+  public let context: ObjectContext
   private let watcher: ContextWatcher
   /// Nil until the monitor's watches are registered.
   private let saving: LockedState<SaveSide?>
@@ -70,7 +72,7 @@ public final class ListMonitor: Sendable {
   ///   section key that is not the first sort key.
   public init(context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
-    self.context = ObjectContextReference(context)
+    self.context = context
     let relay = SaveRelay()
     watcher = ContextWatcher(
       context: context, target: .handler(on: .immediate) { changes in relay.monitor?.saw(changes) })
@@ -117,6 +119,9 @@ public final class ListMonitor: Sendable {
 
   /// A section's value, name and count.
   public func section(at index: Int) -> ListSectionInfo { content.section(at: index) }
+
+  /// Every section, in order.
+  public var sections: [ListSectionInfo] { content.sections }
 
   /// The objects of a section, in order.
   public func objects(inSection index: Int) -> [ObjectSnapshot] { content.objects(inSection: index) }
@@ -201,7 +206,6 @@ public final class ListMonitor: Sendable {
   ///   monitor then keeps its request.
   /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
   public func setRequest(_ request: ListRequest) throws(WatchError) {
-    guard let context = context.value else { return }
     try context.performAndWait { context throws(WatchError) in
       let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
       let objects = try Self.fetch(request, order: side.order, context: context)
@@ -231,7 +235,6 @@ public final class ListMonitor: Sendable {
   /// hand), and hands them to the delivery queue.
   private func saw(_ changes: ContextChanges) {
     guard let side = saving.withLock({ $0 }) else { return }
-    let live = context.value
     var edits: [ListEdit] = []
     var edited: [ObjectID: Int] = [:]
     var updates: [ObjectID: ObjectUpdate] = [:]
@@ -249,10 +252,10 @@ public final class ListMonitor: Sendable {
           var edit = ListEdit(objectID: objectID, new: nil, changedKeys: [], isRelatedOnly: false)
           switch match.event {
           case .inserted:
-            edit.new = Self.listed(inserted[objectID]!, order: side.order, context: live)
+            edit.new = Self.listed(inserted[objectID]!, order: side.order, context: context)
           case .updated, .entered:
             let update = updates[objectID]!
-            edit.new = Self.listed(update.after, order: side.order, context: live)
+            edit.new = Self.listed(update.after, order: side.order, context: context)
             edit.changedKeys = update.changedKeys
           case .exited:
             edit.changedKeys = updates[objectID]!.changedKeys
@@ -266,10 +269,10 @@ public final class ListMonitor: Sendable {
         }
       }
     }
-    if let live, !related.isEmpty {
+    if !related.isEmpty {
       for (far, path, step) in related {
         let key = side.order.paths[path].keyPath.prefix { $0 != "." }
-        for root in Self.roots(from: far, through: side.order.paths[path], step: step, in: live) {
+        for root in Self.roots(from: far, through: side.order.paths[path], step: step, in: context) {
           if let index = edited[root.objectID] {
             if edits[index].isRelatedOnly && !edits[index].changedKeys.contains(String(key)) {
               edits[index].changedKeys.append(String(key))
@@ -280,7 +283,7 @@ public final class ListMonitor: Sendable {
           edits.append(
             ListEdit(
               objectID: root.objectID,
-              new: ListedObject(snapshot: root.snapshot(), derived: side.order.derivedValues(of: root, in: live)),
+              new: ListedObject(snapshot: root.snapshot(), derived: side.order.derivedValues(of: root, in: context)),
               changedKeys: [String(key)], isRelatedOnly: true))
         }
       }
@@ -404,9 +407,9 @@ public final class ListMonitor: Sendable {
     return listed
   }
 
-  private static func listed(_ snapshot: ObjectSnapshot, order: ListOrder, context: ObjectContext?) -> ListedObject {
+  private static func listed(_ snapshot: ObjectSnapshot, order: ListOrder, context: ObjectContext) -> ListedObject {
     guard !order.paths.isEmpty else { return ListedObject(snapshot: snapshot, derived: []) }
-    guard let context, let object = context.object(with: snapshot.objectID) else {
+    guard let object = context.object(with: snapshot.objectID) else {
       return ListedObject(snapshot: snapshot, derived: Array(repeating: .null, count: order.paths.count))
     }
     return ListedObject(snapshot: snapshot, derived: order.derivedValues(of: object, in: context))
@@ -446,11 +449,4 @@ private final class SaveRelay: Sendable {
 
 private struct ListMonitorReference {
   weak var value: ListMonitor?
-}
-
-/// A context held weakly: a monitor does not keep its context alive.
-final class ObjectContextReference: Sendable {
-  weak let value: ObjectContext?
-
-  init(_ value: ObjectContext) { self.value = value }
 }

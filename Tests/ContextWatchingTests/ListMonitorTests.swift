@@ -1,0 +1,299 @@
+import ContextWatching
+import Dispatch
+import ObjectGraph
+import PredicateDSL
+import TestSupport
+import Testing
+
+/// Records every callback of a section observer, in order, as text.
+final class ListCallbackRecorder: ListSectionObserver {
+  let calls = LockedState<[String]>([])
+
+  func take() -> [String] {
+    calls.withLock { calls in
+      defer { calls = [] }
+      return calls
+    }
+  }
+
+  private func record(_ call: String) { calls.withLock { $0.append(call) } }
+
+  func listMonitorWillChange(_ monitor: ListMonitor) { record("will \(monitor.count)") }
+  func listMonitorDidChange(_ monitor: ListMonitor) { record("did \(monitor.count)") }
+  func listMonitor(_ monitor: ListMonitor, didDelete object: ObjectSnapshot, at indexPath: ListIndexPath) {
+    record("delete \(object["name"]!) \(indexPath)")
+  }
+  func listMonitor(_ monitor: ListMonitor, didInsert object: ObjectSnapshot, at indexPath: ListIndexPath) {
+    record("insert \(object["name"]!) \(indexPath)")
+  }
+  func listMonitor(
+    _ monitor: ListMonitor, didUpdate object: ObjectSnapshot, at indexPath: ListIndexPath, changedKeys: [String]
+  ) {
+    record("update \(object["name"]!) \(indexPath) \(changedKeys)")
+  }
+  func listMonitor(
+    _ monitor: ListMonitor, didMove object: ObjectSnapshot, from: ListIndexPath, to: ListIndexPath,
+    changedKeys: [String]
+  ) {
+    record("move \(object["name"]!) \(from) → \(to) \(changedKeys)")
+  }
+  func listMonitor(_ monitor: ListMonitor, didDeleteSection section: ListSectionInfo, at index: Int) {
+    record("delete section \(section.name ?? "nil") \(index)")
+  }
+  func listMonitor(_ monitor: ListMonitor, didInsertSection section: ListSectionInfo, at index: Int) {
+    record("insert section \(section.name ?? "nil") \(index)")
+  }
+}
+
+/// Only will/did change.
+final class ListChangeCounter: ListObserver {
+  let changes = LockedState(0)
+  func listMonitorDidChange(_ monitor: ListMonitor) { changes.withLock { $0 += 1 } }
+}
+
+@Suite("List monitor")
+struct ListMonitorTests {
+  /// People by city, oldest first in each: Ann (Lima, 40), Bob (Lima, 30),
+  /// Cy (Oslo, 50).
+  static func fixture(
+    limit: Int? = nil, scheduler: DeliveryScheduler = .immediate
+  ) throws -> (ObjectContext, ListMonitor, [String: ObjectID]) {
+    let context = WatcherFixtures.context()
+    let ids = try context.performAndWait { context in
+      var ids: [String: ObjectID] = [:]
+      for (name, city, age) in [("Ann", "Lima", 40), ("Bob", "Lima", 30), ("Cy", "Oslo", 50), ("Di", "Rome", 5)] {
+        ids[name] =
+          try context.insert("Person", values: ["name": .string(name), "city": .string(city), "age": .int(Int64(age))])
+          .objectID
+      }
+      _ = try context.save()
+      return ids
+    }
+    let request = try ListRequest(
+      "Person", where: "age >= %d", arguments: [18], sortedBy: [.ascending("city"), .descending("age")],
+      sectionedBy: "city", limit: limit)
+    let monitor = try ListMonitor(context: context, request: request, scheduler: scheduler)
+    return (context, monitor, ids)
+  }
+
+  static func names(_ monitor: ListMonitor) -> [[String]] {
+    (0..<monitor.numberOfSections).map { section in
+      monitor.objects(inSection: section).map { $0["name"]!.description }
+    }
+  }
+
+  static func edit(_ context: ObjectContext, _ ids: [String: ObjectID], _ name: String, _ values: [String: FilterValue])
+    throws
+  {
+    try context.performAndWait { context in
+      try context.setValues(values, of: context.object(with: ids[name]!)!)
+      _ = try context.save()
+    }
+  }
+
+  @Test func startsWithTheContextsContentInSections() throws {
+    let (_, monitor, ids) = try Self.fixture()
+    #expect(monitor.count == 3)
+    #expect(monitor.numberOfSections == 2)
+    #expect(Self.names(monitor) == [["\"Ann\"", "\"Bob\""], ["\"Cy\""]])
+    #expect(monitor.section(at: 0) == ListSectionInfo(value: "Lima", name: "Lima", count: 2))
+    #expect(monitor.object(at: ListIndexPath(item: 1, section: 0)).objectID == ids["Bob"])
+    #expect(monitor.object(at: 2).objectID == ids["Cy"])
+    #expect(monitor.indexPath(of: ids["Cy"]!) == ListIndexPath(item: 0, section: 1))
+    #expect(monitor.indexPath(of: ids["Di"]!) == nil)
+    #expect(monitor.objectIDs == [ids["Ann"]!, ids["Bob"]!, ids["Cy"]!])
+    #expect(monitor.sequenceNumber == 1)
+  }
+
+  @Test func observersGetEachChangeInBatchUpdateOrder() throws {
+    let (context, monitor, ids) = try Self.fixture()
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+
+    // Bob moves to Oslo, ahead of Cy; Ann is alone in Lima.
+    try Self.edit(context, ids, "Bob", ["city": "Oslo", "age": 60])
+    #expect(
+      recorder.take() == [
+        "will 3", "move \"Bob\" [0, 1] → [1, 0] [\"age\", \"city\"]", "did 3",
+      ])
+    // Ann leaves Lima for a new city: Lima goes, Kyiv comes first.
+    try Self.edit(context, ids, "Ann", ["city": "Kyiv"])
+    #expect(
+      recorder.take() == [
+        "will 3", "delete section Lima 0", "insert section Kyiv 0", "move \"Ann\" [0, 0] → [0, 0] [\"city\"]",
+        "did 3",
+      ])
+    // An update in place, then an insertion and a deletion.
+    try Self.edit(context, ids, "Cy", ["name": "Cyd"])
+    #expect(recorder.take() == ["will 3", "update \"Cyd\" [1, 1] [\"name\"]", "did 3"])
+    try Self.edit(context, ids, "Di", ["age": 70])
+    #expect(recorder.take() == ["will 3", "insert section Rome 2", "insert \"Di\" [2, 0]", "did 4"])
+    try context.performAndWait { context in
+      try context.delete(context.object(with: ids["Ann"]!)!)
+      _ = try context.save()
+    }
+    #expect(recorder.take() == ["will 4", "delete \"Ann\" [0, 0]", "delete section Kyiv 0", "did 3"])
+    #expect(Self.names(monitor) == [["\"Bob\"", "\"Cyd\""], ["\"Di\""]])
+  }
+
+  @Test func savesThatChangeNothingListedDeliverNothing() throws {
+    let (context, monitor, ids) = try Self.fixture()
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+    try Self.edit(context, ids, "Di", ["age": 6])  // still under 18
+    #expect(recorder.take() == [])
+    #expect(monitor.sequenceNumber == 1)
+  }
+
+  @Test func theLimitKeepsTheWindowFull() throws {
+    let (context, monitor, ids) = try Self.fixture(limit: 2)
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+    #expect(Self.names(monitor) == [["\"Ann\"", "\"Bob\""]])
+    // Ann leaves: Cy comes into the window, in a section of his own.
+    try Self.edit(context, ids, "Ann", ["age": 1])
+    #expect(
+      recorder.take() == [
+        "will 2", "delete \"Ann\" [0, 0]", "insert section Oslo 1", "insert \"Cy\" [1, 0]", "did 2",
+      ])
+    // One enters above the last: the last drops out.
+    try Self.edit(context, ids, "Ann", ["age": 41])
+    #expect(
+      recorder.take() == [
+        "will 2", "delete \"Cy\" [1, 0]", "delete section Oslo 1", "insert \"Ann\" [0, 0]", "did 2",
+      ])
+    #expect(monitor.count == 2 && monitor.numberOfSections == 1)
+  }
+
+  @Test func relationshipSectionsFollowRenames() throws {
+    let context = WatcherFixtures.context()
+    let ids = try context.performAndWait { context in
+      let dev = try context.insert("Department", values: ["name": "Dev"])
+      let ops = try context.insert("Department", values: ["name": "Ops"])
+      let ann = try context.insert("Person", values: ["name": "Ann"])
+      let bob = try context.insert("Person", values: ["name": "Bob"])
+      try ann.setRelationship("department", to: dev)
+      try bob.setRelationship("department", to: ops)
+      _ = try context.save()
+      return (dev: dev.objectID, ann: ann.objectID, bob: bob.objectID)
+    }
+    let monitor = try ListMonitor(
+      context: context,
+      request: ListRequest(
+        "Person", sortedBy: [.ascending("department.name"), .ascending("name")], sectionedBy: "department.name"),
+      scheduler: .immediate)
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+    #expect(monitor.sections.map(\.name) == ["Dev", "Ops"])
+    try context.performAndWait { context in
+      try context.object(with: ids.dev)!.setValue("QA", forKey: "name")
+      _ = try context.save()
+    }
+    #expect(
+      recorder.take() == [
+        "will 2", "delete section Dev 0", "insert section QA 1", "move \"Ann\" [0, 0] → [1, 0] [\"department\"]",
+        "did 2",
+      ])
+    #expect(monitor.sections.map(\.name) == ["Ops", "QA"])
+  }
+
+  @Test func invalidRequestsAreRefusedWithTheKeyAndTheReason() throws {
+    let context = WatcherFixtures.context()
+    func refusal(_ request: ListRequest) -> String? {
+      do {
+        _ = try ListMonitor(context: context, request: request, scheduler: .immediate)
+        return nil
+      } catch {
+        return error.description
+      }
+    }
+    #expect(
+      refusal(ListRequest("Person", sortedBy: []))
+        == "watch 'Person TRUEPREDICATE' on Person: a list needs at least one sort key (ties are then broken by object identifier)")
+    #expect(
+      refusal(ListRequest("Person", sortedBy: [.ascending("age")], sectionedBy: "city"))
+        == "watch 'Person TRUEPREDICATE' on Person: the section key 'city' must be the first sort key (it is 'age'): sections appear in the order of their first object, so the sort must group them")
+    #expect(
+      refusal(ListRequest("Person", sortedBy: [.ascending("agee")]))
+        == "watch 'Person TRUEPREDICATE' on Person: Person has no attribute 'agee' (in the sort key 'agee')")
+    #expect(
+      refusal(ListRequest("Department", sortedBy: [.ascending("members.name")]))
+        == "watch 'Department TRUEPREDICATE' on Department: Department.members is a to-many relationship: a sort key follows to-one relationships only")
+    #expect(
+      refusal(ListRequest("Robot", sortedBy: [.ascending("name")]))
+        == "watch 'Robot TRUEPREDICATE' on Robot: unknown entity 'Robot' (entities: Company, Department, Person, Employee)")
+    #expect(
+      refusal(try ListRequest("Person", where: "salary > 3", sortedBy: [.ascending("name")]))?.hasPrefix(
+        "watch 'Person salary > 3' on Person: ") == true)
+    #expect(throws: WatchError.self) { try ListRequest("Person", where: "age >", sortedBy: [.ascending("age")]) }
+  }
+
+  @Test func aNewRequestIsOneDeliveryAndARefusedOneChangesNothing() throws {
+    let (_, monitor, _) = try Self.fixture(scheduler: .queue(DispatchQueue(label: "list")))
+    let counter = ListChangeCounter()
+    monitor.addObserver(counter)
+    #expect(throws: WatchError.self) {
+      try monitor.setRequest(ListRequest("Person", sortedBy: [.ascending("nope")]))
+    }
+    try monitor.setRequest(ListRequest("Person", sortedBy: [.descending("name")]))
+    monitor.flush()
+    #expect(counter.changes.withLock { $0 } == 1)
+    #expect(Self.names(monitor) == [["\"Di\"", "\"Cy\"", "\"Bob\"", "\"Ann\""]])
+    #expect(monitor.request.sectionKey == nil)
+  }
+
+  @Test func releasedAndRemovedObserversAreNotCalled() throws {
+    let (context, monitor, ids) = try Self.fixture()
+    let kept = ListChangeCounter()
+    var released: ListChangeCounter? = ListChangeCounter()
+    let removed = ListChangeCounter()
+    monitor.addObserver(kept)
+    monitor.addObserver(released!)
+    monitor.addObserver(removed)
+    monitor.removeObserver(removed)
+    weak let gone = released
+    released = nil
+    #expect(gone == nil)
+    try Self.edit(context, ids, "Ann", ["age": 41])
+    #expect(kept.changes.withLock { $0 } == 1)
+    #expect(removed.changes.withLock { $0 } == 0)
+  }
+
+  @Test func theAsyncSequenceDeliversEachChangeWithTheContent() async throws {
+    let (context, monitor, ids) = try Self.fixture(scheduler: .queue(DispatchQueue(label: "list")))
+    let updates = monitor.updates
+    try Self.edit(context, ids, "Ann", ["age": 41])
+    try Self.edit(context, ids, "Bob", ["age": 2])
+    var iterator = updates.makeAsyncIterator()
+    let first = await iterator.next()
+    #expect(first?.changes.updated.map(\.indexPath) == [ListIndexPath(item: 0, section: 0)])
+    let second = await iterator.next()
+    #expect(second?.changes.deleted.map(\.indexPath) == [ListIndexPath(item: 1, section: 0)])
+    #expect(second?.content.count == 2)
+    #expect(first?.content.count == 3)
+  }
+
+  @Test func monitorsOnSeveralQueuesFollowConcurrentSaves() throws {
+    let context = WatcherFixtures.context()
+    let monitors = try (0..<4).map { index in
+      try ListMonitor(
+        context: context,
+        request: ListRequest("Person", where: "age >= %d", arguments: [.int(Int64(index * 10))], sortedBy: [.ascending("age")]),
+        scheduler: .queue(DispatchQueue(label: "list \(index)")))
+    }
+    DispatchQueue.concurrentPerform(iterations: 4) { worker in
+      for step in 0..<50 {
+        try? context.performAndWait { context in
+          _ = try context.insert("Person", values: ["name": .string("p\(worker)-\(step)"), "age": .int(Int64(step))])
+          _ = try context.save()
+        }
+      }
+    }
+    for (index, monitor) in monitors.enumerated() {
+      monitor.flush()
+      #expect(monitor.count == 4 * (50 - index * 10))
+      let ages = monitor.content.snapshots.map { $0["age"]! }
+      #expect(ages == ages.sorted { ($0.description.count, $0.description) < ($1.description.count, $1.description) })
+    }
+  }
+}
