@@ -106,6 +106,19 @@ let package = Package(
       ],
       path: "Tools/WatcherProfile"
     ),
+    // A list monitor's cost per save against re-fetching and diffing, and
+    // its heap bytes per listed object:
+    //   swift run -c release ListMonitorTiming
+    .executableTarget(
+      name: "ListMonitorTiming",
+      dependencies: [
+        "MallocInfo",
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
+      ],
+      path: "Tools/ListMonitorTiming"
+    ),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],
   swiftLanguageModes: [.v6]

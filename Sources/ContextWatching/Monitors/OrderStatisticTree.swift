@@ -81,7 +81,7 @@ struct OrderStatisticTree<Element> {
   /// the first element for which it is false, or `count`.
   ///
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
-  func partitionPoint(_ isBefore: (Element) -> Bool) -> Int {
+  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
     guard var node = root else { return 0 }
     var position = 0
     while !node.isLeaf {
@@ -98,7 +98,7 @@ struct OrderStatisticTree<Element> {
   /// - Returns: The element's position.
   /// - Complexity: O(log *n*).
   @discardableResult
-  mutating func insert(_ element: Element, at isBefore: (Element) -> Bool) -> Int {
+  mutating func insert(_ element: Element, at isBefore: (borrowing Element) -> Bool) -> Int {
     guard root != nil else {
       root = Node(elements: [element])
       return 0
@@ -117,7 +117,7 @@ struct OrderStatisticTree<Element> {
   ///   when no element there matches.
   /// - Complexity: O(log *n*).
   @discardableResult
-  mutating func remove(at isBefore: (Element) -> Bool, where isMatch: (Element) -> Bool) -> (Int, Element)? {
+  mutating func remove(at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool) -> (Int, Element)? {
     guard root != nil else { return nil }
     guard let removed = Self.remove(isBefore, isMatch, from: &root!) else { return nil }
     if root!.count == 0 {
@@ -136,7 +136,7 @@ struct OrderStatisticTree<Element> {
   ///   matches.
   @discardableResult
   mutating func update(
-    at isBefore: (Element) -> Bool, where isMatch: (Element) -> Bool, _ update: (inout Element) -> Void
+    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void
   ) -> Int? {
     guard root != nil else { return nil }
     return Self.update(isBefore, isMatch, update, in: &root!)
@@ -190,7 +190,7 @@ struct OrderStatisticTree<Element> {
 
     /// The child whose subtree holds the partition point: the last child
     /// whose first element is before it (the first child when none is).
-    func childIndex(_ isBefore: (Element) -> Bool) -> Int {
+    func childIndex(_ isBefore: (borrowing Element) -> Bool) -> Int {
       Swift.max(0, firsts.partitionPoint(isBefore) - 1)
     }
   }
@@ -201,7 +201,7 @@ struct OrderStatisticTree<Element> {
   }
 
   private static func insert(
-    _ element: Element, _ isBefore: (Element) -> Bool, into node: inout Node
+    _ element: Element, _ isBefore: (borrowing Element) -> Bool, into node: inout Node
   ) -> (position: Int, split: Node?) {
     unshare(&node)
     node.count += 1
@@ -241,7 +241,7 @@ struct OrderStatisticTree<Element> {
   }
 
   private static func remove(
-    _ isBefore: (Element) -> Bool, _ isMatch: (Element) -> Bool, from node: inout Node
+    _ isBefore: (borrowing Element) -> Bool, _ isMatch: (borrowing Element) -> Bool, from node: inout Node
   ) -> (Int, Element)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
@@ -318,7 +318,7 @@ struct OrderStatisticTree<Element> {
   }
 
   private static func update(
-    _ isBefore: (Element) -> Bool, _ isMatch: (Element) -> Bool, _ update: (inout Element) -> Void,
+    _ isBefore: (borrowing Element) -> Bool, _ isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void,
     in node: inout Node
   ) -> Int? {
     if node.isLeaf {
@@ -406,22 +406,45 @@ extension OrderStatisticTree {
   }
 }
 
-extension Collection {
+extension ContiguousArray {
   /// The index of the first element for which `isBefore` is false, where
-  /// it is true for a prefix of the collection: a binary search.
-  func partitionPoint(_ isBefore: (Element) -> Bool) -> Index {
-    var low = startIndex
-    var length = count
-    while length > 0 {
-      let half = length / 2
-      let middle = index(low, offsetBy: half)
-      if isBefore(self[middle]) {
-        low = index(after: middle)
-        length -= half + 1
-      } else {
-        length = half
+  /// it is true for a prefix of the array: a binary search that reads the
+  /// elements in place (no copy, no retain, per probe).
+  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
+    withUnsafeBufferPointer { buffer in
+      var low = 0
+      var length = buffer.count
+      while length > 0 {
+        let half = length / 2
+        let middle = low + half
+        if isBefore(buffer[middle]) {
+          low = middle + 1
+          length -= half + 1
+        } else {
+          length = half
+        }
       }
+      return low
     }
-    return low
+  }
+}
+
+extension Array {
+  /// As `ContiguousArray.partitionPoint(_:)`.
+  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
+    withUnsafeBufferPointer { buffer in
+      var low = 0
+      var length = buffer.count
+      while length > 0 {
+        let half = length / 2
+        if isBefore(buffer[low + half]) {
+          low += half + 1
+          length -= half + 1
+        } else {
+          length = half
+        }
+      }
+      return low
+    }
   }
 }

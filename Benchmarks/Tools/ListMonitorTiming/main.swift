@@ -1,0 +1,182 @@
+// What a save costs a ListMonitor, and what the list costs in memory.
+//
+//   swift run -c release --package-path Benchmarks ListMonitorTiming        # 1,000 and 100,000
+//   swift run -c release --package-path Benchmarks ListMonitorTiming 10000  # other sizes
+//   ListMonitorTiming --saves-only 100000 1000  # 1,000 monitored saves alone, for a profiler
+//
+// For each size n: a context holds n people (50 cities, random scores); a
+// list monitor lists all of them, sectioned by city and sorted by city then
+// score, delivering at once (the `.immediate` scheduler, so that a save
+// returns after the list's changes were computed and delivered). Each round
+// saves 10 changed people: 5 get a new score (they move within their city),
+// 5 a new name (updated in place). Three ways of following the same kind of
+// save are timed, round after round in turn, so that the machine's noise
+// falls on each alike:
+//
+//   monitor   the save with the monitor attached, minus
+//   plain     the same kind of save on a twin context with no monitor
+//             (what the monitor adds is their difference);
+//   refetch   on the plain context, after its save: a fetch sorted as the
+//             list, and `CollectionDifference` from the previous fetch's
+//             identifiers (what one writes without a monitor).
+//
+// Prints the medians, the monitor's cost per changed object, its growth
+// between the sizes, and the ratio of refetching to it. Then the heap bytes
+// a monitor of 100,000 objects holds per listed object (glibc's mallinfo2,
+// before and after creating the monitor: the snapshots share the objects'
+// storage, so this is the list, its index and the monitor's watch).
+//
+// Every round checks its result: the monitor delivered at most 10 moves and
+// updates (a person can be picked twice), and the refetch's difference holds
+// at most 10 changes.
+
+import ContextWatching
+import Dispatch
+import Foundation
+import MallocInfo
+import ObjectGraph
+import PredicateDSL
+import Synchronization
+
+let schema = try! ObjectSchema([
+  EntityDescription(
+    "Person",
+    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
+])
+
+/// A small, seedable generator, so that runs are alike.
+struct Generator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
+  let context = ObjectContext(schema: schema, name: "people", notificationCenter: nil)
+  var random = Generator(state: 42)
+  let people = try! context.performAndWait { context in
+    let people = try (0..<count).map { index in
+      try context.insert(
+        "Person",
+        values: [
+          "name": .string("p\(index)"), "city": .string("C\(index % 50)"), "age": .int(Int64(index % 90)),
+          "score": .double(Double.random(in: 0..<1_000, using: &random)),
+        ])
+    }
+    _ = try context.save()
+    return people
+  }
+  return (context, people)
+}
+
+let request = ListRequest("Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city")
+let sortKeys: [ObjectFetchRequest.SortKey] = [.ascending("city"), .ascending("score")]
+
+/// Changes 10 people of `people` and saves: 5 scores, 5 names.
+func saveTenChanges(_ context: ObjectContext, _ people: [ManagedObject], round: Int, random: inout Generator) {
+  try! context.performAndWait { context in
+    for index in 0..<10 {
+      let person = people[Int.random(in: 0..<people.count, using: &random)]
+      if index < 5 {
+        try person.setValue(.double(Double.random(in: 0..<1_000, using: &random)), forKey: "score")
+      } else {
+        try person.setValue(.string("r\(round)-\(index)"), forKey: "name")
+      }
+    }
+    _ = try context.save()
+  }
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func median(_ values: [UInt64]) -> Double {
+  let sorted = values.sorted()
+  return Double(sorted[sorted.count / 2])
+}
+
+struct Result {
+  var monitor: Double
+  var plain: Double
+  var refetch: Double
+}
+
+func measure(_ count: Int, rounds: Int) -> Result {
+  let (watched, watchedPeople) = populate(count)
+  let (plain, plainPeople) = populate(count)
+  let monitor = try! ListMonitor(context: watched, request: request, scheduler: .immediate)
+  let delivered = Mutex<(moves: Int, updates: Int)>((0, 0))
+  let token = monitor.observe { update in
+    delivered.withLock { $0 = (update.changes.moved.count, update.changes.updated.count) }
+  }
+  var previous = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
+    .map(\.objectID)
+  var (monitorTimes, plainTimes, refetchTimes) = ([UInt64](), [UInt64](), [UInt64]())
+  var random = Generator(state: 7)
+  var plainRandom = Generator(state: 7)
+  for round in 0..<rounds {
+    var start = now()
+    saveTenChanges(watched, watchedPeople, round: round, random: &random)
+    monitorTimes.append(now() - start)
+    let (moves, updates) = delivered.withLock { $0 }
+    precondition((1...10).contains(moves + updates), "delivered \(moves) moves, \(updates) updates")
+
+    start = now()
+    saveTenChanges(plain, plainPeople, round: round, random: &plainRandom)
+    plainTimes.append(now() - start)
+
+    start = now()
+    let fetched = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
+      .map(\.objectID)
+    let difference = fetched.difference(from: previous)
+    refetchTimes.append(now() - start)
+    precondition(difference.count <= 10, "a difference of \(difference.count) changes")
+    previous = fetched
+  }
+  withExtendedLifetime(token) {}
+  return Result(monitor: median(monitorTimes), plain: median(plainTimes), refetch: median(refetchTimes))
+}
+
+func bytesPerListedObject(_ count: Int) -> Double {
+  let (context, people) = populate(count)
+  let before = malloc_info_bytes_in_use()
+  let monitor = try! ListMonitor(context: context, request: request, scheduler: .immediate)
+  let after = malloc_info_bytes_in_use()
+  precondition(monitor.count == count)
+  withExtendedLifetime((monitor, people)) {}
+  return Double(after - before) / Double(count)
+}
+
+func text(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
+
+let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+if CommandLine.arguments.contains("--saves-only") {
+  // For profilers: monitored saves alone, on the first size.
+  let (context, people) = populate(sizes.first ?? 100_000)
+  let monitor = try! ListMonitor(context: context, request: request, scheduler: .immediate)
+  var random = Generator(state: 7)
+  for round in 0..<(sizes.dropFirst().first ?? 1_000) { saveTenChanges(context, people, round: round, random: &random) }
+  withExtendedLifetime(monitor) {}
+  exit(0)
+}
+_ = measure(1_000, rounds: 50)  // warm-up: type metadata, caches
+var results: [(Int, Result)] = []
+for size in sizes.isEmpty ? [1_000, 100_000] : sizes {
+  let result = measure(size, rounds: size >= 100_000 ? 300 : 1_000)
+  results.append((size, result))
+  let added = (result.monitor - result.plain) / 1_000
+  print(
+    "\(size) listed: save with monitor \(text(result.monitor / 1_000)) µs, without \(text(result.plain / 1_000)) µs, "
+      + "monitor \(text(added)) µs (\(text(added / 10)) µs per changed object); "
+      + "refetch + CollectionDifference \(text(result.refetch / 1_000)) µs (\(text(result.refetch / 1_000 / max(added, 0.001)))x the monitor)")
+}
+if let first = results.first, let last = results.last, results.count > 1 {
+  let growth = (last.1.monitor - last.1.plain) / max(first.1.monitor - first.1.plain, 1)
+  print("growth of the monitor's cost from \(first.0) to \(last.0) listed: \(text(growth))x")
+}
+precondition(malloc_info_bytes_in_use() > 0, "mallinfo2() is not available here")
+print("heap per listed object, 100,000 listed: \(text(bytesPerListedObject(100_000))) B")
