@@ -109,8 +109,7 @@ enum WatchFile {
         if let events = item["events"] { options.events = try eventSet(events) }
         if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
         if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
-        var arguments: [FilterValue] = []
-        if case .array(let values)? = item["args"] { arguments = try values.map { try $0.filterValue() } }
+        let arguments = try JSONValue.formatArguments(item["args"], field: "args")
         watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
       } catch {
         problems.append("watch '\(id)': \(error)")

@@ -63,13 +63,17 @@ struct ReplayCommandTests {
     let watches = """
       [{"id": "bad", "entity": "Person", "predicate": "agee > 3"},
        {"id": "worse", "entity": "Persn", "predicate": "age > 3"},
-       {"id": "fine", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
+       {"id": "fine", "entity": "Person", "predicate": "age > 3", "events": ["born"]},
+       {"id": "loose", "entity": "Person", "predicate": "age > %d", "args": 3},
+       {"id": "odd", "entity": "Person", "predicate": "age IN %@", "args": [{"$set": 3}]}]
       """
     let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
     #expect(outcome.status == 1)
     #expect(outcome.output == "")
     #expect(outcome.errorOutput.contains("watches are invalid"))
     #expect(outcome.errorOutput.contains("watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
+    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not number"#))
+    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not number"#))
     #expect(outcome.errorOutput.contains("""
       watch 'bad' on Person:
       error: Person has no key 'agee' (did you mean 'age'?)
