@@ -48,28 +48,31 @@ enum ReplayCommand {
       return 1
     }
     let replayer = Replayer(schema: schema)
-    if let watchesPath = options["--watches"] {
-      do {
-        let (watches, problems) = try WatchFile.read(watchesPath)
-        do {
-          try replayer.watch(watches)
-          if !problems.isEmpty { throw WatchFile.Problems(messages: problems) }
-        } catch let error as WatchFile.Problems {
-          throw WatchFile.Problems(messages: problems + error.messages)
-        }
-      } catch let error as WatchFile.Problems {
-        Console.error("context-watch: \(watchesPath): \(error.messages.count == 1 ? "a watch is" : "watches are") invalid")
-        for message in error.messages { Console.error(message) }
-        return 1
-      } catch {
-        Console.error("context-watch: \(watchesPath): \(error)")
-        return 1
-      }
-    }
+    if let path = options["--watches"], !addWatches(path, to: replayer) { return 1 }
     for line in Console.inputLines where !line.allSatisfy(\.isWhitespace) {
       for answer in replayer.apply(line) { print(answer.serialized) }
     }
     return 0
+  }
+
+  /// Adds the watches of a file, or reports every problem of the file on
+  /// standard error, each once, and returns false.
+  private static func addWatches(_ path: String, to replayer: Replayer) -> Bool {
+    var problems: [String] = []
+    do {
+      let file = try WatchFile.read(path)
+      problems = file.problems
+      try replayer.watch(file.watches)
+    } catch let error as WatchFile.Problems {
+      problems += error.messages
+    } catch {
+      Console.error("context-watch: \(path): \(error)")
+      return false
+    }
+    guard !problems.isEmpty else { return true }
+    Console.error("context-watch: \(path): \(problems.count == 1 ? "a watch is" : "watches are") invalid")
+    for message in problems { Console.error(message) }
+    return false
   }
 }
 

@@ -85,6 +85,22 @@ struct ReplayCommandTests {
     #expect(outcome.errorOutput.contains("watch 'worse' on Persn: unknown entity 'Persn' (entities: Person, Employee, Company)"))
   }
 
+  @Test func aWatchesFileProblemIsPrintedOnce() throws {
+    let watches = """
+      [{"id": "fine", "entity": "Person", "predicate": "age > 3"},
+       {"id": "odd", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
+      """
+    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(outcome.output == "")
+    #expect(outcome.errorOutput.hasSuffix("""
+      : a watch is invalid
+      watch 'odd': unknown event 'born' (events: inserted, updated, entered, exited, deleted)
+
+      """))
+    #expect(outcome.errorOutput.components(separatedBy: "unknown event").count == 2)
+  }
+
   @Test func printsEverySaveWithRefsOnBothSidesOfRelationships() throws {
     let outcome = try replay([
       #"{"author": "hr", "insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Employee", "ref": "ann", "values": {"name": "Ann", "age": 30, "salary": 10, "employer": "acme", "born": {"$date": 0}}}]}"#,
