@@ -18,16 +18,7 @@ struct ReplayCommandTests {
     """
 
   private func replay(_ lines: [String], schema: String = schema, watches: String? = nil) throws -> CommandRunner.Outcome {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString).json")
-    try Data(schema.utf8).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    var arguments = ["replay", "--schema", url.path]
-    if let watches {
-      let watchesURL = FileManager.default.temporaryDirectory.appendingPathComponent("watches-\(UUID().uuidString).json")
-      try Data(watches.utf8).write(to: watchesURL)
-      arguments += ["--watches", watchesURL.path]
-    }
-    return try CommandRunner.run(arguments, input: lines.joined(separator: "\n") + "\n")
+    try runReplay(lines, schema: schema, watches: watches)
   }
 
   @Test func watchesPrintALinePerWatchThatSawSomething() throws {
