@@ -34,10 +34,10 @@ enum Usage {
       eval [--count] FORMAT [ARG...]
                                print the JSON lines of standard input whose record
                                matches FORMAT (with --count, only how many)
-      replay --schema SCHEMA.json [--watches WATCHES.json]
+      replay --schema SCHEMA.json [--watches WATCHES.json] [--lists LISTS.json]
                                apply one save per JSON line of standard input to an
-                               in-memory object graph; print what each save changed
-                               and what each watch saw
+                               in-memory object graph; print what each save changed,
+                               what each watch saw and how each list changed
 
     run `swift test` for the test suite; see README.md and docs/.
     """

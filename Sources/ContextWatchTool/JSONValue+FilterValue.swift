@@ -73,6 +73,32 @@ extension JSONValue {
     }
   }
 
+  /// The format arguments a file or a line gives in `field`: an array of
+  /// values in the conventions above; absent or `null` gives none.
+  ///
+  /// - Throws: ``ConversionError`` when `field` is not an array
+  ///   (`"args" is an array, not object`), or naming the element that is
+  ///   not a value (`args[1]: "$set" needs an array, not number`).
+  static func formatArguments(_ value: JSONValue?, field: String) throws(ConversionError) -> [FilterValue] {
+    switch value {
+    case nil, .null?:
+      return []
+    case .array(let elements)?:
+      var values: [FilterValue] = []
+      values.reserveCapacity(elements.count)
+      for (index, element) in elements.enumerated() {
+        do {
+          values.append(try element.filterValue())
+        } catch {
+          throw ConversionError(description: "\(field)[\(index)]: \(error.description)")
+        }
+      }
+      return values
+    case let other?:
+      throw ConversionError(description: "\"\(field)\" is an array, not \(other.typeName)")
+    }
+  }
+
   static func parseISO8601(_ text: String) -> Date? {
     let formatter = ISO8601DateFormatter()
     if let date = formatter.date(from: text) { return date }

@@ -25,13 +25,28 @@ import PredicateDSL
 /// something, in watch order: `{"save", "watch", "inserted", "updated",
 /// "entered", "exited", "deleted"}` with sorted refs. Watches that do not
 /// validate are reported before any save, and the exit status is 1.
+///
+/// With `--lists LISTS.json` (see ``ListFile``), a `ListMonitor` per list
+/// follows the context, and each saved line is followed (after its watch
+/// lines) by one line per list the save changed, in list order:
+/// `{"save", "list", "deletedSections", "insertedSections", "deleted",
+/// "inserted", "moved", "updated", "sections"}`. The changes are a batch
+/// update (old coordinates for deletions and the sources of moves, new
+/// ones for the rest): section indexes, `[section, item]` index paths and
+/// `[[s, i], [s, i]]` moves, each array sorted ascending. `sections` is
+/// the whole new list: `[{"name", "refs"}]`, a section's name being its
+/// value as text (null for nil; one section named null for a list without
+/// sections), refs in list order. Lists that do not validate are reported
+/// before any save, and the exit status is 1; with both files, both are
+/// checked.
 enum ReplayCommand {
-  static let usage = "usage: context-watch replay --schema SCHEMA.json [--watches WATCHES.json] < changes.jsonl"
+  static let usage =
+    "usage: context-watch replay --schema SCHEMA.json [--watches WATCHES.json] [--lists LISTS.json] < changes.jsonl"
 
   static func run(_ arguments: [String]) -> Int32 {
     var options: [String: String] = [:]
     var rest = arguments[...]
-    while let flag = rest.first, ["--schema", "--watches"].contains(flag), rest.count >= 2 {
+    while let flag = rest.first, ["--schema", "--watches", "--lists"].contains(flag), rest.count >= 2 {
       options[flag] = rest.dropFirst().first
       rest = rest.dropFirst(2)
     }
@@ -48,28 +63,55 @@ enum ReplayCommand {
       return 1
     }
     let replayer = Replayer(schema: schema)
-    if let watchesPath = options["--watches"] {
-      do {
-        let (watches, problems) = try WatchFile.read(watchesPath)
-        do {
-          try replayer.watch(watches)
-          if !problems.isEmpty { throw WatchFile.Problems(messages: problems) }
-        } catch let error as WatchFile.Problems {
-          throw WatchFile.Problems(messages: problems + error.messages)
-        }
-      } catch let error as WatchFile.Problems {
-        Console.error("context-watch: \(watchesPath): \(error.messages.count == 1 ? "a watch is" : "watches are") invalid")
-        for message in error.messages { Console.error(message) }
-        return 1
-      } catch {
-        Console.error("context-watch: \(watchesPath): \(error)")
-        return 1
-      }
-    }
+    // Both files are checked, so that one run reports every problem.
+    var isValid = true
+    if let path = options["--watches"] { isValid = addWatches(path, to: replayer) }
+    if let path = options["--lists"] { isValid = addLists(path, to: replayer) && isValid }
+    guard isValid else { return 1 }
     for line in Console.inputLines where !line.allSatisfy(\.isWhitespace) {
       for answer in replayer.apply(line) { print(answer.serialized) }
     }
     return 0
+  }
+
+  /// Adds the watches of a file, or reports every problem of the file on
+  /// standard error, each once, and returns false.
+  private static func addWatches(_ path: String, to replayer: Replayer) -> Bool {
+    var problems: [String] = []
+    do {
+      let file = try WatchFile.read(path)
+      problems = file.problems
+      try replayer.watch(file.watches)
+    } catch let error as WatchFile.Problems {
+      problems += error.messages
+    } catch {
+      Console.error("context-watch: \(path): \(error)")
+      return false
+    }
+    guard !problems.isEmpty else { return true }
+    Console.error("context-watch: \(path): \(problems.count == 1 ? "a watch is" : "watches are") invalid")
+    for message in problems { Console.error(message) }
+    return false
+  }
+
+  /// Adds a list monitor for each list of a file, or reports every problem
+  /// of the file on standard error, each once, and returns false.
+  private static func addLists(_ path: String, to replayer: Replayer) -> Bool {
+    let problems: [String]
+    do {
+      let (lists, fileProblems) = try ListFile.read(path)
+      // Lists that read well are still checked against the schema, so
+      // that every problem is reported at once, in the file's order.
+      problems = (fileProblems + replayer.monitor(lists)).enumerated()
+        .sorted { ($0.element.place, $0.offset) < ($1.element.place, $1.offset) }.map(\.element.message)
+    } catch {
+      Console.error("context-watch: \(path): \(error)")
+      return false
+    }
+    guard !problems.isEmpty else { return true }
+    Console.error("context-watch: \(path): \(problems.count == 1 ? "a list is" : "lists are") invalid")
+    for message in problems { Console.error(message) }
+    return false
   }
 }
 
@@ -109,8 +151,7 @@ enum WatchFile {
         if let events = item["events"] { options.events = try eventSet(events) }
         if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
         if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
-        var arguments: [FilterValue] = []
-        if case .array(let values)? = item["args"] { arguments = try values.map { try $0.filterValue() } }
+        let arguments = try JSONValue.formatArguments(item["args"], field: "args")
         watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
       } catch {
         problems.append("watch '\(id)': \(error)")
@@ -157,6 +198,12 @@ final class Replayer {
   private var watches: [(id: WatchID, label: String, token: WatchToken)] = []
   private let delivered = LockedState<[ContextChanges]>([])
 
+  /// The list monitors with their names, in list order, kept alive with
+  /// their observations while the replay runs; and the changes they
+  /// delivered since the last input line, each with its list's index.
+  private var lists: [(name: String, monitor: ListMonitor, observation: ObserverToken)] = []
+  private let listUpdates = LockedState<[(list: Int, update: ListMonitorUpdate)]>([])
+
   init(schema: ObjectSchema) {
     context = ObjectContext(schema: schema, name: "replay", notificationCenter: nil)
   }
@@ -185,21 +232,48 @@ final class Replayer {
     self.watches = added
   }
 
-  /// The answers to one input line: the save's, then each watch's.
+  /// Adds a list monitor per list, delivering on the saving thread during
+  /// each save; all or none.
+  ///
+  /// - Returns: The rendered error of each list that does not validate
+  ///   against the schema; when there is one, no list is monitored.
+  func monitor(_ lists: [ListFile.List]) -> [ListFile.Problem] {
+    var problems: [ListFile.Problem] = []
+    var added: [(String, ListMonitor, ObserverToken)] = []
+    for (index, list) in lists.enumerated() {
+      do {
+        let monitor = try ListMonitor(context: context, request: list.request, scheduler: .immediate)
+        let updates = listUpdates
+        let observation = monitor.observe { update in updates.withLock { $0.append((index, update)) } }
+        added.append((list.name, monitor, observation))
+      } catch {
+        problems.append(ListFile.Problem(place: list.place, message: ListFile.message(error)))
+      }
+    }
+    if problems.isEmpty { self.lists = added }
+    return problems
+  }
+
+  /// The answers to one input line: the save's, then each watch's, then
+  /// each list's.
   func apply(_ line: String) -> [JSONValue] {
     let answer = context.performAndWait { _ in applyOnQueue(line) }
     let deliveries = delivered.withLock { taken in
       defer { taken = [] }
       return taken
     }
-    return [answer] + deliveries.flatMap(watchLines)
+    let changedLists = listUpdates.withLock { taken in
+      defer { taken = [] }
+      return taken
+    }
+    return [answer] + deliveries.flatMap(watchLines) + changedLists.sorted { $0.list < $1.list }.map(listLine)
   }
 
   /// One line per watch that saw something, in watch order.
   private func watchLines(_ changes: ContextChanges) -> [JSONValue] {
     watches.compactMap { watch in
       let events = WatchEvent.allCases.map { event in
-        (event, changes.objectIDs(for: watch.id, event).map { refs[$0] ?? $0.description }.sorted())
+        (event, changes.objectIDs(for: watch.id, event).map(ref).sorted())
       }
       guard events.contains(where: { !$0.1.isEmpty }) else { return nil }
       return .object(
@@ -207,6 +281,38 @@ final class Replayer {
           + events.map { ($0.0.rawValue, .array($0.1.map(JSONValue.string))) })
     }
   }
+
+  /// A list's line: what the save did to it as a batch update (each array
+  /// sorted ascending; moves by their source, then their destination),
+  /// and its whole new content.
+  private func listLine(_ list: Int, _ update: ListMonitorUpdate) -> JSONValue {
+    func path(_ indexPath: ListIndexPath) -> JSONValue {
+      .array([.int(Int64(indexPath.section)), .int(Int64(indexPath.item))])
+    }
+    func paths(_ indexPaths: [ListIndexPath]) -> JSONValue { .array(indexPaths.sorted().map(path)) }
+    func indexes(_ sections: [ListChanges.Section]) -> JSONValue {
+      .array(sections.map(\.index).sorted().map { .int(Int64($0)) })
+    }
+    let changes = update.changes
+    let content = update.content
+    let moves = changes.moved.map { ($0.from, $0.to) }.sorted(by: <)
+    let sections = (0..<content.numberOfSections).map { index in
+      JSONValue.object([
+        ("name", content.section(at: index).name.map(JSONValue.string) ?? .null),
+        ("refs", .array(content.objects(inSection: index).map { .string(ref($0.objectID)) })),
+      ])
+    }
+    return .object([
+      ("save", .int(Int64(changes.sequenceNumber))), ("list", .string(lists[list].name)),
+      ("deletedSections", indexes(changes.deletedSections)), ("insertedSections", indexes(changes.insertedSections)),
+      ("deleted", paths(changes.deleted.map(\.indexPath))), ("inserted", paths(changes.inserted.map(\.indexPath))),
+      ("moved", .array(moves.map { .array([path($0.0), path($0.1)]) })),
+      ("updated", paths(changes.updated.map(\.indexPath))), ("sections", .array(sections)),
+    ])
+  }
+
+  /// The caller's ref of an object, or its identifier when it has none.
+  private func ref(_ id: ObjectID) -> String { refs[id] ?? id.description }
 
   /// An input problem: collected, so that one answer lists them all.
   private struct Refusal: Error {
@@ -363,7 +469,6 @@ final class Replayer {
   // MARK: Output
 
   private func output(_ save: ContextSave) -> JSONValue {
-    func ref(_ id: ObjectID) -> String { refs[id] ?? id.description }
     func values(_ snapshot: ObjectSnapshot) -> JSONValue {
       .object(snapshot.keys.compactMap { key in snapshot.property(key).map { (key, json($0)) } })
     }
@@ -396,8 +501,8 @@ final class Replayer {
   private func json(_ value: PropertyValue) -> JSONValue {
     switch value {
     case .attribute(let value): JSONValue(value)
-    case .relationship(.toOne(let id)): id.map { .string(refs[$0] ?? $0.description) } ?? .null
-    case .relationship(.toMany(let ids)): .array(ids.map { .string(refs[$0] ?? $0.description) }.sorted { $0.serialized < $1.serialized })
+    case .relationship(.toOne(let id)): id.map { .string(ref($0)) } ?? .null
+    case .relationship(.toMany(let ids)): .array(ids.map { .string(ref($0)) }.sorted { $0.serialized < $1.serialized })
     }
   }
 

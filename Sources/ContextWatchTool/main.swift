@@ -4,7 +4,8 @@
 //   context-watch check FORMAT [ARG...]    print the canonical form, or the error
 //   context-watch eval --cases             answer JSON-line test cases
 //   context-watch eval [--count] FORMAT    filter JSON lines by a predicate
-//   context-watch replay --schema S.json [--watches W.json]  apply JSON change lines
+//   context-watch replay --schema S.json [--watches W.json] [--lists L.json]
+//                                          apply JSON change lines
 //
 // Exit status: 0 on success, 1 when the input was rejected, 64 for a usage
 // error.

@@ -18,16 +18,7 @@ struct ReplayCommandTests {
     """
 
   private func replay(_ lines: [String], schema: String = schema, watches: String? = nil) throws -> CommandRunner.Outcome {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString).json")
-    try Data(schema.utf8).write(to: url)
-    defer { try? FileManager.default.removeItem(at: url) }
-    var arguments = ["replay", "--schema", url.path]
-    if let watches {
-      let watchesURL = FileManager.default.temporaryDirectory.appendingPathComponent("watches-\(UUID().uuidString).json")
-      try Data(watches.utf8).write(to: watchesURL)
-      arguments += ["--watches", watchesURL.path]
-    }
-    return try CommandRunner.run(arguments, input: lines.joined(separator: "\n") + "\n")
+    try runReplay(lines, schema: schema, watches: watches)
   }
 
   @Test func watchesPrintALinePerWatchThatSawSomething() throws {
@@ -63,13 +54,17 @@ struct ReplayCommandTests {
     let watches = """
       [{"id": "bad", "entity": "Person", "predicate": "agee > 3"},
        {"id": "worse", "entity": "Persn", "predicate": "age > 3"},
-       {"id": "fine", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
+       {"id": "fine", "entity": "Person", "predicate": "age > 3", "events": ["born"]},
+       {"id": "loose", "entity": "Person", "predicate": "age > %d", "args": 3},
+       {"id": "odd", "entity": "Person", "predicate": "age IN %@", "args": [{"$set": 3}]}]
       """
     let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
     #expect(outcome.status == 1)
     #expect(outcome.output == "")
     #expect(outcome.errorOutput.contains("watches are invalid"))
     #expect(outcome.errorOutput.contains("watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
+    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not number"#))
+    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not number"#))
     #expect(outcome.errorOutput.contains("""
       watch 'bad' on Person:
       error: Person has no key 'agee' (did you mean 'age'?)
@@ -79,6 +74,22 @@ struct ReplayCommandTests {
         | ^^^^
       """))
     #expect(outcome.errorOutput.contains("watch 'worse' on Persn: unknown entity 'Persn' (entities: Person, Employee, Company)"))
+  }
+
+  @Test func aWatchesFileProblemIsPrintedOnce() throws {
+    let watches = """
+      [{"id": "fine", "entity": "Person", "predicate": "age > 3"},
+       {"id": "odd", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
+      """
+    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(outcome.output == "")
+    #expect(outcome.errorOutput.hasSuffix("""
+      : a watch is invalid
+      watch 'odd': unknown event 'born' (events: inserted, updated, entered, exited, deleted)
+
+      """))
+    #expect(outcome.errorOutput.components(separatedBy: "unknown event").count == 2)
   }
 
   @Test func printsEverySaveWithRefsOnBothSidesOfRelationships() throws {
