@@ -5,6 +5,11 @@
 import TestSupport
 import Testing
 
+extension Int: OrderStatisticElement {
+  /// The value itself, so that the tests check weighted sums too.
+  var weight: Int { self }
+}
+
 @Suite("List monitor: order-statistics tree")
 struct OrderStatisticTreeTests {
   @Test func randomInsertsRemovalsAndUpdatesMatchASortedArray() {
@@ -35,6 +40,7 @@ struct OrderStatisticTreeTests {
         if !array.isEmpty {
           let index = Int.random(in: 0..<array.count, using: &random)
           #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
+        #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
         }
       }
     }

@@ -3,9 +3,12 @@ public import ObjectGraph
 import PredicateDSL
 
 /// The number of listed objects that share one section value.
-struct SectionCount: Sendable {
+struct SectionCount: Sendable, OrderStatisticElement {
   var value: FilterValue
   var count: Int
+
+  /// The section's objects: a section's start is the weight before it.
+  var weight: Int { count }
 }
 
 /// A list's content at one save: its objects in order and its sections, as
@@ -37,7 +40,15 @@ public struct ListContent: Sendable {
   public var numberOfSections: Int {
     guard order.isSectioned else { return 1 }
     if limit >= objects.count { return sectionCounts.count }
-    return sectionCounts.partitionPoint { start(of: $0.value) < limit }
+    // Sections are listed while the objects before them are fewer than the
+    // limit: a prefix of them.
+    var low = 0
+    var high = sectionCounts.count
+    while low < high {
+      let middle = (low + high) / 2
+      if sectionCounts.weight(before: middle) < limit { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// A section's value, name and count.
@@ -47,7 +58,7 @@ public struct ListContent: Sendable {
     precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
     guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
     let section = sectionCounts[index]
-    let visible = Swift.min(section.count, limit - start(of: section.value))
+    let visible = limit == Int.max ? section.count : Swift.min(section.count, limit - sectionCounts.weight(before: index))
     return ListSectionInfo(value: section.value, name: sectionName(section.value), count: visible)
   }
 
@@ -85,7 +96,7 @@ public struct ListContent: Sendable {
   /// - Complexity: O(*m* log *n*) for *m* objects in the section.
   public func objects(inSection index: Int) -> [ObjectSnapshot] {
     let info = section(at: index)
-    let first = order.isSectioned ? start(of: info.value) : 0
+    let first = order.isSectioned ? sectionCounts.weight(before: index) : 0
     return (first..<first + info.count).map { objects[$0].snapshot }
   }
 
@@ -112,7 +123,8 @@ public struct ListContent: Sendable {
   /// The position of the first object of the section with `value`: the
   /// number of objects whose section sorts before it.
   func start(of value: FilterValue) -> Int {
-    objects.partitionPoint { order.isSectionBefore(order.sectionValue(of: $0), value) }
+    let order = order
+    return sectionCounts.weight(before: sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) })
   }
 
   /// The index path of the object at `rank` in the whole list (limit not
@@ -121,21 +133,20 @@ public struct ListContent: Sendable {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
     let value = order.sectionValue(of: objects[rank])
     let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
-    return ListIndexPath(item: rank - start(of: value), section: section)
+    return ListIndexPath(item: rank - sectionCounts.weight(before: section), section: section)
   }
 
-  /// The index path of `object`, which must be in the list (limit not
+  /// The index path of `object`, at `rank` in the list (limit not
   /// checked).
-  func indexPath(of object: ListedObject) -> ListIndexPath {
-    let rank = self.rank(of: object)
+  func indexPath(of object: ListedObject, rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
     let value = order.sectionValue(of: object)
     let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
-    return ListIndexPath(item: rank - start(of: value), section: section)
+    return ListIndexPath(item: rank - sectionCounts.weight(before: section), section: section)
   }
 
   /// The position `object` has, or would have, in the whole list.
-  func rank(of object: ListedObject) -> Int {
+  func rank(of object: borrowing ListedObject) -> Int {
     objects.partitionPoint { order.isBefore($0, object) }
   }
 
@@ -147,10 +158,13 @@ public struct ListContent: Sendable {
     return index
   }
 
-  /// Whether the section with `value` has a listed object (within the
-  /// limit).
-  func isSectionVisible(_ value: FilterValue) -> Bool {
-    sectionIndex(of: value) != nil && start(of: value) < limit
+  /// The index of the section with `value` when it has a listed object
+  /// (within the limit), else nil.
+  func listedSectionIndex(of value: FilterValue) -> Int? {
+    guard let index = sectionIndex(of: value), limit == Int.max || sectionCounts.weight(before: index) < limit else {
+      return nil
+    }
+    return index
   }
 
   private func position(of indexPath: ListIndexPath) -> Int {
@@ -159,6 +173,6 @@ public struct ListContent: Sendable {
     let info = section(at: indexPath.section)
     precondition(indexPath.item >= 0 && indexPath.item < info.count, "index path \(indexPath) is out of range")
     guard order.isSectioned else { return indexPath.item }
-    return start(of: info.value) + indexPath.item
+    return sectionCounts.weight(before: indexPath.section) + indexPath.item
   }
 }

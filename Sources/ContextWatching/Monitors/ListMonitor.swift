@@ -41,23 +41,17 @@ public final class ListMonitor: Sendable {
     var request: ListRequest
   }
 
-  /// What readers see: the content as of the last delivery.
-  private struct Published: Sendable {
-    var content: ListContent
-    var request: ListRequest
-    var sequenceNumber: Int
-  }
-
   /// The context whose objects are listed (held strongly, as
   /// NSFetchedResultsController holds its context).
   public let context: ObjectContext
   private let watcher: ContextWatcher
   /// Nil until the monitor's watches are registered.
   private let saving: LockedState<SaveSide?>
-  private let published: LockedState<Published>
-  /// The whole list, touched only by delivery jobs (which run one at a
-  /// time, in order), under its lock for the readers of ``indexPath(of:)``.
+  /// The whole list. Delivery jobs (which run one at a time, in order)
+  /// change it; readers copy its content under the lock.
   private let state: LockedState<ListState>
+  /// The request listed, as of the last delivery.
+  private let currentRequest: LockedState<ListRequest>
   private let delivery: MonitorDeliveryQueue
   private let observers = ObserverList<any ListObserver, ListMonitorUpdate>()
 
@@ -81,7 +75,7 @@ public final class ListMonitor: Sendable {
     let empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
     saving = LockedState(nil)
     state = LockedState(empty)
-    published = LockedState(Published(content: empty.content, request: request, sequenceNumber: 0))
+    currentRequest = LockedState(request)
     relay.monitor = self
     // Registered and fetched in one turn of the context's queue, where
     // saves run: no save falls between the fetch and the first edit.
@@ -89,12 +83,10 @@ public final class ListMonitor: Sendable {
       let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
       let objects = try Self.fetch(request, order: side.order, context: context)
       let sequenceNumber = context.sequenceNumber
-      let content = state.withLock { state in
+      state.withLock { state in
         state.sequenceNumber = sequenceNumber
         state.load(objects)
-        return state.content
       }
-      published.withLock { $0 = Published(content: content, request: request, sequenceNumber: sequenceNumber) }
       saving.withLock { $0 = side }
     }
   }
@@ -102,14 +94,18 @@ public final class ListMonitor: Sendable {
   // MARK: Reading
 
   /// The content as of the last delivered change.
-  public var content: ListContent { published.withLock { $0.content } }
+  ///
+  /// Keeping a content costs nothing until the list changes; then the list
+  /// copies the parts it changes (O(log *n*) each) for as long as a
+  /// content of an earlier save is kept.
+  public var content: ListContent { state.withLock { $0.content } }
 
   /// The request listed.
-  public var request: ListRequest { published.withLock { $0.request } }
+  public var request: ListRequest { currentRequest.withLock { $0 } }
 
-  /// The last save the content reflects (the context's sequence number at
-  /// creation until a save changes the list).
-  public var sequenceNumber: Int { published.withLock { $0.sequenceNumber } }
+  /// The last save the monitor applied (the context's sequence number at
+  /// creation until then).
+  public var sequenceNumber: Int { state.withLock { $0.sequenceNumber } }
 
   /// The number of objects listed.
   public var count: Int { content.count }
@@ -142,19 +138,12 @@ public final class ListMonitor: Sendable {
   ///
   /// - Complexity: O(log *n*).
   public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
-    let (content, sequenceNumber) = published.withLock { ($0.content, $0.sequenceNumber) }
-    let entry: ListedObject?? = state.withLock { state in
-      // The whole list is ahead of the published content only while a
-      // delivery runs; its entry would then be of another save.
-      state.sequenceNumber == sequenceNumber ? .some(state.members[objectID]) : nil
+    state.withLock { state in
+      guard let object = state.members[objectID] else { return nil }
+      let rank = state.content.rank(of: object)
+      guard rank < state.content.count else { return nil }
+      return state.content.indexPath(of: object, rank: rank)
     }
-    guard let entry else {
-      return content.objectIDs.firstIndex(of: objectID).map { content.indexPath(rank: $0) }
-    }
-    guard let entry else { return nil }
-    let rank = content.rank(of: entry)
-    guard rank < content.count else { return nil }
-    return content.indexPath(rank: rank)
   }
 
   // MARK: Observing
@@ -217,13 +206,16 @@ public final class ListMonitor: Sendable {
       let sectionsAreComparable = previous.request.sectionKey == request.sectionKey
       delivery.enqueue { [weak self] in
         guard let self else { return }
-        let changes = state.withLock { state in
-          state.replace(
-            order: side.order, limit: request.limit,
-            sectionName: request.sectionName ?? ListRequest.defaultSectionName, objects: objects,
-            sectionsAreComparable: sectionsAreComparable)
+        // The new list is built aside, so that observers told it will
+        // change still read the old one.
+        var next = state.withLock { $0 }
+        let changes = next.replace(
+          order: side.order, limit: request.limit, sectionName: request.sectionName ?? ListRequest.defaultSectionName,
+          objects: objects, sectionsAreComparable: sectionsAreComparable)
+        deliver(changes) {
+          state.withLock { $0 = next }
+          currentRequest.withLock { $0 = request }
         }
-        deliver(changes, request: request)
       }
     }
   }
@@ -293,23 +285,38 @@ public final class ListMonitor: Sendable {
     let batch = edits
     delivery.enqueue { [weak self] in
       guard let self else { return }
-      let changes = state.withLock { $0.apply(batch, sequenceNumber: sequenceNumber) }
-      deliver(changes, request: nil)
+      let plan = state.withLock { $0.prepare(batch, sequenceNumber: sequenceNumber) }
+      guard plan.changesListedObjects else {
+        // Only objects beyond the limit changed: nothing to tell.
+        _ = state.withLock { $0.commit(plan) }
+        return
+      }
+      deliver(plan) { state.withLock { $0.commit(plan) } }
     }
   }
 
-  /// Publishes the list's new content and tells the observers, on the
-  /// delivery queue.
-  private func deliver(_ changes: ListChanges, request: ListRequest?) {
-    let content = state.withLock { $0.content }
+  /// Tells the observers that the list will change, makes the change
+  /// with `change`, then tells them what changed, on the delivery queue.
+  private func deliver(_ changes: ListChanges, change: () -> Void) {
     guard !changes.isEmpty else {
-      published.withLock { published in
-        published.content = content
-        published.sequenceNumber = changes.sequenceNumber
-        if let request { published.request = request }
-      }
+      change()
       return
     }
+    let (listObservers, handlers) = currentObservers()
+    for observer in listObservers { observer.listMonitorWillChange(self) }
+    change()
+    notify(changes, listObservers, handlers)
+  }
+
+  /// As the other `deliver`, for a save prepared in `plan`.
+  private func deliver(_ plan: ListState.Plan, commit: () -> ListChanges) {
+    let (listObservers, handlers) = currentObservers()
+    for observer in listObservers { observer.listMonitorWillChange(self) }
+    let changes = commit()
+    notify(changes, listObservers, handlers)
+  }
+
+  private func currentObservers() -> ([any ListObserver], [@Sendable (ListMonitorUpdate) -> Void]) {
     var listObservers: [any ListObserver] = []
     var handlers: [@Sendable (ListMonitorUpdate) -> Void] = []
     for member in observers.snapshot() {
@@ -318,12 +325,12 @@ public final class ListMonitor: Sendable {
       case .closure(let handler): handlers.append(handler)
       }
     }
-    for observer in listObservers { observer.listMonitorWillChange(self) }
-    published.withLock { published in
-      published.content = content
-      published.sequenceNumber = changes.sequenceNumber
-      if let request { published.request = request }
-    }
+    return (listObservers, handlers)
+  }
+
+  private func notify(
+    _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (ListMonitorUpdate) -> Void]
+  ) {
     for observer in listObservers {
       guard let observer = observer as? any ListObjectObserver else { continue }
       let sections = observer as? any ListSectionObserver
@@ -343,6 +350,8 @@ public final class ListMonitor: Sendable {
       }
     }
     for observer in listObservers { observer.listMonitorDidChange(self) }
+    // A change inside the limit can end outside it: no update to hand out.
+    guard !handlers.isEmpty, !changes.isEmpty else { return }
     let update = ListMonitorUpdate(changes: changes, content: content)
     for handler in handlers { handler(update) }
   }

@@ -3,19 +3,21 @@ import PredicateDSL
 
 /// One listed object: its latest snapshot and the values of the sort keys
 /// that read through relationships, which the snapshot cannot answer.
-struct ListedObject: Sendable {
+struct ListedObject: Sendable, OrderStatisticElement {
   var snapshot: ObjectSnapshot
   /// One value per ``ListOrder/paths`` entry; empty when the order reads
   /// no relationship.
   var derived: [FilterValue]
 
   var objectID: ObjectID { snapshot.objectID }
+
+  var weight: Int { 1 }
 }
 
 /// A ``ListRequest``'s sort and section keys resolved against the schema:
 /// the strict total order of a list (sort keys, then object identifier) and
 /// its sections.
-struct ListOrder: Sendable {
+final class ListOrder: Sendable {
   /// Where a sort key's value comes from.
   enum Source: Hashable, Sendable {
     /// An attribute of the listed entity, at this slot in every layout of
@@ -129,7 +131,7 @@ struct ListOrder: Sendable {
   }
 
   /// The value of sort key `index` for `object`.
-  func value(_ index: Int, of object: ListedObject) -> FilterValue {
+  func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
     switch keys[index].source {
     case .attribute(let slot): object.snapshot.values[slot]
     case .path(let path): object.derived[path]
@@ -137,20 +139,34 @@ struct ListOrder: Sendable {
   }
 
   /// The section value of an object: its first sort key's value.
-  func sectionValue(of object: ListedObject) -> FilterValue { value(0, of: object) }
+  func sectionValue(of object: borrowing ListedObject) -> FilterValue { value(0, of: object) }
+
+  /// The order of `a` and `b` on sort key `index`, read in place.
+  @inline(__always)
+  private func compare(_ index: Int, _ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Int {
+    switch keys[index].source {
+    case .attribute(let slot):
+      a.snapshot.values.withUnsafeBufferPointer { x in
+        b.snapshot.values.withUnsafeBufferPointer { y in Self.order(x[slot], y[slot]) }
+      }
+    case .path(let path):
+      a.derived.withUnsafeBufferPointer { x in b.derived.withUnsafeBufferPointer { y in Self.order(x[path], y[path]) } }
+    }
+  }
 
   /// Whether `a` comes before `b`: sort keys, then identifier.
-  func isBefore(_ a: ListedObject, _ b: ListedObject) -> Bool {
+  func isBefore(_ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Bool {
     for index in keys.indices {
-      let order = Self.order(value(index, of: a), value(index, of: b))
+      let order = compare(index, a, b)
       if order != 0 { return keys[index].ascending ? order < 0 : order > 0 }
     }
-    return a.objectID < b.objectID
+    return a.snapshot.objectID < b.snapshot.objectID
   }
 
   /// Whether two objects sort in the same place on every key.
-  func hasSameKeys(_ a: ListedObject, _ b: ListedObject) -> Bool {
-    keys.indices.allSatisfy { Self.order(value($0, of: a), value($0, of: b)) == 0 }
+  func hasSameKeys(_ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Bool {
+    for index in keys.indices where compare(index, a, b) != 0 { return false }
+    return true
   }
 
   /// Whether section value `a` comes before `b`.
@@ -163,6 +179,16 @@ struct ListOrder: Sendable {
   /// language's order (numbers by value, strings as `<` compares them,
   /// dates in time), NaN after every other number.
   static func order(_ a: FilterValue, _ b: FilterValue) -> Int {
+    // The common cases first, without the general comparison's checks.
+    switch (a, b) {
+    case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
+    case (.double(let x), .double(let y)) where !x.isNaN && !y.isNaN: return x < y ? -1 : (x == y ? 0 : 1)
+    case (.string(let x), .string(let y)) where x == y: return 0
+    default: return generalOrder(a, b)
+    }
+  }
+
+  private static func generalOrder(_ a: FilterValue, _ b: FilterValue) -> Int {
     switch (a.isNull, b.isNull) {
     case (true, true): return 0
     case (true, false): return -1

@@ -66,43 +66,222 @@ struct ListState: Sendable {
 
   // MARK: Edits
 
-  /// An object whose place or presence an edit changed.
-  private struct Touched {
+  /// An object whose place or presence an edit changes, and where it was.
+  fileprivate struct Touched {
     let objectID: ObjectID
     let old: ListedObject?
     let new: ListedObject?
     let changedKeys: [String]
-    /// Whether the object left its old place (or had none, or has none
+    /// Whether the object leaves its old place (or had none, or has none
     /// now): false for an object updated where it stands.
     let isRepositioned: Bool
+    /// Its rank in the list before the edits.
+    var oldRank: Int?
+    /// Its neighbours before the edits (nil at either end), for an object
+    /// that stays listed and is repositioned.
+    var oldNeighbours: (before: ObjectID?, after: ObjectID?)?
   }
 
-  /// Applies a save's edits and tells what they did to the list as a
-  /// batch update.
+  /// An object no edit touches, close enough to the limit that the edits
+  /// may carry it across.
+  fileprivate struct Bystander {
+    let object: ListedObject
+    let oldRank: Int
+  }
+
+  /// A section an edit may create, empty or carry across the limit: its
+  /// place before the edits.
+  fileprivate struct SectionBefore {
+    let value: FilterValue
+    /// The section's index and description before the edits, when it was
+    /// listed (within the limit).
+    let listed: (index: Int, info: ListSectionInfo)?
+  }
+
+  /// What a save's edits will do, read from the list before they change
+  /// it: the old coordinates of everything that may change. Valid until
+  /// the list changes otherwise.
+  struct Plan {
+    fileprivate var touched: [Touched]
+    fileprivate var bystanders: [Bystander]
+    fileprivate var sections: [SectionBefore]
+    fileprivate var oldPaths: [ListIndexPath?]
+    fileprivate var bystanderPaths: [ListIndexPath?]
+    /// Whether the listed objects (within the limit) change: only then do
+    /// observers hear of the save.
+    let changesListedObjects: Bool
+    let sequenceNumber: Int
+  }
+
+  /// Reads where a save's edits stand in the list before they apply.
+  ///
+  /// The old coordinates are read before anything changes, so that no copy
+  /// of the old list is kept (which would make every edit copy the nodes
+  /// on its path).
   ///
   /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
-  mutating func apply(_ edits: [ListEdit], sequenceNumber: Int) -> ListChanges {
-    self.sequenceNumber = sequenceNumber
-    let old = content
+  func prepare(_ edits: [ListEdit], sequenceNumber: Int) -> Plan {
+    let order = content.order
+    let limit = content.limit
+
+    // Where each touched object stands, and whether any of them is, or
+    // will be, within the limit.
     var touched: [Touched] = []
     touched.reserveCapacity(edits.count)
+    var isListedChange = false
     for edit in edits {
       let previous = members[edit.objectID]
       if edit.isRelatedOnly && previous == nil { continue }
       guard previous != nil || edit.new != nil else { continue }
-      if let previous, let new = edit.new, order.hasSameKeys(previous, new) {
-        replace(previous, with: new)
-        touched.append(
-          Touched(objectID: edit.objectID, old: previous, new: new, changedKeys: edit.changedKeys, isRepositioned: false))
-        continue
+      let inPlace = previous != nil && edit.new != nil && order.hasSameKeys(previous!, edit.new!)
+      var object = Touched(
+        objectID: edit.objectID, old: previous, new: edit.new, changedKeys: edit.changedKeys,
+        isRepositioned: !inPlace)
+      if let previous {
+        let rank = content.rank(of: previous)
+        object.oldRank = rank
+        if rank < limit { isListedChange = true }
+        if !inPlace && edit.new != nil {
+          object.oldNeighbours = (neighbour(rank - 1), neighbour(rank + 1))
+        }
       }
-      if let previous { remove(previous) }
-      if let new = edit.new { insert(new) }
-      touched.append(
-        Touched(
-          objectID: edit.objectID, old: previous, new: edit.new, changedKeys: edit.changedKeys, isRepositioned: true))
+      // Where the object would go among the old list: within the limit,
+      // it changes what is listed.
+      if !isListedChange, !inPlace, let new = edit.new, content.rank(of: new) < limit { isListedChange = true }
+      touched.append(object)
     }
-    return changes(from: old, touched: touched, sequenceNumber: sequenceNumber)
+    guard isListedChange else {
+      return Plan(
+        touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        changesListedObjects: false, sequenceNumber: sequenceNumber)
+    }
+
+    // Objects no edit touches cross the limit only when others leave or
+    // enter before them, so only those within `shift` places of it can,
+    // before or after: take every object within twice that before.
+    let shift = touched.lazy.filter(\.isRepositioned).count
+    var bystanders: [Bystander] = []
+    if limit < Int.max && shift > 0 {
+      let touchedIDs = Set(touched.lazy.map(\.objectID))
+      let low = Swift.max(0, limit - 2 * shift)
+      let high = Swift.min(content.objects.count, limit + 2 * shift)
+      if low < high {
+        for rank in low..<high {
+          let object = content.objects[rank]
+          if !touchedIDs.contains(object.objectID) { bystanders.append(Bystander(object: object, oldRank: rank)) }
+        }
+      }
+    }
+    var sections: [SectionBefore] = []
+    if order.isSectioned {
+      var values: [FilterValue] = []
+      for object in touched {
+        if let old = object.old { values.append(order.sectionValue(of: old)) }
+        if let new = object.new { values.append(order.sectionValue(of: new)) }
+      }
+      for bystander in bystanders { values.append(order.sectionValue(of: bystander.object)) }
+      // Each section value once: values at one place among the sections
+      // are compared, not every pair.
+      let placed = values.map { value in
+        (place: content.sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }, value: value)
+      }.sorted { $0.place != $1.place ? $0.place < $1.place : order.isSectionBefore($0.value, $1.value) }
+      var previous: (place: Int, value: FilterValue)?
+      for (place, value) in placed {
+        if let previous, previous.place == place, ListOrder.order(previous.value, value) == 0 { continue }
+        previous = (place, value)
+        let index = content.listedSectionIndex(of: value)
+        sections.append(SectionBefore(value: value, listed: index.map { ($0, content.section(at: $0)) }))
+      }
+    }
+    let oldPaths = touched.map { object in
+      object.oldRank.flatMap { $0 < limit ? content.indexPath(of: object.old!, rank: $0) : nil }
+    }
+    let bystanderPaths = bystanders.map { $0.oldRank < limit ? content.indexPath(of: $0.object, rank: $0.oldRank) : nil }
+    return Plan(
+      touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths, bystanderPaths: bystanderPaths,
+      changesListedObjects: true, sequenceNumber: sequenceNumber)
+  }
+
+  /// Applies a prepared save's edits in place and tells what they did to
+  /// the listed objects as a batch update (empty when
+  /// ``Plan/changesListedObjects`` is false).
+  ///
+  /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
+  mutating func commit(_ plan: Plan) -> ListChanges {
+    sequenceNumber = plan.sequenceNumber
+    for object in plan.touched { mutate(object) }
+    var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
+    guard plan.changesListedObjects else { return changes }
+    let (touched, bystanders, sections) = (plan.touched, plan.bystanders, plan.sections)
+    let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
+    let limit = content.limit
+
+    let repositioned = Set(touched.lazy.filter(\.isRepositioned).map(\.objectID))
+    for (object, from) in zip(touched, oldPaths) {
+      let newRank = object.new.map { content.rank(of: $0) }
+      let to = newRank.flatMap { $0 < limit ? content.indexPath(of: object.new!, rank: $0) : nil }
+      switch (from, to) {
+      case (nil, nil):
+        continue
+      case (let from?, nil):
+        changes.deleted.append(.init(indexPath: from, object: object.old!.snapshot))
+      case (nil, let to?):
+        changes.inserted.append(.init(indexPath: to, object: object.new!.snapshot))
+      case (let from?, let to?):
+        let snapshot = object.new!.snapshot
+        if object.isRepositioned && !keepsItsPlace(object, newRank: newRank!, repositioned: repositioned) {
+          changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: object.changedKeys))
+        } else if !object.changedKeys.isEmpty {
+          changes.updated.append(.init(indexPath: to, object: snapshot, changedKeys: object.changedKeys))
+        }
+      }
+    }
+    for (bystander, from) in zip(bystanders, bystanderPaths) {
+      let newRank = content.rank(of: bystander.object)
+      switch (from, newRank < limit) {
+      case (let from?, false):
+        changes.deleted.append(.init(indexPath: from, object: bystander.object.snapshot))
+      case (nil, true):
+        changes.inserted.append(
+          .init(indexPath: content.indexPath(of: bystander.object, rank: newRank), object: bystander.object.snapshot))
+      default:
+        break
+      }
+    }
+    for section in sections {
+      let index = content.listedSectionIndex(of: section.value)
+      switch (section.listed, index) {
+      case (let before?, nil):
+        changes.deletedSections.append(.init(index: before.index, info: before.info))
+      case (nil, let index?):
+        changes.insertedSections.append(.init(index: index, info: content.section(at: index)))
+      default:
+        break
+      }
+    }
+    changes.deletedSections.sort { $0.index < $1.index }
+    changes.insertedSections.sort { $0.index < $1.index }
+    changes.deleted.sort { $0.indexPath < $1.indexPath }
+    changes.inserted.sort { $0.indexPath < $1.indexPath }
+    changes.updated.sort { $0.indexPath < $1.indexPath }
+    changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+    return changes
+  }
+
+  /// The identifier of the object at `rank`, or nil past either end.
+  private func neighbour(_ rank: Int) -> ObjectID? {
+    guard rank >= 0 && rank < content.objects.count else { return nil }
+    return content.objects.read(rank) { $0.objectID }
+  }
+
+  /// Moves, removes, inserts or replaces one touched object.
+  private mutating func mutate(_ object: Touched) {
+    if !object.isRepositioned {
+      replace(object.old!, with: object.new!)
+      return
+    }
+    if let old = object.old { remove(old) }
+    if let new = object.new { insert(new) }
   }
 
   private mutating func replace(_ previous: ListedObject, with new: ListedObject) {
@@ -120,8 +299,8 @@ struct ListState: Sendable {
     members[object.objectID] = nil
     guard order.isSectioned else { return }
     let value = order.sectionValue(of: object)
-    let isBefore: (SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
-    let isMatch: (SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
+    let isBefore: (borrowing SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
+    let isMatch: (borrowing SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
     var emptied = false
     content.sectionCounts.update(at: isBefore, where: isMatch) { section in
       section.count -= 1
@@ -136,127 +315,24 @@ struct ListState: Sendable {
     members[object.objectID] = object
     guard order.isSectioned else { return }
     let value = order.sectionValue(of: object)
-    let isBefore: (SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
-    let isMatch: (SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
+    let isBefore: (borrowing SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
+    let isMatch: (borrowing SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
     if content.sectionCounts.update(at: isBefore, where: isMatch, { $0.count += 1 }) == nil {
       content.sectionCounts.insert(SectionCount(value: value, count: 1), at: isBefore)
     }
   }
 
-  /// The batch update that turns `old`'s visible window into the current
-  /// one, looking only at the touched objects and at the objects near the
-  /// limit, whose visibility the touched ones can shift.
-  private func changes(from old: ListContent, touched: [Touched], sequenceNumber: Int) -> ListChanges {
-    let new = content
-    let order = content.order
-    let limit = content.limit
-    var changes = ListChanges(sequenceNumber: sequenceNumber)
-    guard !touched.isEmpty else { return changes }
-    let repositioned = Set(touched.lazy.filter(\.isRepositioned).map(\.objectID))
-    var sectionValues: [FilterValue] = []
-
-    for object in touched {
-      let oldRank = object.old.map { old.rank(of: $0) }
-      let newRank = object.new.map { new.rank(of: $0) }
-      let wasVisible = oldRank.map { $0 < limit } ?? false
-      let isVisible = newRank.map { $0 < limit } ?? false
-      if order.isSectioned {
-        if let previous = object.old { sectionValues.append(order.sectionValue(of: previous)) }
-        if let current = object.new { sectionValues.append(order.sectionValue(of: current)) }
-      }
-      switch (wasVisible, isVisible) {
-      case (false, false):
-        continue
-      case (true, false):
-        changes.deleted.append(.init(indexPath: old.indexPath(rank: oldRank!), object: object.old!.snapshot))
-      case (false, true):
-        changes.inserted.append(.init(indexPath: new.indexPath(rank: newRank!), object: object.new!.snapshot))
-      case (true, true):
-        let from = old.indexPath(rank: oldRank!)
-        let to = new.indexPath(rank: newRank!)
-        let snapshot = object.new!.snapshot
-        if object.isRepositioned
-          && !keepsItsPlace(object, oldRank: oldRank!, newRank: newRank!, old: old, repositioned: repositioned)
-        {
-          changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: object.changedKeys))
-        } else if !object.changedKeys.isEmpty {
-          changes.updated.append(.init(indexPath: to, object: snapshot, changedKeys: object.changedKeys))
-        }
-      }
-    }
-
-    // Objects no edit touched cross the limit when others enter or leave
-    // before them: only those within `shift` places of it can.
-    if limit < Int.max {
-      let shift = repositioned.count
-      var seen = Set(touched.map(\.objectID))
-      for (content, isOld) in [(old, true), (new, false)] {
-        let low = Swift.max(0, limit - shift)
-        let high = Swift.min(content.objects.count, limit + shift)
-        guard low < high else { continue }
-        for rank in low..<high {
-          let object = content.objects[rank]
-          guard seen.insert(object.objectID).inserted else { continue }
-          let oldRank = isOld ? rank : old.rank(of: object)
-          let newRank = isOld ? new.rank(of: object) : rank
-          if order.isSectioned { sectionValues.append(order.sectionValue(of: object)) }
-          switch (oldRank < limit, newRank < limit) {
-          case (true, false):
-            changes.deleted.append(.init(indexPath: old.indexPath(rank: oldRank), object: object.snapshot))
-          case (false, true):
-            changes.inserted.append(.init(indexPath: new.indexPath(rank: newRank), object: object.snapshot))
-          default:
-            break
-          }
-        }
-      }
-    }
-
-    if order.isSectioned {
-      sectionValues.sort(by: order.isSectionBefore)
-      var previous: FilterValue?
-      for value in sectionValues {
-        if let previous, ListOrder.order(previous, value) == 0 { continue }
-        previous = value
-        switch (old.isSectionVisible(value), new.isSectionVisible(value)) {
-        case (true, false):
-          let index = old.sectionIndex(of: value)!
-          changes.deletedSections.append(.init(index: index, info: old.section(at: index)))
-        case (false, true):
-          let index = new.sectionIndex(of: value)!
-          changes.insertedSections.append(.init(index: index, info: new.section(at: index)))
-        default:
-          break
-        }
-      }
-    }
-    changes.deleted.sort { $0.indexPath < $1.indexPath }
-    changes.inserted.sort { $0.indexPath < $1.indexPath }
-    changes.updated.sort { $0.indexPath < $1.indexPath }
-    changes.moved.sort { $0.to < $1.to }
-    return changes
-  }
-
-  /// Whether a repositioned object that stayed listed sits between the
+  /// Whether a repositioned object that stays listed sits between the
   /// same two neighbours as before, neither of which moved, and in the same
   /// section: then every other object keeps its order relative to it, and
   /// the change is an update, not a move.
-  private func keepsItsPlace(
-    _ object: Touched, oldRank: Int, newRank: Int, old: ListContent, repositioned: Set<ObjectID>
-  ) -> Bool {
-    let new = content
-    guard ListOrder.order(order.sectionValue(of: object.old!), order.sectionValue(of: object.new!)) == 0 else {
-      return false
-    }
-    func neighbour(_ content: ListContent, _ rank: Int) -> ObjectID?? {
-      guard rank >= 0 && rank < content.objects.count else { return .some(nil) }
-      let id = content.objects[rank].objectID
-      return repositioned.contains(id) ? nil : .some(id)
-    }
-    guard let before = neighbour(old, oldRank - 1), let after = neighbour(old, oldRank + 1),
-      let newBefore = neighbour(new, newRank - 1), let newAfter = neighbour(new, newRank + 1)
+  private func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: Set<ObjectID>) -> Bool {
+    guard let (before, after) = object.oldNeighbours,
+      ListOrder.order(order.sectionValue(of: object.old!), order.sectionValue(of: object.new!)) == 0
     else { return false }
-    return before == newBefore && after == newAfter
+    let (newBefore, newAfter) = (neighbour(newRank - 1), neighbour(newRank + 1))
+    guard before == newBefore && after == newAfter else { return false }
+    return before.map { !repositioned.contains($0) } ?? true && after.map { !repositioned.contains($0) } ?? true
   }
 
   // MARK: Replacing the request

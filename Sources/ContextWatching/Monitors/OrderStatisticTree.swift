@@ -11,7 +11,7 @@
 /// predicate, `isBefore`, that is true for a prefix of the elements in
 /// order (the elements that sort before a probe) and false for the rest;
 /// the caller must use one strict total order for every call.
-struct OrderStatisticTree<Element> {
+struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// The most elements in a leaf and the most children of an inner node.
   static var capacity: Int { 32 }
   /// A node with fewer items than this (except the root) is merged with a
@@ -63,18 +63,22 @@ struct OrderStatisticTree<Element> {
   /// - Precondition: `0 <= position < count`.
   /// - Complexity: O(log *n*).
   subscript(position: Int) -> Element {
+    read(position) { copy $0 }
+  }
+
+  /// Reads the element at `position` in place.
+  ///
+  /// - Precondition: `0 <= position < count`.
+  /// - Complexity: O(log *n*).
+  func read<Result>(_ position: Int, _ body: (borrowing Element) -> Result) -> Result {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
     var node = root.unsafelyUnwrapped
     var offset = position
     while !node.isLeaf {
-      var index = 0
-      while offset >= node.children[index].count {
-        offset -= node.children[index].count
-        index += 1
-      }
+      let index = node.childIndex(containing: &offset)
       node = node.children[index]
     }
-    return node.elements[offset]
+    return node.elements.withUnsafeBufferPointer { body($0[offset]) }
   }
 
   /// The number of elements for which `isBefore` is true: the position of
@@ -86,11 +90,40 @@ struct OrderStatisticTree<Element> {
     var position = 0
     while !node.isLeaf {
       let index = node.childIndex(isBefore)
-      for sibling in node.children[..<index] { position += sibling.count }
+      position += node.count(before: index)
       node = node.children[index]
     }
     return position + node.elements.partitionPoint(isBefore)
   }
+
+  /// The sum of the weights of the elements before `position`.
+  ///
+  /// - Precondition: `0 <= position <= count`.
+  /// - Complexity: O(log *n*).
+  func weight(before position: Int) -> Int {
+    precondition(position >= 0 && position <= count, "position \(position) is out of range 0...\(count)")
+    guard var node = root else { return 0 }
+    if position == count { return node.weight }
+    var offset = position
+    var sum = 0
+    while !node.isLeaf {
+      let index = node.childIndex(containing: &offset)
+      sum += node.children.withUnsafeBufferPointer { children in
+        var before = 0
+        for child in 0..<index { before += children[child].weight }
+        return before
+      }
+      node = node.children[index]
+    }
+    return node.elements.withUnsafeBufferPointer { elements in
+      var before = sum
+      for element in 0..<offset { before += elements[element].weight }
+      return before
+    }
+  }
+
+  /// The sum of the weights of every element.
+  var totalWeight: Int { root?.weight ?? 0 }
 
   /// Inserts `element` at the partition point of `isBefore`, which must be
   /// where it belongs in the order.
@@ -139,7 +172,7 @@ struct OrderStatisticTree<Element> {
     at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void
   ) -> Int? {
     guard root != nil else { return nil }
-    return Self.update(isBefore, isMatch, update, in: &root!)
+    return Self.update(isBefore, isMatch, update, in: &root!)?.position
   }
 
   // MARK: Nodes
@@ -147,6 +180,8 @@ struct OrderStatisticTree<Element> {
   final class Node {
     /// Elements below, in this node's subtree.
     var count: Int
+    /// The sum of the weights of the elements below.
+    var weight: Int
     /// A leaf's elements, in order; empty in an inner node.
     var elements: ContiguousArray<Element>
     /// An inner node's children, in order; empty in a leaf.
@@ -158,6 +193,7 @@ struct OrderStatisticTree<Element> {
 
     init(elements: ContiguousArray<Element>) {
       self.count = elements.count
+      weight = elements.reduce(0) { $0 + $1.weight }
       self.elements = elements
       children = []
       firsts = []
@@ -166,6 +202,7 @@ struct OrderStatisticTree<Element> {
 
     init(children: ContiguousArray<Node>) {
       self.count = children.reduce(0) { $0 + $1.count }
+      weight = children.reduce(0) { $0 + $1.weight }
       self.children = children
       firsts = ContiguousArray(children.map(\.first))
       elements = []
@@ -174,6 +211,7 @@ struct OrderStatisticTree<Element> {
 
     private init(copying node: Node) {
       count = node.count
+      weight = node.weight
       elements = node.elements
       children = node.children
       firsts = node.firsts
@@ -187,6 +225,29 @@ struct OrderStatisticTree<Element> {
 
     /// Items: elements of a leaf, children of an inner node.
     var itemCount: Int { isLeaf ? elements.count : children.count }
+
+    /// The number of elements in the children before `index`. Reads the
+    /// children in place: no retain per child.
+    func count(before index: Int) -> Int {
+      children.withUnsafeBufferPointer { children in
+        var sum = 0
+        for child in 0..<index { sum += children[child].count }
+        return sum
+      }
+    }
+
+    /// The child that holds the element at `offset` in this subtree;
+    /// `offset` becomes the element's offset in that child.
+    func childIndex(containing offset: inout Int) -> Int {
+      children.withUnsafeBufferPointer { children in
+        var index = 0
+        while offset >= children[index].count {
+          offset -= children[index].count
+          index += 1
+        }
+        return index
+      }
+    }
 
     /// The child whose subtree holds the partition point: the last child
     /// whose first element is before it (the first child when none is).
@@ -205,6 +266,7 @@ struct OrderStatisticTree<Element> {
   ) -> (position: Int, split: Node?) {
     unshare(&node)
     node.count += 1
+    node.weight += element.weight
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
       node.elements.insert(element, at: index)
@@ -212,7 +274,7 @@ struct OrderStatisticTree<Element> {
     }
     let index = node.childIndex(isBefore)
     var position = 0
-    for sibling in node.children[..<index] { position += sibling.count }
+    position += node.count(before: index)
     let (inner, split) = insert(element, isBefore, into: &node.children[index])
     node.firsts[index] = node.children[index].first
     if let split {
@@ -231,12 +293,14 @@ struct OrderStatisticTree<Element> {
       let right = Node(elements: ContiguousArray(node.elements[half...]))
       node.elements.removeSubrange(half...)
       node.count = node.elements.count
+      node.weight -= right.weight
       return right
     }
     let right = Node(children: ContiguousArray(node.children[half...]))
     node.children.removeSubrange(half...)
     node.firsts.removeSubrange(half...)
     node.count -= right.count
+    node.weight -= right.weight
     return right
   }
 
@@ -248,7 +312,9 @@ struct OrderStatisticTree<Element> {
       guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
       unshare(&node)
       node.count -= 1
-      return (index, node.elements.remove(at: index))
+      let element = node.elements.remove(at: index)
+      node.weight -= element.weight
+      return (index, element)
     }
     var index = node.childIndex(isBefore)
     // The partition point may be the end of one child and the match (an
@@ -256,9 +322,10 @@ struct OrderStatisticTree<Element> {
     if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
     unshare(&node)
     var position = 0
-    for sibling in node.children[..<index] { position += sibling.count }
+    position += node.count(before: index)
     guard let (inner, element) = remove(isBefore, isMatch, from: &node.children[index]) else { return nil }
     node.count -= 1
+    node.weight -= element.weight
     if node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
     rebalance(node, child: index)
     return (position + inner, element)
@@ -287,6 +354,7 @@ struct OrderStatisticTree<Element> {
         a.firsts.append(contentsOf: b.firsts)
       }
       a.count += b.count
+      a.weight += b.weight
       node.children.remove(at: left + 1)
       node.firsts.remove(at: left + 1)
       return
@@ -301,6 +369,8 @@ struct OrderStatisticTree<Element> {
       b.elements = ContiguousArray(all[keep...])
       a.count = a.elements.count
       b.count = b.elements.count
+      a.weight = a.elements.reduce(0) { $0 + $1.weight }
+      b.weight = b.elements.reduce(0) { $0 + $1.weight }
     } else {
       var all = a.children
       all.append(contentsOf: b.children)
@@ -312,6 +382,8 @@ struct OrderStatisticTree<Element> {
       b.firsts = ContiguousArray(firsts[keep...])
       a.count = a.children.reduce(0) { $0 + $1.count }
       b.count = b.children.reduce(0) { $0 + $1.count }
+      a.weight = a.children.reduce(0) { $0 + $1.weight }
+      b.weight = b.children.reduce(0) { $0 + $1.weight }
     }
     node.firsts[left] = a.first
     node.firsts[left + 1] = b.first
@@ -320,23 +392,32 @@ struct OrderStatisticTree<Element> {
   private static func update(
     _ isBefore: (borrowing Element) -> Bool, _ isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void,
     in node: inout Node
-  ) -> Int? {
+  ) -> (position: Int, weightChange: Int)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
       guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
       unshare(&node)
+      let before = node.elements[index].weight
       update(&node.elements[index])
-      return index
+      let change = node.elements[index].weight - before
+      node.weight += change
+      return (index, change)
     }
     var index = node.childIndex(isBefore)
     if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
     unshare(&node)
-    var position = 0
-    for sibling in node.children[..<index] { position += sibling.count }
-    guard let inner = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }
+    let position = node.count(before: index)
+    guard let (inner, change) = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }
     node.firsts[index] = node.children[index].first
-    return position + inner
+    node.weight += change
+    return (position + inner, change)
   }
+}
+
+/// An element of an ``OrderStatisticTree``: its weight, summed by the
+/// tree's nodes for ``OrderStatisticTree/weight(before:)``.
+protocol OrderStatisticElement {
+  var weight: Int { get }
 }
 
 // @unchecked Sendable: a node reachable from more than one tree is never
@@ -387,7 +468,10 @@ extension OrderStatisticTree {
     func check(_ node: Node, isRoot: Bool) -> Bool {
       if !isRoot && node.itemCount == 0 { return false }
       if node.itemCount > Self.capacity { return false }
-      if node.isLeaf { return node.count == node.elements.count }
+      if node.isLeaf {
+        return node.count == node.elements.count && node.weight == node.elements.reduce(0) { $0 + $1.weight }
+      }
+      guard node.weight == node.children.reduce(0, { $0 + $1.weight }) else { return false }
       guard node.count == node.children.reduce(0, { $0 + $1.count }), node.firsts.count == node.children.count
       else { return false }
       for (child, first) in zip(node.children, node.firsts) {
