@@ -14,6 +14,12 @@ import PredicateDSL
 ///   of that key is one of them. Failing that, a `key > c` (`>=`, `<`, `<=`,
 ///   `BETWEEN`) conjunct on a number or date files it in a range index of
 ///   sorted bounds. The other watches of the bucket are always candidates.
+/// - **Instances.** A watch whose options name its objects
+///   (`WatchOptions.objectIDs`) is filed under each of them instead, in a
+///   hash table from object to watches: an object meets only the watches
+///   that name it, then their indexed conjuncts and residuals. 10,000 watches
+///   each of one object cost one lookup per changed object, not 10,000
+///   tests.
 /// - **Shared predicates.** The predicate a candidate must still match (the
 ///   residual, without the indexed conjunct) is compiled once per distinct
 ///   predicate and entity, and evaluated once per object image however many
@@ -72,6 +78,9 @@ struct MasterFilter {
   /// The watches applying to objects of one entity.
   struct Bucket {
     var unindexed = SlotList()
+    /// The watches that name their objects (an instance filter), filed
+    /// under each object they name and nowhere else in the bucket.
+    var instances: [InstanceKey: SlotList] = [:]
     /// Per indexed attribute slot, the watches filed under each key. An
     /// entity has few indexed attributes: a short array, walked for every
     /// object, costs less than a dictionary.
@@ -364,7 +373,13 @@ struct MasterFilter {
     nextNumber += 1
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
-    file(index, on: indexSlot, secondary: secondary, of: layout, slot: slot, id: id, hasResidual: hasResidual)
+    if let objectIDs = options.objectIDs {
+      for kind in layout.kindIndexes {
+        for objectID in objectIDs { buckets[kind].instances[InstanceKey(objectID), default: SlotList()].insert(slot) }
+      }
+    } else {
+      file(index, on: indexSlot, secondary: secondary, of: layout, slot: slot, id: id, hasResidual: hasResidual)
+    }
     for kind in layout.kindIndexes {
       buckets[kind].count += 1
       countReads(analysis.attributeMask, 1, in: kind)
@@ -430,6 +445,16 @@ struct MasterFilter {
     guard let entry = entry(id) else { return }
     let slot = id.slot
     for kind in entry.entity.kindIndexes {
+      if let objectIDs = entry.options.objectIDs {
+        for objectID in objectIDs {
+          let key = InstanceKey(objectID)
+          buckets[kind].instances[key]?.remove(slot)
+          if buckets[kind].instances[key]?.isEmpty == true { buckets[kind].instances[key] = nil }
+        }
+        buckets[kind].count -= 1
+        countReads(entry.attributeMask, -1, in: kind)
+        continue
+      }
       switch entry.index {
       case .equal(let keys)?:
         guard let position = buckets[kind].indexes.firstIndex(where: { $0.attribute == entry.indexSlot }) else { break }
@@ -536,6 +561,12 @@ struct MasterFilter {
     memo.next()
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
+    if !buckets[entity].instances.isEmpty, let named = buckets[entity].instances[InstanceKey(image.snapshot.objectID)] {
+      // Not filed in the indexes: their indexed conjuncts are tested here.
+      for slot in named.slots where passesIndexedConjuncts(slot, image) && test(slot, image, failures: &failures) {
+        matched.append(slot)
+      }
+    }
     for position in buckets[entity].indexes.indices {
       let attribute = buckets[entity].indexes[position].attribute
       let keys = buckets[entity].indexes[position].keys
@@ -626,10 +657,21 @@ struct MasterFilter {
   /// objects reached through relationships, and for `explain`).
   func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
-    if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
-    if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
+    guard passesIndexedConjuncts(slot, image) else { return false }
     memo.next()
     return test(slot, image, failures: &failures)
+  }
+
+  /// Whether `image` passes the conjuncts of a watch's predicate that an
+  /// index would serve (its equality and range; none for most watches of
+  /// an instance filter), which its residual leaves out.
+  @inline(__always)
+  private func passesIndexedConjuncts(_ slot: Int, _ image: WatchImage) -> Bool {
+    guard slotInfo[slot].hasIndexedConjunct else { return true }
+    let entry = entries[slot].unsafelyUnwrapped
+    if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
+    if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
+    return true
   }
 
   private func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
@@ -720,13 +762,16 @@ struct SlotInfo {
   init(_ entry: WatchEntry) {
     id = entry.id
     predicate = Int32(entry.predicateSlot)
-    flags = (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0)
+    flags = (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
   }
 
   /// Whether the watch's options filter events or objects.
   var filtersEvents: Bool { flags & 1 != 0 }
   /// Whether every update counts, whatever keys it changed.
   var countsEveryUpdate: Bool { flags & 2 != 0 }
+  /// Whether the predicate has a conjunct for an index (an equality or a
+  /// range), which the residual leaves out.
+  var hasIndexedConjunct: Bool { flags & 4 != 0 }
 }
 
 /// A list in raw storage, reused object after object and save after save:
@@ -815,6 +860,19 @@ final class ScratchBuffer<Element> {
 
 /// Watch slots, for the classifier's candidates and matches.
 typealias SlotBuffer = ScratchBuffer<Int>
+
+/// An object identifier as the instance index files it: hashed by mixing
+/// its number with the table's seed (SplitMix64's finalizer), one word,
+/// instead of a SipHash of it.
+struct InstanceKey: Hashable {
+  let rawValue: UInt64
+
+  init(_ objectID: ObjectID) { rawValue = objectID.rawValue }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+  func _rawHashValue(seed: Int) -> Int { mixedHash(rawValue, seed: seed) }
+}
 
 extension ScratchBuffer<Int> {
   /// The slots, valid until the next change.
