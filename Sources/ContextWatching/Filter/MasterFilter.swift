@@ -38,6 +38,9 @@ struct MasterFilter {
   private var freeSlots: [Int] = []
   /// The number of the next watch (see `WatchID`).
   private var nextNumber: UInt64 = 1
+  /// How many watches have a handler of their own (a `WatchRoute`): with
+  /// none, classifying a save routes nothing.
+  private(set) var routedCount = 0
   private var buckets: [Bucket]
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
@@ -288,7 +291,8 @@ struct MasterFilter {
   /// Takes the predicate to keep it in the watch's entry without a copy
   /// (copying a predicate copies its nodes).
   mutating func add(
-    entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions
+    entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions,
+    route: WatchRoute? = nil
   ) throws(WatchError) -> WatchID {
     // Built only for errors: describing a predicate costs more than adding it.
     // (Given the predicate rather than capturing it, which would keep it
@@ -390,7 +394,8 @@ struct MasterFilter {
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
       indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot,
-      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask)
+      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route)
+    if route != nil { routedCount += 1 }
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
@@ -495,8 +500,21 @@ struct MasterFilter {
         freePredicates.append(entry.predicateSlot)
       }
     }
+    if entry.route != nil { routedCount -= 1 }
     entries[slot] = nil
     freeSlots.append(slot)
+  }
+
+  /// The queues of the watches' own handlers, each once.
+  ///
+  /// - Complexity: O(*n*) in the watches.
+  func routeQueues() -> [MonitorDeliveryQueue] {
+    guard routedCount > 0 else { return [] }
+    var seen: Set<ObjectIdentifier> = []
+    return entries.compactMap { entry in
+      guard let queue = entry?.route?.queue, seen.insert(ObjectIdentifier(queue)).inserted else { return nil }
+      return queue
+    }
   }
 
   /// The slot of the shared predicate `residual` on `entity`, compiled and
@@ -762,7 +780,9 @@ struct SlotInfo {
   init(_ entry: WatchEntry) {
     id = entry.id
     predicate = Int32(entry.predicateSlot)
-    flags = (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
+    flags =
+      (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
+      | (entry.route != nil ? 8 : 0)
   }
 
   /// Whether the watch's options filter events or objects.
@@ -772,6 +792,8 @@ struct SlotInfo {
   /// Whether the predicate has a conjunct for an index (an equality or a
   /// range), which the residual leaves out.
   var hasIndexedConjunct: Bool { flags & 4 != 0 }
+  /// Whether the watch has a handler of its own (a `WatchRoute`).
+  var isRouted: Bool { flags & 8 != 0 }
 }
 
 /// A list in raw storage, reused object after object and save after save:
@@ -946,14 +968,17 @@ final class WatchEntry {
   /// Whether the predicate has more than its indexed conjuncts (a residual
   /// other than `TRUEPREDICATE` to evaluate).
   let hasResidual: Bool
+  /// The watch's own handler and its queue, if it has one.
+  let route: WatchRoute?
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
     ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
     secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, hasResidual: Bool, dependencies: [Dependency],
-    attributeMask: UInt64?
+    attributeMask: UInt64?, route: WatchRoute? = nil
   ) {
     self.hasResidual = hasResidual
+    self.route = route
     self.id = id
     self.entity = entity
     self.predicate = predicate
