@@ -5,6 +5,7 @@
 import Dispatch
 import Foundation
 import ObjectGraph
+import PredicateDSL
 import Testing
 
 @Suite("Monitors: delivery queue")
@@ -237,5 +238,79 @@ struct ObserverListTests {
     for member in list.snapshot() {
       if case .closure = member { Issue.record("a cancelled closure is still registered") }
     }
+  }
+}
+
+@Suite("Monitors: one watcher per context")
+struct ObjectMonitorHubTests {
+  /// The object monitors of a context share one watcher, each with one
+  /// watch; it goes with the last of them, and a later monitor makes a new
+  /// one.
+  @Test func monitorsOfAContextShareOneWatcherThatGoesWithTheLast() throws {
+    let context = WatcherFixtures.context()
+    let other = WatcherFixtures.context("other")
+    let (ann, bob) = try context.run { context in
+      let ann = try context.insert("Person", values: ["name": "Ann"])
+      let bob = try context.insert("Person", values: ["name": "Bob"])
+      try context.save()
+      return (ann.objectID, bob.objectID)
+    }
+    let carl = try other.run { context in
+      let carl = try context.insert("Person", values: ["name": "Carl"])
+      try context.save()
+      return carl.objectID
+    }
+    weak var firstHub: ObjectMonitorHub?
+    do {
+      let monitors = try [ann, bob, ann].map { id in
+        try ObjectMonitor(context: context, objectID: id, scheduler: .immediate)
+      }
+      let elsewhere = try ObjectMonitor(context: other, objectID: carl, scheduler: .immediate)
+      let hub = ObjectMonitorHub.hub(for: context)
+      firstHub = hub
+      #expect(hub.watcher.watchCount == 3)
+      #expect(ObjectMonitorHub.hub(for: other) !== hub)
+      #expect(ObjectMonitorHub.hub(for: other).watcher.watchCount == 1)
+      withExtendedLifetime((monitors, elsewhere)) {}
+    }
+    #expect(firstHub == nil)
+    let later = try ObjectMonitor(context: context, objectID: bob, scheduler: .immediate)
+    #expect(ObjectMonitorHub.hub(for: context).watcher.watchCount == 1)
+    withExtendedLifetime(later) {}
+  }
+
+  /// Monitors made from many threads at once for one context find one hub.
+  @Test func monitorsMadeConcurrentlyShareOneHub() throws {
+    let context = WatcherFixtures.context()
+    let ann = try context.run { context in
+      let ann = try context.insert("Person", values: ["name": "Ann"])
+      try context.save()
+      return ann.objectID
+    }
+    let monitors = LockedState<[ObjectMonitor]>([])
+    DispatchQueue.concurrentPerform(iterations: 16) { _ in
+      if let monitor = try? ObjectMonitor(context: context, objectID: ann, scheduler: .immediate) {
+        monitors.withLock { $0.append(monitor) }
+      }
+    }
+    #expect(monitors.withLock { $0.count } == 16)
+    #expect(ObjectMonitorHub.hub(for: context).watcher.watchCount == 16)
+  }
+
+  /// A monitor outliving its context: the context's saves end with it,
+  /// and the monitor keeps its last snapshot.
+  @Test func aMonitorMayOutliveItsContext() throws {
+    var context: ObjectContext? = WatcherFixtures.context()
+    let ann = try context!.run { context in
+      let ann = try context.insert("Person", values: ["name": "Ann", "age": 3])
+      try context.save()
+      return ann.objectID
+    }
+    let monitor = try ObjectMonitor(context: context!, objectID: ann, scheduler: .immediate)
+    weak let weakContext = context
+    context = nil
+    #expect(weakContext == nil)
+    #expect(monitor.object?["age"] == 3)
+    monitor.flush()
   }
 }
