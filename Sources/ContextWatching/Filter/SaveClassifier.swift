@@ -67,6 +67,8 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
+    // Most saves of a watcher with monitors change no monitored object.
+    guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
     collector.sort()
     if routedCount > 0 { routes = collector.routes(for: save, in: self) }
     return delivers ? collector.changes(for: save) : nil
@@ -233,6 +235,9 @@ struct Collector {
       records.append(Record(objectID: objectID, image: image(), events: bit, start: flat.count - 1, count: 1))
     }
   }
+
+  /// Whether something was recorded: a match, or a failure.
+  var hasRecords: Bool { !records.isEmpty || !failures.isEmpty }
 
   /// Puts the records in object order, and each object's matches in watch
   /// order: once per save, before `changes(for:)` and `routes(for:in:)`.
