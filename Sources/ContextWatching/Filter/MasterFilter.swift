@@ -27,6 +27,12 @@ import PredicateDSL
 ///
 /// Adding and removing a watch touch only its own entries: O(kinds × keys).
 ///
+/// A watch of several entities (or of every entity) is a group of entries,
+/// one per entity named, each validated and compiled for its entity: the
+/// first (the group's head) holds the watch's identifier, the others
+/// (members) have slots of their own, identifiers of their own within the
+/// filter (its number, their slots), and report the head's identifier.
+///
 /// A value reached only in place, under the watcher's lock: its memo, marks
 /// and scratch lists are objects that copies would share, so it is never
 /// copied while in use.
@@ -41,6 +47,8 @@ struct MasterFilter {
   /// How many watches have a handler of their own (a `WatchRoute`): with
   /// none, classifying a save routes nothing.
   private(set) var routedCount = 0
+  /// How many slots hold members of groups (not watches of their own).
+  private var memberCount = 0
   private var buckets: [Bucket]
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
@@ -273,15 +281,77 @@ struct MasterFilter {
     truePredicateSlots = schema.layouts.map { _ in nil }
   }
 
-  /// The number of watches: every slot is either held or free.
-  var count: Int { entries.count - freeSlots.count }
+  /// The number of watches: every slot is either held or free, and a
+  /// held one is a watch or a member of a group.
+  var count: Int { entries.count - freeSlots.count - memberCount }
 
   /// The watch with this identifier, or nil for one that is gone (its slot
-  /// empty, or reused by a later watch).
+  /// empty, or reused by a later watch). For a group, its head.
   func entry(_ id: WatchID) -> WatchEntry? {
     let slot = id.slot
     guard slot < entries.count, let entry = entries[slot], entry.id == id else { return nil }
     return entry
+  }
+
+  /// The entry of a watch that applies to objects of `layout`: the watch's
+  /// own, or for a group the member of the object's entity (the head when
+  /// none is).
+  func entry(_ id: WatchID, for layout: EntityLayout) -> WatchEntry? {
+    guard let head = entry(id) else { return nil }
+    for slot in head.members {
+      if let member = entries[slot], layout.isKind(of: member.entity) { return member }
+    }
+    return head
+  }
+
+  /// Validates and adds a watch of several entities, or of every entity
+  /// (`entityNames` nil: each entity without a parent, with its
+  /// sub-entities): one entry per entity (an entity whose ancestor is
+  /// named too is covered by it). The predicate and options must be valid
+  /// for each: the first refusal is thrown, and nothing is added.
+  mutating func add(
+    entities entityNames: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions,
+    route: WatchRoute? = nil
+  ) throws(WatchError) -> WatchID {
+    let groupName = entityNames.map { $0.joined(separator: ", ") } ?? "every entity"
+    var names: [String]
+    if let entityNames {
+      guard !entityNames.isEmpty else {
+        throw WatchError(
+          .invalidOptions, watch: options.label ?? "\(groupName) \(source ?? predicate.description)", entity: "",
+          message: "a watch names at least one entity")
+      }
+      for name in entityNames where schema.layout(named: name) == nil {
+        throw unknownEntity(name, watch: options.label ?? "\(groupName) \(source ?? predicate.description)")
+      }
+      let named = Set(entityNames)
+      var seen: Set<String> = []
+      names = entityNames.filter { name in
+        let layout = schema.layout(named: name)!
+        return seen.insert(name).inserted && !layout.ancestorNames.contains { $0 != name && named.contains($0) }
+      }
+    } else {
+      names = schema.layouts.filter { $0.parentIndex == nil }.map(\.name)
+    }
+    if names.count == 1 {
+      return try add(entity: names[0], predicate: predicate, source: source, options: options, route: route)
+    }
+    let firstNumber = nextNumber
+    var added: [WatchID] = []
+    do throws(WatchError) {
+      for name in names {
+        added.append(
+          try add(
+            entity: name, predicate: predicate, source: source, options: options, route: route, head: added.first,
+            groupName: groupName))
+      }
+    } catch {
+      for id in added.reversed() { removeEntry(at: id.slot) }
+      nextNumber = firstNumber
+      throw error
+    }
+    entries[added[0].slot]!.members = added.dropFirst().map(\.slot)
+    return added[0]
   }
 
   // MARK: Adding and removing
@@ -290,15 +360,21 @@ struct MasterFilter {
   ///
   /// Takes the predicate to keep it in the watch's entry without a copy
   /// (copying a predicate copies its nodes).
+  ///
+  /// - Parameters:
+  ///   - head: For a member of a group, the group's identifier: the entry
+  ///     reports it, and takes its number.
+  ///   - groupName: For a member of a group, the entities it names, for
+  ///     labels.
   mutating func add(
     entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions,
-    route: WatchRoute? = nil
+    route: WatchRoute? = nil, head: WatchID? = nil, groupName: String? = nil
   ) throws(WatchError) -> WatchID {
     // Built only for errors: describing a predicate costs more than adding it.
     // (Given the predicate rather than capturing it, which would keep it
     // from moving into the entry.)
     func label(_ predicate: borrowing PredicateSyntax) -> String {
-      options.label ?? "\(entityName) \(source ?? predicate.description)"
+      options.label ?? "\(groupName ?? entityName) \(source ?? predicate.description)"
     }
     // Before anything changes: a refused watch leaves the filter as it was.
     if freeSlots.isEmpty && entries.count >= capacity {
@@ -306,16 +382,13 @@ struct MasterFilter {
         .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher already holds \(capacity) watches, the most it can")
     }
-    if nextNumber >= WatchID.numberLimit {
+    if head == nil && nextNumber >= WatchID.numberLimit {
       throw WatchError(
         .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher has numbered \(WatchID.numberLimit - 1) watches, the most it can; use a new watcher")
     }
     guard let layout = schema.layout(named: entityName) else {
-      let names = schema.entities.map(\.name).joined(separator: ", ")
-      throw WatchError(
-        .unknownEntity, watch: label(predicate), entity: entityName,
-        message: "unknown entity '\(entityName)' (entities: \(names))")
+      throw unknownEntity(entityName, watch: label(predicate))
     }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
@@ -373,8 +446,12 @@ struct MasterFilter {
       }
     }
     let slot = freeSlots.popLast() ?? entries.count
-    let id = WatchID(number: nextNumber, slot: slot)
-    nextNumber += 1
+    let id = WatchID(number: head?.number ?? nextNumber, slot: slot)
+    if head == nil {
+      nextNumber += 1
+    } else {
+      memberCount += 1
+    }
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
     if let objectIDs = options.objectIDs {
@@ -394,8 +471,9 @@ struct MasterFilter {
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
       indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot,
-      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route)
-    if route != nil { routedCount += 1 }
+      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route,
+      head: head, groupName: groupName)
+    if route != nil && head == nil { routedCount += 1 }
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
@@ -438,6 +516,12 @@ struct MasterFilter {
     }
   }
 
+  /// The error for a watch of an entity the schema lacks.
+  private func unknownEntity(_ name: String, watch: String) -> WatchError {
+    let names = schema.entities.map(\.name).joined(separator: ", ")
+    return WatchError(.unknownEntity, watch: watch, entity: name, message: "unknown entity '\(name)' (entities: \(names))")
+  }
+
   /// Removes every watch, for a watcher going away: the tokens that
   /// outlive it hold an empty filter. Numbering goes on, so no identifier
   /// is handed out twice.
@@ -445,10 +529,17 @@ struct MasterFilter {
     self = MasterFilter(schema: schema, capacity: capacity, firstNumber: nextNumber)
   }
 
-  /// Removes a watch; removing one that is gone changes nothing.
+  /// Removes a watch (a group with its members); removing one that is
+  /// gone changes nothing.
   mutating func remove(_ id: WatchID) {
     guard let entry = entry(id) else { return }
-    let slot = id.slot
+    for member in entry.members { removeEntry(at: member) }
+    removeEntry(at: id.slot)
+  }
+
+  /// Removes the entry in `slot`: a watch, or a member of a group.
+  private mutating func removeEntry(at slot: Int) {
+    guard let entry = entries[slot] else { return }
     for kind in entry.entity.kindIndexes {
       if let objectIDs = entry.options.objectIDs {
         for objectID in objectIDs {
@@ -500,7 +591,8 @@ struct MasterFilter {
         freePredicates.append(entry.predicateSlot)
       }
     }
-    if entry.route != nil { routedCount -= 1 }
+    if entry.route != nil && entry.head == nil { routedCount -= 1 }
+    if entry.head != nil { memberCount -= 1 }
     entries[slot] = nil
     freeSlots.append(slot)
   }
@@ -773,12 +865,13 @@ struct MasterFilter {
 /// in one small value: reading each watch's `WatchEntry` object instead
 /// would cost a cache miss per match when there are many watches.
 struct SlotInfo {
+  /// The watch reported: the entry's own, or its group's head.
   let id: WatchID
   let predicate: Int32
   private let flags: UInt8
 
   init(_ entry: WatchEntry) {
-    id = entry.id
+    id = entry.head ?? entry.id
     predicate = Int32(entry.predicateSlot)
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
@@ -968,17 +1061,28 @@ final class WatchEntry {
   /// Whether the predicate has more than its indexed conjuncts (a residual
   /// other than `TRUEPREDICATE` to evaluate).
   let hasResidual: Bool
-  /// The watch's own handler and its queue, if it has one.
+  /// The watch's own handler and its queue, if it has one (a group's
+  /// members share their head's).
   let route: WatchRoute?
+  /// For a member of a group (a watch of several entities), the group's
+  /// identifier, which the member reports; nil for a watch of its own.
+  let head: WatchID?
+  /// For a watch of several entities, what its label calls them.
+  let groupName: String?
+  /// For a group's head, the slots of its members (set once they are all
+  /// added; changed only under the watcher's lock).
+  var members: [Int] = []
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
     ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
     secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, hasResidual: Bool, dependencies: [Dependency],
-    attributeMask: UInt64?, route: WatchRoute? = nil
+    attributeMask: UInt64?, route: WatchRoute? = nil, head: WatchID? = nil, groupName: String? = nil
   ) {
     self.hasResidual = hasResidual
     self.route = route
+    self.head = head
+    self.groupName = groupName
     self.id = id
     self.entity = entity
     self.predicate = predicate
@@ -996,7 +1100,7 @@ final class WatchEntry {
   }
 
   /// The watch's label: its own, or its entity and predicate.
-  var label: String { options.label ?? "\(entity.name) \(source ?? predicate.description)" }
+  var label: String { options.label ?? "\(groupName ?? entity.name) \(source ?? predicate.description)" }
 
   /// A relationship path the predicate reads through.
   struct Dependency {

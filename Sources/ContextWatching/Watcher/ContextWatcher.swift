@@ -99,7 +99,7 @@ public final class ContextWatcher: Sendable {
 
   /// Adds a watch, with the format arguments in an array.
   ///
-  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:handler:)``.
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`.
   public func watch(
     _ entity: String, where format: String, arguments: [FilterValue], options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
@@ -118,13 +118,101 @@ public final class ContextWatcher: Sendable {
   /// - Parameters:
   ///   - source: The text the predicate was parsed from, so that errors show
   ///     their position in it.
-  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:handler:)``. A
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`. A
   ///   predicate with unsubstituted `$VARIABLES` is refused.
   public func watch(
     _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
     try add(entity, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  // MARK: Watches of several entities
+
+  /// Adds one watch of several entities (each with its sub-entities), as
+  /// KSCoreDataObserver's registrations may name several: one identifier,
+  /// reported for objects of any of them.
+  ///
+  /// The predicate and options must make sense for each entity named
+  /// (validated, and compiled, for each); an entity below another one
+  /// named is covered by it.
+  ///
+  /// ```swift
+  /// let named = try watcher.watch(["Person", "Company"], where: "name BEGINSWITH %@", "A")
+  /// ```
+  ///
+  /// - Throws: ``WatchError`` as `watch(_:where:_:options:handler:)`, for
+  ///   the first entity the watch does not fit (the error names it);
+  ///   nothing is added then. An empty list is refused
+  ///   (``WatchError/Code/invalidOptions``).
+  /// - Complexity: One parse; per entity, what a watch of it costs.
+  public func watch(
+    _ entities: [String], where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try watch(entities, predicate: parse(format, arguments, for: entities.joined(separator: ", "), options), source: format,
+      options: options, handler: handler)
+  }
+
+  /// Adds one watch of several entities with a parsed predicate.
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watch(
+    _ entities: [String], predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try add(entities: entities, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  /// Adds one watch of every entity of the schema (KSCoreDataObserver's
+  /// registration that names none): its predicate and options must make
+  /// sense for each entity, as `TRUEPREDICATE` does.
+  ///
+  /// ```swift
+  /// let everything = try watcher.watchEveryEntity(where: "TRUEPREDICATE", handler: .eachObject { object, event, _ in
+  ///   print(event, object.entityName, object.objectID)
+  /// })
+  /// ```
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watchEveryEntity(
+    where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try watchEveryEntity(
+      predicate: parse(format, arguments, for: "every entity", options), source: format, options: options,
+      handler: handler)
+  }
+
+  /// Adds one watch of every entity with a parsed predicate.
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watchEveryEntity(
+    predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try add(entities: nil, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  /// Parses a watch's format, as a refusal of the watch (named `entities`)
+  /// when it does not parse.
+  private func parse(
+    _ format: String, _ arguments: [FilterValue], for entities: String, _ options: WatchOptions
+  ) throws(WatchError) -> PredicateSyntax {
+    do {
+      return try PredicateParser.parse(format, arguments: arguments, exactPairs: true)
+    } catch {
+      throw WatchError(watch: options.label ?? "\(entities) \(format)", entity: entities, parse: error)
+    }
+  }
+
+  private func add(
+    entities: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions, route: WatchRoute?
+  ) throws(WatchError) -> WatchToken {
+    let id = try filter.withLock { filter throws(WatchError) in
+      try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+    }
+    return WatchToken(id: id, watches: filter)
   }
 
   /// Adds a watch whose changes go to `route` (a monitor's, with its own
@@ -262,7 +350,7 @@ public final class ContextWatcher: Sendable {
   }
 
   private func explain(_ snapshot: ObjectSnapshot, for watch: WatchID, graph: SaveGraph) -> WatchExplanation? {
-    guard let entry = filter.withLock({ $0.entry(watch) }) else { return nil }
+    guard let entry = filter.withLock({ $0.entry(watch, for: snapshot.layout) }) else { return nil }
     return WatchExplanation(entry: entry, image: WatchImage(snapshot: snapshot, graph: graph), schema: schema)
   }
 }
