@@ -242,7 +242,7 @@ struct ObserverListTests {
 }
 
 @Suite("Monitors: one watcher per context")
-struct ObjectMonitorHubTests {
+struct MonitorHubTests {
   /// The object monitors of a context share one watcher, each with one
   /// watch; it goes with the last of them, and a later monitor makes a new
   /// one.
@@ -260,22 +260,22 @@ struct ObjectMonitorHubTests {
       try context.save()
       return carl.objectID
     }
-    weak var firstHub: ObjectMonitorHub?
+    weak var firstHub: MonitorHub?
     do {
       let monitors = try [ann, bob, ann].map { id in
         try ObjectMonitor(context: context, objectID: id, scheduler: .immediate)
       }
       let elsewhere = try ObjectMonitor(context: other, objectID: carl, scheduler: .immediate)
-      let hub = ObjectMonitorHub.hub(for: context)
+      let hub = MonitorHub.hub(for: context)
       firstHub = hub
       #expect(hub.watcher.watchCount == 3)
-      #expect(ObjectMonitorHub.hub(for: other) !== hub)
-      #expect(ObjectMonitorHub.hub(for: other).watcher.watchCount == 1)
+      #expect(MonitorHub.hub(for: other) !== hub)
+      #expect(MonitorHub.hub(for: other).watcher.watchCount == 1)
       withExtendedLifetime((monitors, elsewhere)) {}
     }
     #expect(firstHub == nil)
     let later = try ObjectMonitor(context: context, objectID: bob, scheduler: .immediate)
-    #expect(ObjectMonitorHub.hub(for: context).watcher.watchCount == 1)
+    #expect(MonitorHub.hub(for: context).watcher.watchCount == 1)
     withExtendedLifetime(later) {}
   }
 
@@ -294,7 +294,7 @@ struct ObjectMonitorHubTests {
       }
     }
     #expect(monitors.withLock { $0.count } == 16)
-    #expect(ObjectMonitorHub.hub(for: context).watcher.watchCount == 16)
+    #expect(MonitorHub.hub(for: context).watcher.watchCount == 16)
   }
 
   /// A monitor outliving its context: the context's saves end with it,

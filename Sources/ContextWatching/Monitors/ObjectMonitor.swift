@@ -57,7 +57,7 @@ public final class ObjectMonitor: Sendable {
   private let observers = ObserverList<any ObjectObserver, Signal>()
   private let deliveries: MonitorDeliveryQueue
   /// The shared watcher; held so that it lives as long as its monitors.
-  private let hub: ObjectMonitorHub
+  private let hub: MonitorHub
 
   /// Creates a monitor of one object, starting from its current snapshot
   /// in the context (with changes not yet saved, if it has any).
@@ -80,7 +80,7 @@ public final class ObjectMonitor: Sendable {
   ///   between the snapshot and the first report.
   public init(context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler) throws(MonitorError) {
     self.objectID = objectID
-    let hub = ObjectMonitorHub.hub(for: context)
+    let hub = MonitorHub.hub(for: context)
     self.hub = hub
     deliveries = MonitorDeliveryQueue(scheduler: scheduler, owner: "ObjectMonitor")
     // The route reaches the monitor weakly: enqueued reports of a

@@ -1,20 +1,22 @@
 import ObjectGraph
 
-/// The watcher every object monitor of one context rides on: one per
-/// context, found through a process-wide registry keyed weakly by the
-/// context, and kept alive by its monitors alone (it goes with the last).
+/// The watcher the monitors of one context ride on: one per context, found
+/// through a process-wide registry keyed weakly by the context, and kept
+/// alive by its monitors alone (it goes with the last). Its target is its
+/// watches' handlers alone: each monitor adds its watch with a
+/// `WatchRoute` to its own `MonitorDeliveryQueue`
+/// (`watcher.watch(_:predicate:options:route:)`), and holds the hub.
 ///
-/// Each monitor is one watch of it: `TRUEPREDICATE` on the object's entity,
-/// with the object as its instance filter and the monitor's route as its
-/// handler. The watcher matches such watches through its instance index,
-/// so a save costs one lookup per changed object however many objects are
-/// monitored, and the watcher's target is its watches' handlers alone.
-final class ObjectMonitorHub: Sendable {
+/// An object monitor's watch is `TRUEPREDICATE` on the object's entity,
+/// with the object as its instance filter: the watcher matches it through
+/// its instance index, so a save costs one lookup per changed object
+/// however many objects are monitored.
+final class MonitorHub: Sendable {
   /// One context's hub, as the registry holds it: weakly, with the
   /// context (an identifier alone could be a dead context's, reused).
   private struct Entry {
     weak var context: ObjectContext?
-    weak var hub: ObjectMonitorHub?
+    weak var hub: MonitorHub?
     let number: UInt64
   }
 
@@ -43,22 +45,22 @@ final class ObjectMonitorHub: Sendable {
     }
   }
 
-  /// The hub of `context`'s object monitors, made if it has none.
+  /// The hub of `context`'s monitors, made if it has none.
   ///
   /// No hub is released under the registry's lock (its `deinit` takes the
   /// lock): hubs found there are returned, and a hub made by a caller that
   /// lost a race is released by that caller, after the lock.
-  static func hub(for context: ObjectContext) -> ObjectMonitorHub {
+  static func hub(for context: ObjectContext) -> MonitorHub {
     let key = ObjectIdentifier(context)
-    let (found, number) = registry.withLock { registry -> (ObjectMonitorHub?, UInt64) in
+    let (found, number) = registry.withLock { registry -> (MonitorHub?, UInt64) in
       if let entry = registry.entries[key], entry.context === context, let hub = entry.hub { return (hub, 0) }
       registry.nextNumber += 1
       return (nil, registry.nextNumber)
     }
     if let found { return found }
     // Made outside the lock: the watcher registers a save observer.
-    let made = ObjectMonitorHub(context: context, number: number)
-    let winner = registry.withLock { registry -> ObjectMonitorHub? in
+    let made = MonitorHub(context: context, number: number)
+    let winner = registry.withLock { registry -> MonitorHub? in
       if let entry = registry.entries[key], entry.context === context, let hub = entry.hub { return hub }
       registry.entries[key] = Entry(context: context, hub: made, number: number)
       return nil
