@@ -10,6 +10,8 @@
 // 4. save-to-delegate latency on a DispatchQueue (one sample per iteration,
 //    percentiles from the runner's table), and the same queue hop without a
 //    watcher, the floor under it on this machine;
+// 5. what 10,000 object monitors add to a save of one object
+//    (ObjectMonitorBenchmarks.swift);
 // Memory per watch is measured by the WatcherMemory executable
 // (Benchmarks/Tools/WatcherMemory).
 //
@@ -604,4 +606,7 @@ let benchmarks: @Sendable () -> Void = {
   ) { benchmark in
     benchmark.measurement(latencyMetric, hopFixture!.sample())
   }
+
+  // 5. Object monitors (ObjectMonitorBenchmarks.swift).
+  registerObjectMonitorBenchmarks()
 }

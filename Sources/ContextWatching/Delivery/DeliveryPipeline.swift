@@ -37,7 +37,8 @@ final class DeliveryPipeline: Sendable {
     switch target.kind {
     case .delegate(_, let chosen), .handler(let chosen, _): scheduler = chosen.kind
     case .mainActorHandler: scheduler = .mainActor
-    case .stream: scheduler = nil
+    // Nothing is delivered: flush() finds nothing to wait for.
+    case .stream, .watchHandlersOnly: scheduler = nil
     }
     if case .queue(let queue)? = scheduler {
       let serial = DispatchQueue(label: "ContextWatcher.delivery", target: queue)
@@ -135,7 +136,7 @@ final class DeliveryPipeline: Sendable {
       handler(watcher, changes)
     case .mainActorHandler(let handler):
       MainActor.assumeIsolated { handler(changes) }
-    case .stream:
+    case .stream, .watchHandlersOnly:
       break
     }
   }

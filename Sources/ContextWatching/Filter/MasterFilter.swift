@@ -14,12 +14,24 @@ import PredicateDSL
 ///   of that key is one of them. Failing that, a `key > c` (`>=`, `<`, `<=`,
 ///   `BETWEEN`) conjunct on a number or date files it in a range index of
 ///   sorted bounds. The other watches of the bucket are always candidates.
+/// - **Instances.** A watch whose options name its objects
+///   (`WatchOptions.objectIDs`) is filed under each of them instead, in a
+///   hash table from object to watches: an object meets only the watches
+///   that name it, then their indexed conjuncts and residuals. 10,000 watches
+///   each of one object cost one lookup per changed object, not 10,000
+///   tests.
 /// - **Shared predicates.** The predicate a candidate must still match (the
 ///   residual, without the indexed conjunct) is compiled once per distinct
 ///   predicate and entity, and evaluated once per object image however many
 ///   watches share it.
 ///
 /// Adding and removing a watch touch only its own entries: O(kinds × keys).
+///
+/// A watch of several entities (or of every entity) is a group of entries,
+/// one per entity named, each validated and compiled for its entity: the
+/// first (the group's head) holds the watch's identifier, the others
+/// (members) have slots of their own, identifiers of their own within the
+/// filter (its number, their slots), and report the head's identifier.
 ///
 /// A value reached only in place, under the watcher's lock: its memo, marks
 /// and scratch lists are objects that copies would share, so it is never
@@ -32,6 +44,11 @@ struct MasterFilter {
   private var freeSlots: [Int] = []
   /// The number of the next watch (see `WatchID`).
   private var nextNumber: UInt64 = 1
+  /// How many watches have a handler of their own (a `WatchRoute`): with
+  /// none, classifying a save routes nothing.
+  private(set) var routedCount = 0
+  /// How many slots hold members of groups (not watches of their own).
+  private var memberCount = 0
   private var buckets: [Bucket]
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
@@ -72,6 +89,9 @@ struct MasterFilter {
   /// The watches applying to objects of one entity.
   struct Bucket {
     var unindexed = SlotList()
+    /// The watches that name their objects (an instance filter), filed
+    /// under each object they name and nowhere else in the bucket.
+    var instances: [InstanceKey: SlotList] = [:]
     /// Per indexed attribute slot, the watches filed under each key. An
     /// entity has few indexed attributes: a short array, walked for every
     /// object, costs less than a dictionary.
@@ -261,15 +281,77 @@ struct MasterFilter {
     truePredicateSlots = schema.layouts.map { _ in nil }
   }
 
-  /// The number of watches: every slot is either held or free.
-  var count: Int { entries.count - freeSlots.count }
+  /// The number of watches: every slot is either held or free, and a
+  /// held one is a watch or a member of a group.
+  var count: Int { entries.count - freeSlots.count - memberCount }
 
   /// The watch with this identifier, or nil for one that is gone (its slot
-  /// empty, or reused by a later watch).
+  /// empty, or reused by a later watch). For a group, its head.
   func entry(_ id: WatchID) -> WatchEntry? {
     let slot = id.slot
     guard slot < entries.count, let entry = entries[slot], entry.id == id else { return nil }
     return entry
+  }
+
+  /// The entry of a watch that applies to objects of `layout`: the watch's
+  /// own, or for a group the member of the object's entity (the head when
+  /// none is).
+  func entry(_ id: WatchID, for layout: EntityLayout) -> WatchEntry? {
+    guard let head = entry(id) else { return nil }
+    for slot in head.members {
+      if let member = entries[slot], layout.isKind(of: member.entity) { return member }
+    }
+    return head
+  }
+
+  /// Validates and adds a watch of several entities, or of every entity
+  /// (`entityNames` nil: each entity without a parent, with its
+  /// sub-entities): one entry per entity (an entity whose ancestor is
+  /// named too is covered by it). The predicate and options must be valid
+  /// for each: the first refusal is thrown, and nothing is added.
+  mutating func add(
+    entities entityNames: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions,
+    route: WatchRoute? = nil
+  ) throws(WatchError) -> WatchID {
+    let groupName = entityNames.map { $0.joined(separator: ", ") } ?? "every entity"
+    var names: [String]
+    if let entityNames {
+      guard !entityNames.isEmpty else {
+        throw WatchError(
+          .invalidOptions, watch: options.label ?? "\(groupName) \(source ?? predicate.description)", entity: "",
+          message: "a watch names at least one entity")
+      }
+      for name in entityNames where schema.layout(named: name) == nil {
+        throw unknownEntity(name, watch: options.label ?? "\(groupName) \(source ?? predicate.description)")
+      }
+      let named = Set(entityNames)
+      var seen: Set<String> = []
+      names = entityNames.filter { name in
+        let layout = schema.layout(named: name)!
+        return seen.insert(name).inserted && !layout.ancestorNames.contains { $0 != name && named.contains($0) }
+      }
+    } else {
+      names = schema.layouts.filter { $0.parentIndex == nil }.map(\.name)
+    }
+    if names.count == 1 {
+      return try add(entity: names[0], predicate: predicate, source: source, options: options, route: route)
+    }
+    let firstNumber = nextNumber
+    var added: [WatchID] = []
+    do throws(WatchError) {
+      for name in names {
+        added.append(
+          try add(
+            entity: name, predicate: predicate, source: source, options: options, route: route, head: added.first,
+            groupName: groupName))
+      }
+    } catch {
+      for id in added.reversed() { removeEntry(at: id.slot) }
+      nextNumber = firstNumber
+      throw error
+    }
+    entries[added[0].slot]!.members = added.dropFirst().map(\.slot)
+    return added[0]
   }
 
   // MARK: Adding and removing
@@ -278,14 +360,21 @@ struct MasterFilter {
   ///
   /// Takes the predicate to keep it in the watch's entry without a copy
   /// (copying a predicate copies its nodes).
+  ///
+  /// - Parameters:
+  ///   - head: For a member of a group, the group's identifier: the entry
+  ///     reports it, and takes its number.
+  ///   - groupName: For a member of a group, the entities it names, for
+  ///     labels.
   mutating func add(
-    entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions
+    entity entityName: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions,
+    route: WatchRoute? = nil, head: WatchID? = nil, groupName: String? = nil
   ) throws(WatchError) -> WatchID {
     // Built only for errors: describing a predicate costs more than adding it.
     // (Given the predicate rather than capturing it, which would keep it
     // from moving into the entry.)
     func label(_ predicate: borrowing PredicateSyntax) -> String {
-      options.label ?? "\(entityName) \(source ?? predicate.description)"
+      options.label ?? "\(groupName ?? entityName) \(source ?? predicate.description)"
     }
     // Before anything changes: a refused watch leaves the filter as it was.
     if freeSlots.isEmpty && entries.count >= capacity {
@@ -293,16 +382,13 @@ struct MasterFilter {
         .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher already holds \(capacity) watches, the most it can")
     }
-    if nextNumber >= WatchID.numberLimit {
+    if head == nil && nextNumber >= WatchID.numberLimit {
       throw WatchError(
         .tooManyWatches, watch: label(predicate), entity: entityName,
         message: "the watcher has numbered \(WatchID.numberLimit - 1) watches, the most it can; use a new watcher")
     }
     guard let layout = schema.layout(named: entityName) else {
-      let names = schema.entities.map(\.name).joined(separator: ", ")
-      throw WatchError(
-        .unknownEntity, watch: label(predicate), entity: entityName,
-        message: "unknown entity '\(entityName)' (entities: \(names))")
+      throw unknownEntity(entityName, watch: label(predicate))
     }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
@@ -361,11 +447,21 @@ struct MasterFilter {
       }
     }
     let slot = freeSlots.popLast() ?? entries.count
-    let id = WatchID(number: nextNumber, slot: slot)
-    nextNumber += 1
+    let id = WatchID(number: head?.number ?? nextNumber, slot: slot)
+    if head == nil {
+      nextNumber += 1
+    } else {
+      memberCount += 1
+    }
     // Filed from the locals, before they move into the entry: reading the
     // conjunct back out of the entry would copy it (its keys and bounds).
-    file(index, on: indexSlot, secondary: secondary, of: layout, slot: slot, id: id, hasResidual: hasResidual)
+    if let objectIDs = options.objectIDs {
+      for kind in layout.kindIndexes {
+        for objectID in objectIDs { buckets[kind].instances[InstanceKey(objectID), default: SlotList()].insert(slot) }
+      }
+    } else {
+      file(index, on: indexSlot, secondary: secondary, of: layout, slot: slot, id: id, hasResidual: hasResidual)
+    }
     for kind in layout.kindIndexes {
       buckets[kind].count += 1
       countReads(analysis.attributeMask, 1, in: kind)
@@ -376,7 +472,9 @@ struct MasterFilter {
     let entry = WatchEntry(
       id: id, entity: layout, predicate: predicate, source: source, options: options, ignoredKeys: ignoredKeys,
       indexSlot: indexSlot, index: consume index, secondary: secondary, predicateSlot: predicateSlot,
-      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask)
+      hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route,
+      head: head, groupName: groupName)
+    if route != nil && head == nil { routedCount += 1 }
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
@@ -419,6 +517,12 @@ struct MasterFilter {
     }
   }
 
+  /// The error for a watch of an entity the schema lacks.
+  private func unknownEntity(_ name: String, watch: String) -> WatchError {
+    let names = schema.entities.map(\.name).joined(separator: ", ")
+    return WatchError(.unknownEntity, watch: watch, entity: name, message: "unknown entity '\(name)' (entities: \(names))")
+  }
+
   /// Removes every watch, for a watcher going away: the tokens that
   /// outlive it hold an empty filter. Numbering goes on, so no identifier
   /// is handed out twice.
@@ -426,11 +530,28 @@ struct MasterFilter {
     self = MasterFilter(schema: schema, capacity: capacity, firstNumber: nextNumber)
   }
 
-  /// Removes a watch; removing one that is gone changes nothing.
+  /// Removes a watch (a group with its members); removing one that is
+  /// gone changes nothing.
   mutating func remove(_ id: WatchID) {
     guard let entry = entry(id) else { return }
-    let slot = id.slot
+    for member in entry.members { removeEntry(at: member) }
+    removeEntry(at: id.slot)
+  }
+
+  /// Removes the entry in `slot`: a watch, or a member of a group.
+  private mutating func removeEntry(at slot: Int) {
+    guard let entry = entries[slot] else { return }
     for kind in entry.entity.kindIndexes {
+      if let objectIDs = entry.options.objectIDs {
+        for objectID in objectIDs {
+          let key = InstanceKey(objectID)
+          buckets[kind].instances[key]?.remove(slot)
+          if buckets[kind].instances[key]?.isEmpty == true { buckets[kind].instances[key] = nil }
+        }
+        buckets[kind].count -= 1
+        countReads(entry.attributeMask, -1, in: kind)
+        continue
+      }
       switch entry.index {
       case .equal(let keys)?:
         guard let position = buckets[kind].indexes.firstIndex(where: { $0.attribute == entry.indexSlot }) else { break }
@@ -471,8 +592,22 @@ struct MasterFilter {
         freePredicates.append(entry.predicateSlot)
       }
     }
+    if entry.route != nil && entry.head == nil { routedCount -= 1 }
+    if entry.head != nil { memberCount -= 1 }
     entries[slot] = nil
     freeSlots.append(slot)
+  }
+
+  /// The queues of the watches' own handlers, each once.
+  ///
+  /// - Complexity: O(*n*) in the watches.
+  func routeQueues() -> [MonitorDeliveryQueue] {
+    guard routedCount > 0 else { return [] }
+    var seen: Set<ObjectIdentifier> = []
+    return entries.compactMap { entry in
+      guard let queue = entry?.route?.queue, seen.insert(ObjectIdentifier(queue)).inserted else { return nil }
+      return queue
+    }
   }
 
   /// The slot of the shared predicate `residual` on `entity`, compiled and
@@ -537,6 +672,12 @@ struct MasterFilter {
     memo.next()
     let unindexed = buckets[entity].unindexed.slots
     for slot in unindexed where test(slot, image, failures: &failures) { matched.append(slot) }
+    if !buckets[entity].instances.isEmpty, let named = buckets[entity].instances[InstanceKey(image.snapshot.objectID)] {
+      // Not filed in the indexes: their indexed conjuncts are tested here.
+      for slot in named.slots where passesIndexedConjuncts(slot, image) && test(slot, image, failures: &failures) {
+        matched.append(slot)
+      }
+    }
     for position in buckets[entity].indexes.indices {
       let attribute = buckets[entity].indexes[position].attribute
       let keys = buckets[entity].indexes[position].keys
@@ -627,10 +768,21 @@ struct MasterFilter {
   /// objects reached through relationships, and for `explain`).
   func matches(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
     guard let entry = entries[slot], image.layout.isKind(of: entry.entity) else { return false }
-    if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
-    if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
+    guard passesIndexedConjuncts(slot, image) else { return false }
     memo.next()
     return test(slot, image, failures: &failures)
+  }
+
+  /// Whether `image` passes the conjuncts of a watch's predicate that an
+  /// index would serve (its equality and range; none for most watches of
+  /// an instance filter), which its residual leaves out.
+  @inline(__always)
+  private func passesIndexedConjuncts(_ slot: Int, _ image: WatchImage) -> Bool {
+    guard slotInfo[slot].hasIndexedConjunct else { return true }
+    let entry = entries[slot].unsafelyUnwrapped
+    if let index = entry.index, !index.admits(image.attribute(entry.indexSlot)) { return false }
+    if let (rangeSlot, bounds) = entry.secondary, !bounds.contains(image.attribute(rangeSlot)) { return false }
+    return true
   }
 
   private func test(_ slot: Int, _ image: WatchImage, failures: inout [WatchFailure]) -> Bool {
@@ -714,20 +866,28 @@ struct MasterFilter {
 /// in one small value: reading each watch's `WatchEntry` object instead
 /// would cost a cache miss per match when there are many watches.
 struct SlotInfo {
+  /// The watch reported: the entry's own, or its group's head.
   let id: WatchID
   let predicate: Int32
   private let flags: UInt8
 
   init(_ entry: WatchEntry) {
-    id = entry.id
+    id = entry.head ?? entry.id
     predicate = Int32(entry.predicateSlot)
-    flags = (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0)
+    flags =
+      (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
+      | (entry.route != nil ? 8 : 0)
   }
 
   /// Whether the watch's options filter events or objects.
   var filtersEvents: Bool { flags & 1 != 0 }
   /// Whether every update counts, whatever keys it changed.
   var countsEveryUpdate: Bool { flags & 2 != 0 }
+  /// Whether the predicate has a conjunct for an index (an equality or a
+  /// range), which the residual leaves out.
+  var hasIndexedConjunct: Bool { flags & 4 != 0 }
+  /// Whether the watch has a handler of its own (a `WatchRoute`).
+  var isRouted: Bool { flags & 8 != 0 }
 }
 
 /// A list in raw storage, reused object after object and save after save:
@@ -817,6 +977,19 @@ final class ScratchBuffer<Element> {
 /// Watch slots, for the classifier's candidates and matches.
 typealias SlotBuffer = ScratchBuffer<Int>
 
+/// An object identifier as the instance index files it: hashed by mixing
+/// its number with the table's seed (SplitMix64's finalizer), one word,
+/// instead of a SipHash of it.
+struct InstanceKey: Hashable {
+  let rawValue: UInt64
+
+  init(_ objectID: ObjectID) { rawValue = objectID.rawValue }
+
+  func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+  func _rawHashValue(seed: Int) -> Int { mixedHash(rawValue, seed: seed) }
+}
+
 extension ScratchBuffer<Int> {
   /// The slots, valid until the next change.
   var slots: UnsafeBufferPointer<Int> { elements }
@@ -889,14 +1062,28 @@ final class WatchEntry {
   /// Whether the predicate has more than its indexed conjuncts (a residual
   /// other than `TRUEPREDICATE` to evaluate).
   let hasResidual: Bool
+  /// The watch's own handler and its queue, if it has one (a group's
+  /// members share their head's).
+  let route: WatchRoute?
+  /// For a member of a group (a watch of several entities), the group's
+  /// identifier, which the member reports; nil for a watch of its own.
+  let head: WatchID?
+  /// For a watch of several entities, what its label calls them.
+  let groupName: String?
+  /// For a group's head, the slots of its members (set once they are all
+  /// added; changed only under the watcher's lock).
+  var members: [Int] = []
 
   init(
     id: WatchID, entity: EntityLayout, predicate: PredicateSyntax, source: String?, options: WatchOptions,
     ignoredKeys: Set<String>, indexSlot: Int, index: IndexedConjunct.Kind?,
     secondary: (slot: Int, bounds: RangeBounds)?, predicateSlot: Int, hasResidual: Bool, dependencies: [Dependency],
-    attributeMask: UInt64?
+    attributeMask: UInt64?, route: WatchRoute? = nil, head: WatchID? = nil, groupName: String? = nil
   ) {
     self.hasResidual = hasResidual
+    self.route = route
+    self.head = head
+    self.groupName = groupName
     self.id = id
     self.entity = entity
     self.predicate = predicate
@@ -914,7 +1101,7 @@ final class WatchEntry {
   }
 
   /// The watch's label: its own, or its entity and predicate.
-  var label: String { options.label ?? "\(entity.name) \(source ?? predicate.description)" }
+  var label: String { options.label ?? "\(groupName ?? entity.name) \(source ?? predicate.description)" }
 
   /// A relationship path the predicate reads through.
   struct Dependency {

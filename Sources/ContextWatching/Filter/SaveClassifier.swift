@@ -8,8 +8,19 @@ extension MasterFilter {
   /// entered; before only: exited), and objects reached through a changed
   /// related object, before and after (entered or exited).
   ///
-  /// - Returns: The delivery, or nil when no watch saw anything.
-  mutating func classify(_ save: ContextSave, context: ObjectContext?) -> ContextChanges? {
+  /// Watches with handlers of their own also get their own changes, in
+  /// `routes`, when there are any.
+  ///
+  /// - Parameters:
+  ///   - delivers: Whether to build the delivery of every watch's changes
+  ///     (false when the watcher's target is its watches' handlers alone).
+  ///   - routes: Set to the changes of each watch with a handler that saw
+  ///     something, with its route; left empty otherwise.
+  /// - Returns: The delivery, or nil when no watch saw anything (or
+  ///   `delivers` is false).
+  mutating func classify(
+    _ save: ContextSave, context: ObjectContext?, delivers: Bool = true, routes: inout [RoutedChanges]
+  ) -> ContextChanges? {
     guard count > 0 else { return nil }
     prepareRanges()
     let sides = SaveSides(save: save, context: context)
@@ -56,7 +67,11 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
-    return collector.changes(for: save)
+    // Most saves of a watcher with monitors change no monitored object.
+    guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
+    collector.sort()
+    if routedCount > 0 { routes = collector.routes(for: save, in: self) }
+    return delivers ? collector.changes(for: save) : nil
   }
 
   /// Records the marked slots of an update as updated, entered or exited,
@@ -138,6 +153,9 @@ extension MasterFilter {
   }
 }
 
+/// The changes of one watch with a handler of its own, and where they go.
+typealias RoutedChanges = (route: WatchRoute, changes: WatchChanges)
+
 /// Gathers what each watch saw into one delivery. The classifier finishes
 /// one object before it starts the next, so an object's matches are
 /// consecutive: they go to one flat list, and a record per object points
@@ -218,11 +236,24 @@ struct Collector {
     }
   }
 
-  /// The delivery of what was recorded, or nil when nothing was.
+  /// Whether something was recorded: a match, or a failure.
+  var hasRecords: Bool { !records.isEmpty || !failures.isEmpty }
+
+  /// Puts the records in object order, and each object's matches in watch
+  /// order: once per save, before `changes(for:)` and `routes(for:in:)`.
+  func sort() {
+    var records = records.mutableElements
+    if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
+    let sorted = flat.mutableElements
+    for record in records where record.count > 1 { Self.sortByWatch(sorted, record.range) }
+  }
+
+  /// The delivery of what was recorded, or nil when nothing was. Call
+  /// `sort()` first.
   func changes(for save: ContextSave) -> ContextChanges? {
     guard !records.isEmpty || !failures.isEmpty else { return nil }
     var counts = (inserted: 0, updated: 0, entered: 0, exited: 0, deleted: 0)
-    var records = records.mutableElements
+    let records = records.elements
     for record in records {
       switch record.image {
       case .inserted: counts.inserted += 1
@@ -233,9 +264,6 @@ struct Collector {
       case .deleted: counts.deleted += 1
       }
     }
-    if !records.isSorted(by: { $0.objectID < $1.objectID }) { records.sort { $0.objectID < $1.objectID } }
-    let sorted = flat.mutableElements
-    for record in records where record.count > 1 { Self.sortByWatch(sorted, record.range) }
     // The delivery's lists are built as locals and moved into it at the
     // end: built in a `ContextChanges` variable, they would make the
     // compiler copy and destroy the whole delivery twice more; this way
@@ -287,6 +315,68 @@ struct Collector {
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
       exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures)
+  }
+
+  /// The changes of each watch with a handler of its own that saw
+  /// something, in the order the watches first appear among the objects.
+  /// Call `sort()` first: each watch's objects are then in identifier order.
+  ///
+  /// - Complexity: O(*m*) in the matches recorded, whatever the number of
+  ///   watches.
+  func routes(for save: ContextSave, in filter: MasterFilter) -> [RoutedChanges] {
+    var routes: [RoutedChanges] = []
+    // Watch slot → position in `routes`, once there are more than a few
+    // (a short list is searched).
+    var positions: [Int: Int]?
+    func position(of match: WatchMatch) -> Int {
+      let slot = match.watch.slot
+      if let positions {
+        if let position = positions[slot] { return position }
+      } else if let position = routes.firstIndex(where: { $0.changes.watch == match.watch }) {
+        return position
+      }
+      let route = filter.entries[slot].unsafelyUnwrapped.route.unsafelyUnwrapped
+      routes.append(
+        (route, WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author)))
+      if positions != nil {
+        positions![slot] = routes.count - 1
+      } else if routes.count > 8 {
+        positions = Dictionary(uniqueKeysWithValues: routes.indices.map { (routes[$0].changes.watch.slot, $0) })
+      }
+      return routes.count - 1
+    }
+    let matches = flat.elements
+    for record in records.elements {
+      for match in matches[record.range] where filter.slotInfo[match.watch.slot].isRouted {
+        let position = position(of: match)
+        let update: ObjectUpdate
+        switch record.image {
+        case .inserted(let index):
+          routes[position].changes.inserted.append(save.inserted[index])
+          continue
+        case .deleted(let index):
+          routes[position].changes.deleted.append(save.deleted[index])
+          continue
+        case .updated(let index): update = save.updated[index]
+        case .indirect(let index): update = reached[index]
+        }
+        switch match.event {
+        case .updated: routes[position].changes.updated.append(update)
+        case .entered: routes[position].changes.entered.append(update)
+        case .exited: routes[position].changes.exited.append(update)
+        case .inserted, .deleted: break
+        }
+      }
+    }
+    if !failures.isEmpty {
+      var seen: Set<WatchFailure> = []
+      let distinct = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
+      for failure in distinct where filter.slotInfo[failure.watch.slot].isRouted {
+        let position = position(of: WatchMatch(watch: failure.watch, event: .updated))
+        routes[position].changes.failures.append(failure)
+      }
+    }
+    return routes
   }
 
   /// Sorts one object's matches by watch. They come from several index

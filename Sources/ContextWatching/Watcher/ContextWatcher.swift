@@ -29,6 +29,13 @@ public final class ContextWatcher: Sendable {
   private let filter: LockedState<MasterFilter>
   private let pipeline: DeliveryPipeline
   private let observation = LockedState<SaveObserverToken?>(nil)
+  /// Whether the target receives deliveries (it does, unless it is the
+  /// watches' handlers alone).
+  private let delivers: Bool
+  /// Where the handlers of watches that name no scheduler run, and their
+  /// queue, made when the first of them is added.
+  private let handlerScheduler: DeliveryScheduler
+  private let handlerQueue = LockedState<MonitorDeliveryQueue?>(nil)
 
   /// Creates a watcher of `context`'s saves.
   ///
@@ -52,6 +59,8 @@ public final class ContextWatcher: Sendable {
     self.options = options
     filter = LockedState(MasterFilter(schema: schema))
     pipeline = DeliveryPipeline(target: target, limit: options.bufferLimit)
+    delivers = target.delivers
+    handlerScheduler = target.handlerScheduler
     pipeline.attach(self)
   }
 
@@ -70,6 +79,11 @@ public final class ContextWatcher: Sendable {
   /// let token = try watcher.watch("Person", where: "name BEGINSWITH[c] %@ AND age > %d", "a", 30)
   /// ```
   ///
+  /// - Parameters:
+  ///   - options: What the watch reports, beyond its predicate.
+  ///   - handler: The watch's own handler, which gets its objects alone
+  ///     (the watcher's target gets them too, unless it is
+  ///     ``DeliveryTarget/watchHandlers(on:)``); nil for none.
   /// - Returns: The watch's token; keep it as long as you want the watch.
   /// - Throws: ``WatchError`` naming the watch, the key, the entity and the
   ///   position, for an unknown entity or key, a predicate that does not
@@ -77,16 +91,18 @@ public final class ContextWatcher: Sendable {
   /// - Complexity: One parse and, unless an equal predicate is already
   ///   watched, one compile; O(sub-entities × indexed constants) to index.
   public func watch(
-    _ entity: String, where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions()
+    _ entity: String, where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try watch(entity, where: format, arguments: arguments, options: options)
+    try watch(entity, where: format, arguments: arguments, options: options, handler: handler)
   }
 
   /// Adds a watch, with the format arguments in an array.
   ///
-  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:)``.
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`.
   public func watch(
-    _ entity: String, where format: String, arguments: [FilterValue], options: WatchOptions = WatchOptions()
+    _ entity: String, where format: String, arguments: [FilterValue], options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
     let syntax: PredicateSyntax
     do {
@@ -94,7 +110,7 @@ public final class ContextWatcher: Sendable {
     } catch {
       throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
     }
-    return try add(entity, predicate: syntax, source: format, options: options)
+    return try add(entity, predicate: syntax, source: format, options: options, route: route(handler))
   }
 
   /// Adds a watch with a parsed predicate.
@@ -102,25 +118,141 @@ public final class ContextWatcher: Sendable {
   /// - Parameters:
   ///   - source: The text the predicate was parsed from, so that errors show
   ///     their position in it.
-  /// - Throws: ``WatchError``, as ``watch(_:where:_:options:)``. A predicate
-  ///   with unsubstituted `$VARIABLES` is refused.
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`. A
+  ///   predicate with unsubstituted `$VARIABLES` is refused.
   public func watch(
-    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions()
+    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try add(entity, predicate: predicate, source: source, options: options)
+    try add(entity, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  // MARK: Watches of several entities
+
+  /// Adds one watch of several entities (each with its sub-entities), as
+  /// KSCoreDataObserver's registrations may name several: one identifier,
+  /// reported for objects of any of them.
+  ///
+  /// The predicate and options must make sense for each entity named
+  /// (validated, and compiled, for each); an entity below another one
+  /// named is covered by it.
+  ///
+  /// ```swift
+  /// let named = try watcher.watch(["Person", "Company"], where: "name BEGINSWITH %@", "A")
+  /// ```
+  ///
+  /// - Throws: ``WatchError`` as `watch(_:where:_:options:handler:)`, for
+  ///   the first entity the watch does not fit (the error names it);
+  ///   nothing is added then. An empty list is refused
+  ///   (``WatchError/Code/invalidOptions``).
+  /// - Complexity: One parse; per entity, what a watch of it costs.
+  public func watch(
+    _ entities: [String], where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try watch(entities, predicate: parse(format, arguments, for: entities.joined(separator: ", "), options), source: format,
+      options: options, handler: handler)
+  }
+
+  /// Adds one watch of several entities with a parsed predicate.
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watch(
+    _ entities: [String], predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try add(entities: entities, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  /// Adds one watch of every entity of the schema (KSCoreDataObserver's
+  /// registration that names none): its predicate and options must make
+  /// sense for each entity, as `TRUEPREDICATE` does.
+  ///
+  /// ```swift
+  /// let everything = try watcher.watchEveryEntity(where: "TRUEPREDICATE", handler: .eachObject { object, event, _ in
+  ///   print(event, object.entityName, object.objectID)
+  /// })
+  /// ```
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watchEveryEntity(
+    where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try watchEveryEntity(
+      predicate: parse(format, arguments, for: "every entity", options), source: format, options: options,
+      handler: handler)
+  }
+
+  /// Adds one watch of every entity with a parsed predicate.
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)` (of several entities).
+  public func watchEveryEntity(
+    predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
+    handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try add(entities: nil, predicate: predicate, source: source, options: options, route: route(handler))
+  }
+
+  /// Parses a watch's format, as a refusal of the watch (named `entities`)
+  /// when it does not parse.
+  private func parse(
+    _ format: String, _ arguments: [FilterValue], for entities: String, _ options: WatchOptions
+  ) throws(WatchError) -> PredicateSyntax {
+    do {
+      return try PredicateParser.parse(format, arguments: arguments, exactPairs: true)
+    } catch {
+      throw WatchError(watch: options.label ?? "\(entities) \(format)", entity: entities, parse: error)
+    }
+  }
+
+  private func add(
+    entities: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions, route: WatchRoute?
+  ) throws(WatchError) -> WatchToken {
+    let id = try filter.withLock { filter throws(WatchError) in
+      try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+    }
+    return WatchToken(id: id, watches: filter)
+  }
+
+  /// Adds a watch whose changes go to `route` (a monitor's, with its own
+  /// queue).
+  func watch(
+    _ entity: String, predicate: PredicateSyntax, options: WatchOptions, route: WatchRoute
+  ) throws(WatchError) -> WatchToken {
+    try add(entity, predicate: predicate, source: nil, options: options, route: route)
   }
 
   /// Adds a watch, keeping `predicate` in its entry without copying it.
   private func add(
-    _ entity: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions
+    _ entity: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions,
+    route: WatchRoute?
   ) throws(WatchError) -> WatchToken {
     // Moved into the closure through an optional: a closure cannot consume
     // what it captures.
     var moved = Optional(predicate)
     let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options)
+      try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
     }
     return WatchToken(id: id, watches: filter)
+  }
+
+  /// The route of a watch's handler: on a queue of its own for a handler
+  /// that names a scheduler, else on the watcher's handler queue.
+  private func route(_ handler: WatchHandler?) -> WatchRoute? {
+    guard let handler else { return nil }
+    let queue: MonitorDeliveryQueue
+    if let scheduler = handler.scheduler {
+      queue = MonitorDeliveryQueue(scheduler: scheduler, owner: "ContextWatcher")
+    } else {
+      queue = handlerQueue.withLock { shared in
+        if let shared { return shared }
+        let queue = MonitorDeliveryQueue(scheduler: handlerScheduler, owner: "ContextWatcher")
+        shared = queue
+        return queue
+      }
+    }
+    return WatchRoute(queue: queue, body: handler.body)
   }
 
   /// Removes a watch; removing one that is gone changes nothing. Safe from
@@ -146,8 +278,11 @@ public final class ContextWatcher: Sendable {
 
   private func process(_ save: ContextSave, context: ObjectContext?) {
     if let author = save.author, options.ignoredAuthors.contains(author) { return }
-    guard let changes = filter.withLock({ $0.classify(save, context: context) }) else { return }
-    pipeline.deliver(consume changes)
+    // Filled only for watches with handlers of their own.
+    var routes: [RoutedChanges] = []
+    let changes = filter.withLock { $0.classify(save, context: context, delivers: delivers, routes: &routes) }
+    if let changes { pipeline.deliver(consume changes) }
+    for (route, changes) in routes { route.deliver(changes) }
   }
 
   // MARK: Delivery
@@ -166,18 +301,27 @@ public final class ContextWatcher: Sendable {
   }()
 
   /// Blocks until every delivery of the saves made before the call has
-  /// run (or, for an async sequence, has been taken by its consumer): for
-  /// deterministic tests. A delivery run on a queue has also been released
-  /// by the watcher by then (the delegate or closure may still hold it).
+  /// run (or, for an async sequence, has been taken by its consumer), and
+  /// so have the calls of the handlers of the watches still registered:
+  /// for deterministic tests. A delivery run on a queue has also been
+  /// released by the watcher by then (the delegate or closure may still
+  /// hold it).
   ///
-  /// - Important: Not from the delivery queue itself, nor from the main
-  ///   thread with the ``DeliveryScheduler/mainActor`` scheduler (use
-  ///   `await flush()`): it would wait forever, so it traps.
-  public func flush() { pipeline.flush() }
+  /// - Important: Not from the delivery queue itself or a handler's, nor
+  ///   from the main thread with the ``DeliveryScheduler/mainActor``
+  ///   scheduler (use `await flush()`): it would wait forever, so it traps.
+  /// - Complexity: O(*n*) in the watches, when some have handlers.
+  public func flush() {
+    pipeline.flush()
+    for queue in filter.withLock({ $0.routeQueues() }) { queue.flush() }
+  }
 
   /// Waits without blocking until every delivery of the saves made before
-  /// the call has run.
-  public func flush() async { await pipeline.flush() }
+  /// the call has run, and the calls of the watches' handlers.
+  public func flush() async {
+    await pipeline.flush()
+    for queue in filter.withLock({ $0.routeQueues() }) { await queue.flush() }
+  }
 
   /// Deliveries enqueued and not yet run.
   public var backlog: Int { pipeline.backlog }
@@ -206,7 +350,7 @@ public final class ContextWatcher: Sendable {
   }
 
   private func explain(_ snapshot: ObjectSnapshot, for watch: WatchID, graph: SaveGraph) -> WatchExplanation? {
-    guard let entry = filter.withLock({ $0.entry(watch) }) else { return nil }
+    guard let entry = filter.withLock({ $0.entry(watch, for: snapshot.layout) }) else { return nil }
     return WatchExplanation(entry: entry, image: WatchImage(snapshot: snapshot, graph: graph), schema: schema)
   }
 }

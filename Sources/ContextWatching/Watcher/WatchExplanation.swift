@@ -46,7 +46,7 @@ public struct WatchExplanation: Sendable, CustomStringConvertible {
   }
 
   init(entry: WatchEntry, image: WatchImage, schema: ObjectSchema) {
-    watch = entry.id
+    watch = entry.head ?? entry.id
     label = entry.label
     objectID = image.snapshot.objectID
     let kind = image.layout.isKind(of: entry.entity)

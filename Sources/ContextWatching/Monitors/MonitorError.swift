@@ -1,0 +1,40 @@
+/// A monitor that could not be created: what it was given cannot be
+/// monitored.
+///
+/// ```swift
+/// do {
+///   let monitor = try ObjectMonitor(context: context, objectID: id, scheduler: .queue(.main))
+/// } catch {
+///   print(error)   // ObjectMonitor: no object #42 in context 'main' (never inserted, deleted, or rolled back)
+/// }
+/// ```
+public struct MonitorError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The kind of error.
+  public var code: Code
+  /// What is wrong, naming the monitor's kind and what it was given.
+  public var message: String
+
+  /// Creates an error.
+  public init(_ code: Code, message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// The message.
+  public var description: String { message }
+
+  /// The kinds of error. New codes may be added; switch with a default.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    private let name: String
+    private init(_ name: String) { self.name = name }
+
+    /// The context has no live object with the identifier given.
+    public static let unknownObject = Code("unknownObject")
+    /// The watcher the monitor rides on refused its watch (it holds as
+    /// many watches as it can).
+    public static let watchRefused = Code("watchRefused")
+
+    /// The code's name.
+    public var description: String { name }
+  }
+}

@@ -1,0 +1,310 @@
+public import ObjectGraph
+import PredicateDSL
+
+/// Keeps the latest saved snapshot of one object of a context, and tells
+/// observers before and after each save that changes it, and when it is
+/// deleted: CoreStore's `ObjectMonitor`, on any scheduler.
+///
+/// A monitor is one watch of a watcher shared by every object monitor of
+/// its context (an instance filter on the object, with the monitor as its
+/// handler), so it is kept up to date by the watcher's master filter, and
+/// 10,000 monitors on a context cost a save one lookup per changed object.
+/// A change to one of the object's relationships (a target added, removed,
+/// or deleted) is an update with that key. A save that changes only keys
+/// the schema ignores for the entity (`EntityDescription.ignoredKeys`) is
+/// not reported, and ``object`` keeps the snapshot of the last reported
+/// save.
+///
+/// ```swift
+/// let monitor = try ObjectMonitor(context: context, objectID: ann.objectID, scheduler: .queue(.main))
+/// monitor.addObserver(badge)                      // an ObjectObserver, held weakly
+/// let token = monitor.observe { event in print(event) }
+/// for await event in monitor.events { print(event) }
+/// ```
+///
+/// Observers are called on the monitor's scheduler, one save at a time, in
+/// save order, each change exactly once: first `willUpdate` (``object``
+/// still the snapshot before the save), then `didUpdate` with the changed
+/// keys (``object`` the new snapshot), or `didDelete` (``object`` nil). The
+/// monitor holds its observers weakly; it does not keep its context alive.
+/// Releasing the monitor stops its reports (callbacks already enqueued are
+/// dropped) and ends its event sequences.
+public final class ObjectMonitor: Sendable {
+  /// The monitored object's identifier.
+  public let objectID: ObjectID
+
+  private struct State {
+    /// The latest snapshot reported (or taken at creation); nil once the
+    /// object is deleted.
+    var object: ObjectSnapshot?
+    var token: WatchToken?
+    /// Set once the deletion is reported, or the monitor goes: event
+    /// sequences made after that end at once.
+    var isFinished = false
+    /// The context's last save when the watch was added: the snapshot
+    /// taken then already shows it and every save before it.
+    var firstSequenceNumber = 0
+  }
+
+  /// A closure observer's view of a report: an event, or the end of the
+  /// monitor's reports (which only event sequences act on).
+  enum Signal: Sendable {
+    case event(ObjectMonitorEvent)
+    case finished
+  }
+
+  private let state = LockedState(State())
+  private let observers = ObserverList<any ObjectObserver, Signal>()
+  private let deliveries: MonitorDeliveryQueue
+  /// The shared watcher; held so that it lives as long as its monitors.
+  private let hub: MonitorHub
+
+  /// Creates a monitor of one object, starting from its current snapshot
+  /// in the context (with changes not yet saved, if it has any).
+  ///
+  /// ```swift
+  /// let monitor = try ObjectMonitor(context: context, objectID: id, scheduler: .queue(.main))
+  /// print(monitor.object?["name"] ?? "deleted")
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - context: The object's context. The monitor does not keep it
+  ///     alive.
+  ///   - objectID: The object: a live object of `context` (inserted, even
+  ///     unsaved, or saved; not deleted).
+  ///   - scheduler: Where observers are called.
+  /// - Throws: ``MonitorError`` with ``MonitorError/Code/unknownObject``
+  ///   when the context has no such live object.
+  /// - Important: Waits for the context's queue (runs at once on it), where
+  ///   the object is read and the watch added, so that no save falls
+  ///   between the snapshot and the first report.
+  public init(context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler) throws(MonitorError) {
+    self.objectID = objectID
+    let hub = MonitorHub.hub(for: context)
+    self.hub = hub
+    deliveries = MonitorDeliveryQueue(scheduler: scheduler, owner: "ObjectMonitor")
+    // The route reaches the monitor weakly: enqueued reports of a
+    // released monitor are dropped, and the watcher never keeps it alive.
+    let route = WatchRoute(queue: deliveries, body: .changes { [weak self] changes in self?.apply(changes) })
+    // On the context's queue, no save can come between the snapshot and
+    // the watch, and the state is set before the report of any later save
+    // is enqueued (which orders it before the report reads it).
+    let failure = context.performAndWait { context -> MonitorError? in
+      guard let object = context.object(with: objectID) else {
+        return MonitorError(
+          .unknownObject,
+          message: "ObjectMonitor: no object \(objectID) in context '\(context.name)' (never inserted, deleted, or rolled back)")
+      }
+      do {
+        let token = try hub.watcher.watch(
+          object.entityName, predicate: PredicateSyntax(.constant(true)),
+          options: WatchOptions(objectIDs: [objectID]), route: route)
+        let (snapshot, sequenceNumber) = (object.snapshot(), context.sequenceNumber)
+        state.withLock { state in
+          state.object = snapshot
+          state.token = token
+          state.firstSequenceNumber = sequenceNumber
+        }
+        return nil
+      } catch {
+        return MonitorError(.watchRefused, message: "ObjectMonitor for \(objectID): \(error)")
+      }
+    }
+    if let failure { throw failure }
+  }
+
+  deinit {
+    let token = state.withLock { state in
+      state.isFinished = true
+      return state.token.take()
+    }
+    token?.cancel()
+    finishSequences()
+  }
+
+  /// The object's latest snapshot, as reported to observers; nil once a
+  /// save deleted it. During a `willUpdate` call it is still the snapshot
+  /// before the save, during `didUpdate` the one after.
+  public var object: ObjectSnapshot? { state.withLock { $0.object } }
+
+  // MARK: Observers
+
+  /// Adds an observer, held weakly (released, it is dropped); adding one
+  /// already there changes nothing. It is told about the saves reported
+  /// after this call.
+  ///
+  /// - Complexity: O(*n*) in the observers.
+  public func addObserver(_ observer: any ObjectObserver) { observers.add(observer) }
+
+  /// Removes an observer; removing one that is not there changes nothing.
+  /// A report already running may still reach it.
+  ///
+  /// - Complexity: O(*n*) in the observers.
+  public func removeObserver(_ observer: any ObjectObserver) { observers.remove(observer) }
+
+  /// Adds a closure observer, called with each event on the monitor's
+  /// scheduler, as long as the returned token is kept and not cancelled.
+  ///
+  /// ```swift
+  /// let token = monitor.observe { event in
+  ///   if case .didUpdate(let object, let changedKeys) = event { print(object, changedKeys) }
+  /// }
+  /// ```
+  ///
+  /// - Returns: The observer's token: cancel or release it to remove the
+  ///   observer.
+  public func observe(_ handler: @escaping @Sendable (ObjectMonitorEvent) -> Void) -> ObserverToken {
+    observers.add { signal in
+      if case .event(let event) = signal { handler(event) }
+    }
+  }
+
+  /// The monitor's events, from the moment each `for await` loop starts
+  /// (its iterator is made): every event after that, in order, buffered
+  /// for a slow consumer. A loop ends after ``ObjectMonitorEvent/didDelete(_:)``,
+  /// or when the monitor is released.
+  ///
+  /// ```swift
+  /// for await event in monitor.events { print(event) }
+  /// ```
+  public var events: ObjectMonitorEvents { ObjectMonitorEvents(monitor: self) }
+
+  /// Registers an event sequence's continuation, or finishes it at once
+  /// when the monitor has nothing more to report. Under the state's lock,
+  /// so that the deletion (which sets `isFinished` under it, then finishes
+  /// the sequences registered) finishes every sequence.
+  func register(_ continuation: AsyncStream<ObjectMonitorEvent>.Continuation) -> ObserverToken? {
+    state.withLock { state in
+      guard !state.isFinished else {
+        continuation.finish()
+        return nil
+      }
+      return observers.add { signal in
+        switch signal {
+        case .event(let event): continuation.yield(event)
+        case .finished: continuation.finish()
+        }
+      }
+    }
+  }
+
+  // MARK: Flushing
+
+  /// Blocks until the reports of the saves made before the call have been
+  /// made to the observers: for deterministic tests.
+  ///
+  /// - Important: Not from the monitor's scheduler itself (its queue, the
+  ///   queue it targets, or the main thread with
+  ///   ``DeliveryScheduler/mainActor``: use `await flush()`): it would wait
+  ///   forever, so it traps.
+  public func flush() { deliveries.flush() }
+
+  /// Waits without blocking until the reports of the saves made before
+  /// the call have been made.
+  public func flush() async { await deliveries.flush() }
+
+  // MARK: Reporting
+
+  /// Reports one save's changes of the object; on the monitor's queue.
+  private func apply(_ changes: WatchChanges) {
+    // The snapshot taken at creation already shows these.
+    guard changes.sequenceNumber > state.withLock({ $0.firstSequenceNumber }) else { return }
+    if let last = changes.deleted.first {
+      let token = state.withLock { state in
+        state.object = nil
+        state.isFinished = true
+        return state.token.take()
+      }
+      notify(observers.snapshot(), .didDelete(last))
+      finishSequences()
+      token?.cancel()
+      return
+    }
+    let before: ObjectSnapshot?
+    let after: ObjectSnapshot
+    let changedKeys: [String]
+    if let update = changes.updated.first ?? changes.entered.first ?? changes.exited.first {
+      (before, after, changedKeys) = (state.withLock { $0.object } ?? update.before, update.after, update.changedKeys)
+    } else if let inserted = changes.inserted.first {
+      // Monitored before its insert was saved: the keys whose saved
+      // values differ from those it was monitored with.
+      let held = state.withLock { $0.object }
+      (before, after) = (held, inserted)
+      changedKeys = inserted.keys.filter { held?.property($0) != inserted.property($0) }
+      guard !changedKeys.isEmpty else {
+        state.withLock { $0.object = inserted }
+        return
+      }
+    } else {
+      return  // failures alone: a TRUEPREDICATE watch has none
+    }
+    let members = observers.snapshot()
+    if let before { notify(members, .willUpdate(before)) }
+    state.withLock { $0.object = after }
+    notify(members, .didUpdate(after, changedKeys: changedKeys))
+  }
+
+  private func notify(_ members: [ObserverList<any ObjectObserver, Signal>.Member], _ event: ObjectMonitorEvent) {
+    for member in members {
+      switch member {
+      case .object(let observer):
+        switch event {
+        case .willUpdate(let object): observer.objectMonitor(self, willUpdate: object)
+        case .didUpdate(let object, let changedKeys):
+          observer.objectMonitor(self, didUpdate: object, changedKeys: changedKeys)
+        case .didDelete(let object): observer.objectMonitor(self, didDelete: object)
+        }
+      case .closure(let closure):
+        closure(.event(event))
+      }
+    }
+  }
+
+  /// Ends every event sequence (closure observers ignore the signal).
+  private func finishSequences() {
+    for member in observers.snapshot() {
+      if case .closure(let closure) = member { closure(.finished) }
+    }
+  }
+}
+
+/// An ``ObjectMonitor``'s events as an async sequence: each iterator gets
+/// every event reported after it is made, in order.
+///
+/// ```swift
+/// for await event in monitor.events {
+///   if case .didDelete = event { print("gone") }
+/// }
+/// ```
+public struct ObjectMonitorEvents: AsyncSequence, Sendable {
+  /// An event.
+  public typealias Element = ObjectMonitorEvent
+  /// The sequence never throws.
+  public typealias Failure = Never
+
+  weak let monitor: ObjectMonitor?
+
+  init(monitor: ObjectMonitor) { self.monitor = monitor }
+
+  /// Starts receiving the monitor's events.
+  public func makeAsyncIterator() -> AsyncIterator {
+    let (stream, continuation) = AsyncStream<ObjectMonitorEvent>.makeStream()
+    if let token = monitor?.register(continuation) {
+      // The observer stays while the stream is consumed: when the
+      // iterator goes or the stream ends, the token goes with this closure.
+      continuation.onTermination = { _ in token.cancel() }
+    } else {
+      continuation.finish()
+    }
+    return AsyncIterator(base: stream.makeAsyncIterator())
+  }
+
+  /// Takes the events of one loop.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    var base: AsyncStream<ObjectMonitorEvent>.AsyncIterator
+
+    /// The next event, waiting for it; nil once the object is deleted, the
+    /// monitor is gone, or the task is cancelled.
+    public mutating func next() async -> ObjectMonitorEvent? { await base.next(isolation: #isolation) }
+  }
+}

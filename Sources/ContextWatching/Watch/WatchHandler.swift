@@ -1,0 +1,84 @@
+public import ObjectGraph
+
+/// A watch's own recipient of what it saw, as KSCoreDataObserver gives each
+/// registration its block: called once per save with the watch's objects
+/// only (``changes(on:_:)``), or once per object with the event and the
+/// changed keys (``eachObject(on:_:)``).
+///
+/// A handler runs on its own scheduler, or by default on the watcher's (a
+/// watcher delivering to an async sequence has none: its watches' handlers
+/// then run on a serial queue of their own that targets the global queue).
+/// Each watch's calls come one at a time, in save order, exactly once per
+/// save the watch saw something in; handlers of different watches run
+/// independently of each other and of the watcher's own target, which
+/// still receives every delivery (use ``DeliveryTarget/watchHandlers(on:)``
+/// for a watcher that delivers to its watches' handlers only).
+///
+/// ```swift
+/// let watcher = ContextWatcher(context: context, target: .watchHandlers(on: .queue(.main)))
+/// let seniors = try watcher.watch(
+///   "Person", where: "age >= 60",
+///   handler: .eachObject { person, event, changedKeys in print(event, person, changedKeys) })
+/// ```
+public struct WatchHandler: Sendable {
+  enum Body: Sendable {
+    case changes(@Sendable (WatchChanges) -> Void)
+    case eachObject(@Sendable (ObjectSnapshot, WatchEvent, [String]) -> Void)
+  }
+
+  /// The scheduler chosen, or nil for the watcher's.
+  let scheduler: DeliveryScheduler?
+  let body: Body
+
+  /// A handler called once per save with the watch's objects.
+  ///
+  /// - Parameters:
+  ///   - scheduler: Where it runs; nil (the default) for the watcher's
+  ///     scheduler.
+  ///   - handler: Called with the watch's changes, never empty.
+  public static func changes(
+    on scheduler: DeliveryScheduler? = nil, _ handler: @escaping @Sendable (WatchChanges) -> Void
+  ) -> WatchHandler {
+    WatchHandler(scheduler: scheduler, body: .changes(handler))
+  }
+
+  /// A handler called once per object the watch saw in a save, in
+  /// identifier order, with the object (as the save left it; a deleted one
+  /// on its last saved values), the event and the changed keys (empty for
+  /// inserted and deleted objects).
+  ///
+  /// - Parameters:
+  ///   - scheduler: Where it runs; nil (the default) for the watcher's
+  ///     scheduler.
+  ///   - handler: Called for each object.
+  public static func eachObject(
+    on scheduler: DeliveryScheduler? = nil,
+    _ handler: @escaping @Sendable (_ object: ObjectSnapshot, _ event: WatchEvent, _ changedKeys: [String]) -> Void
+  ) -> WatchHandler {
+    WatchHandler(scheduler: scheduler, body: .eachObject(handler))
+  }
+}
+
+/// Where a watch with a handler sends its changes: the handler's body and
+/// the queue it runs on. Monitors make their own, with their queue.
+final class WatchRoute: Sendable {
+  let queue: MonitorDeliveryQueue
+  let body: WatchHandler.Body
+
+  init(queue: MonitorDeliveryQueue, body: WatchHandler.Body) {
+    self.queue = queue
+    self.body = body
+  }
+
+  /// Enqueues the handler's call with `changes`.
+  func deliver(_ changes: WatchChanges) {
+    switch body {
+    case .changes(let handler):
+      queue.enqueue { handler(changes) }
+    case .eachObject(let handler):
+      queue.enqueue {
+        for (object, event, changedKeys) in changes.objectEvents { handler(object, event, changedKeys) }
+      }
+    }
+  }
+}
