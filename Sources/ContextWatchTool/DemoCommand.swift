@@ -8,7 +8,8 @@ import PredicateDSL
 /// schema, four watches and a story of saves, with each delivery printed as
 /// it arrives on the watcher's queue: inserts, enter and exit, a key filter,
 /// an ignored key, a change through a relationship, a delete, a refused
-/// watch and an explanation.
+/// watch and an explanation; then an object monitor and a sectioned list
+/// monitor following more saves, with the changes a table view applies.
 ///
 /// `demo --saves N` runs a generated workload instead and prints throughput
 /// and save-to-delivery latency; `demo predicates` tours the predicate
@@ -204,8 +205,15 @@ enum DemoCommand {
         }
       }
     }
-    print("\nRun `context-watch demo --saves 1000` for a generated workload with throughput and latency.")
-    withExtendedLifetime(tokens) {}
+    // The watches stop here, so that their deliveries do not interleave
+    // with the monitors' reports.
+    for token in tokens { token.cancel() }
+    watcher.flush()
+    guard
+      MonitorDemo.run(
+        context: context, ann: objects["ann"]!, departments: ["lab": objects["lab"]!, "shop": objects["shop"]!])
+    else { return 1 }
+    print("Run `context-watch demo --saves 1000` for a generated workload with throughput and latency.")
     return 0
   }
 }

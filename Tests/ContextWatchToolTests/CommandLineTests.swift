@@ -162,6 +162,14 @@ struct CommandLineTests {
       "       seniors: deleted Bob\n       research: deleted Bob",
       "   error: Person has no key 'agee' (did you mean 'age'?)",
       "   #4 matches watch 'seniors'\n     ✓ entity: Employee is a Person\n     ✓ age >= 60    (age = 60)",
+      "  the table: R&D: Ann\n",
+      "       insert section 1 (Shop)\n       insert row [0, 1] (Di)\n       insert row [1, 0] (Cy)\n"
+        + "     end updates; the table: R&D: Ann, Di | Shop: Cy",
+      "   ↳ Ann's monitor: updated department\n   ↳ list: begin updates\n"
+        + "       move row [0, 0] → [1, 0] (Ann; department)\n",
+      "       delete section 1 (Shop)\n       insert section 1 (Store)\n"
+        + "       move row [1, 0] → [1, 0] (Ann; department)\n       move row [1, 1] → [1, 1] (Cy; department)\n",
+      "       delete row [0, 0] (Di)\n       delete section 0 (R&D)\n     end updates; the table: Store: Ann, Cy",
     ] {
       #expect(output.contains(expected), "missing: \(expected)")
     }
