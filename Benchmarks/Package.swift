@@ -119,6 +119,17 @@ let package = Package(
       ],
       path: "Tools/ListMonitorTiming"
     ),
+    // A fetch through an indexed attribute against a scan:
+    //   swift run -c release FetchTiming
+    .executableTarget(
+      name: "FetchTiming",
+      dependencies: [
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
+      ],
+      path: "Tools/FetchTiming"
+    ),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
   ],
   swiftLanguageModes: [.v6]

@@ -387,9 +387,17 @@ public final class ListMonitor: Sendable {
   /// The objects that match `request` now, each with its derived values.
   /// An object on which the predicate cannot be evaluated is not listed,
   /// as the watch judges it.
+  ///
+  /// The context's fetch is tried first, so that a conjunct on an indexed
+  /// attribute reads only the objects it selects; when it stops at an
+  /// object the predicate cannot be evaluated on, every object is judged
+  /// one by one instead.
   private static func fetch(
     _ request: ListRequest, order: ListOrder, context: ObjectContext
   ) throws(WatchError) -> [ListedObject] {
+    if let fetched = try? context.fetch(ObjectFetchRequest(entity: request.entity, predicate: request.predicate)) {
+      return fetched.map { ListedObject(snapshot: $0.snapshot(), derived: order.derivedValues(of: $0, in: context)) }
+    }
     let objects: [ManagedObject]
     do {
       objects = try context.fetch(ObjectFetchRequest(entity: request.entity))

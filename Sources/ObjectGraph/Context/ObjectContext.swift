@@ -111,7 +111,7 @@ public final class ObjectContext: @unchecked Sendable {
     self.name = name
     self.queue = queue ?? DispatchQueue(label: "ObjectContext.\(name)")
     self._notificationCenter = notificationCenter
-    members = schema.layouts.map { _ in EntityMembers() }
+    members = schema.layouts.map { EntityMembers(indexedSlots: $0.indexedSlots) }
     self.queue.setSpecific(key: queueKey, value: true)
   }
 
@@ -293,8 +293,10 @@ public final class ObjectContext: @unchecked Sendable {
     let coerced = try coerce(value, for: object.layout.attributes[slot], in: object.layout)
     guard object.values[slot] != coerced else { return }
     willChange(object)
+    let old = object.values[slot]
     object.values[slot] = coerced
     object.touchedAttributes |= ObjectUpdate.attributeBit(slot)
+    if !object.layout.indexedSlots.isEmpty { members[object.layout.index].valueChanged(object, slot: slot, from: old) }
   }
 
   /// Sets the attributes of `object` named in `values`, all or none.
@@ -314,8 +316,12 @@ public final class ObjectContext: @unchecked Sendable {
     }
     guard updated != object.values else { return }
     willChange(object)
+    let old = object.values
     object.values = updated
     object.touchedAttributes |= touched
+    for slot in object.layout.indexedSlots where old[slot] != updated[slot] {
+      members[object.layout.index].valueChanged(object, slot: slot, from: old[slot])
+    }
   }
 
   /// Deletes `object`, applying the delete rule of each of its
@@ -369,7 +375,11 @@ public final class ObjectContext: @unchecked Sendable {
     checkQueue()
     for object in changedObjects {
       if let committed = object.committed {
+        let old = object.values
         object.values = committed.values
+        for slot in object.layout.indexedSlots where old[slot] != committed.values[slot] {
+          members[object.layout.index].valueChanged(object, slot: slot, from: old[slot])
+        }
         object.relationships = committed.relationships
         object.committed = nil
         object.touchedAttributes = 0
@@ -455,14 +465,25 @@ public final class ObjectContext: @unchecked Sendable {
 }
 
 /// The live objects of one entity in identifier order, with O(1) removal:
-/// a removed object leaves a hole that compaction fills later.
+/// a removed object leaves a hole that compaction fills later; and, for
+/// each indexed attribute, the live objects by value.
+///
+/// Invariant: an object is in `valueIndexes[slot][v]` exactly when it is
+/// in `slots` and its value at `slot` is `v` (stored values are coerced to
+/// the attribute's type, so equal values are equal `FilterValue`s).
 struct EntityMembers {
   private(set) var slots: [ManagedObject?] = []
+  /// For each indexed attribute's slot, the live objects by value.
+  private(set) var valueIndexes: [Int: [FilterValue: [ObjectID: ManagedObject]]]
   private var holes = 0
   /// False after an object came back out of order (a rolled-back delete).
   private var isSorted = true
   /// The largest identifier appended so far (holes may follow it).
   private var largestID = ObjectID(rawValue: 0)
+
+  init(indexedSlots: [Int]) {
+    valueIndexes = Dictionary(uniqueKeysWithValues: indexedSlots.map { ($0, [:]) })
+  }
 
   var count: Int { slots.count - holes }
 
@@ -470,14 +491,46 @@ struct EntityMembers {
     if object.objectID < largestID { isSorted = false } else { largestID = object.objectID }
     object.memberIndex = slots.count
     slots.append(object)
+    for slot in valueIndexes.keys { valueIndexes[slot]![object.values[slot], default: [:]][object.objectID] = object }
   }
 
   mutating func remove(_ object: ManagedObject) {
     let index = object.memberIndex
     guard index < slots.count, slots[index] === object else { return }
+    for slot in valueIndexes.keys { unindex(object, slot: slot, value: object.values[slot]) }
     slots[index] = nil
     holes += 1
     if holes > 32 && holes * 2 > slots.count { compact() }
+  }
+
+  /// Moves a member in the index of `slot`, if that attribute is indexed,
+  /// from `old` to its current value. Call it after the value changed.
+  mutating func valueChanged(_ object: ManagedObject, slot: Int, from old: FilterValue) {
+    guard valueIndexes[slot] != nil, object.memberIndex < slots.count, slots[object.memberIndex] === object else {
+      return
+    }
+    unindex(object, slot: slot, value: old)
+    valueIndexes[slot]![object.values[slot], default: [:]][object.objectID] = object
+  }
+
+  private mutating func unindex(_ object: ManagedObject, slot: Int, value: FilterValue) {
+    valueIndexes[slot]![value]?[object.objectID] = nil
+    if valueIndexes[slot]![value]?.isEmpty == true { valueIndexes[slot]![value] = nil }
+  }
+
+  /// Appends the members whose value at `slot` is one of `values`
+  /// (coerced to the attribute's type) to `found`; false when the attribute
+  /// is not indexed.
+  func members(
+    slot: Int, values: some Sequence<FilterValue>, into found: inout [(ObjectID, ManagedObject)]
+  ) -> Bool {
+    guard let index = valueIndexes[slot] else { return false }
+    for value in values {
+      guard let bucket = index[value] else { continue }
+      found.reserveCapacity(found.count + bucket.count)
+      for (id, object) in bucket { found.append((id, object)) }
+    }
+    return true
   }
 
   /// Compacts and, when needed, sorts the slots.

@@ -61,16 +61,23 @@ public struct AttributeDescription: Hashable, Sendable {
   public var isOptional: Bool
   /// The value a new object starts with; nil means no value.
   public var defaultValue: FilterValue?
+  /// Whether the context keeps a table from value to objects, so that a
+  /// fetch (and a list monitor's first fetch) whose predicate has an
+  /// equality or `IN` conjunct on the attribute reads only the matching
+  /// objects. It costs a hash-table update per change of the value.
+  public var isIndexed: Bool
 
   /// Creates an attribute description. Attributes are required unless
   /// `isOptional` is true.
   public init(
-    _ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: FilterValue? = nil
+    _ name: String, _ type: AttributeType, isOptional: Bool = false, defaultValue: FilterValue? = nil,
+    isIndexed: Bool = false
   ) {
     self.name = name
     self.type = type
     self.isOptional = isOptional
     self.defaultValue = defaultValue
+    self.isIndexed = isIndexed
   }
 }
 

@@ -33,6 +33,8 @@ package final class EntityLayout: Sendable {
   package let initialRelationships: [RelationshipTargets]
   /// Keys whose changes watchers ignore, inherited ones included.
   package let ignoredKeys: Set<String>
+  /// The slots of the attributes marked indexed, inherited ones included.
+  package let indexedSlots: [Int]
   /// The slots of the required attributes, which a save checks hold values,
   /// as bits (``ObjectUpdate``'s attribute bits: bit 63 stands for every
   /// slot from 63 on).
@@ -54,6 +56,7 @@ package final class EntityLayout: Sendable {
     self.attributes = attributes
     self.relationships = relationships
     self.ignoredKeys = ignoredKeys
+    indexedSlots = attributes.indices.filter { attributes[$0].isIndexed }
     var list: [(key: String, slot: PropertySlot)] = []
     for (slot, attribute) in attributes.enumerated() { list.append((attribute.name, .attribute(slot))) }
     for (slot, relationship) in relationships.enumerated() { list.append((relationship.name, .relationship(slot))) }

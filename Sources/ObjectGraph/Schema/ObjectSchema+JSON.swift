@@ -7,7 +7,8 @@ extension ObjectSchema {
   /// ```json
   /// {"entities": [
   ///   {"name": "Person", "parent": null,
-  ///    "attributes": {"age": {"type": "integer", "optional": true, "default": 0}},
+  ///    "attributes": {"age": {"type": "integer", "optional": true, "default": 0},
+  ///                   "city": {"type": "string", "indexed": true}},
   ///    "relationships": {"employer": {"destination": "Company", "toMany": false,
   ///                                   "inverse": "employees", "deleteRule": "nullify"}},
   ///    "ignoredKeys": ["lastSeen"]}
@@ -17,7 +18,7 @@ extension ObjectSchema {
   /// Attribute types are `string`, `integer`, `double`, `boolean`, `date`
   /// (a default is seconds since 2001-01-01T00:00:00Z, or an ISO-8601
   /// string), `uuid` and `data` (a default is base64). `optional` defaults to
-  /// false for attributes and true for relationships, `toMany` to false and
+  /// false for attributes and true for relationships, `indexed` to false, `toMany` to false and
   /// `deleteRule` to `nullify`. JSON objects have no order, so each entity's
   /// attributes and relationships are laid out in key order.
   ///
@@ -52,7 +53,9 @@ extension ObjectSchema {
           }
         }
         description.attributes.append(
-          AttributeDescription(name, type, isOptional: attribute.optional ?? false, defaultValue: defaultValue))
+          AttributeDescription(
+            name, type, isOptional: attribute.optional ?? false, defaultValue: defaultValue,
+            isIndexed: attribute.indexed ?? false))
       }
       for (name, relationship) in (entity.relationships ?? [:]).sorted(by: { $0.key < $1.key }) {
         let rule = DeleteRule(rawValue: relationship.deleteRule ?? "nullify")
@@ -127,6 +130,7 @@ private struct AttributeFile: Decodable {
   var type: String
   var optional: Bool?
   var `default`: JSONScalar?
+  var indexed: Bool?
 }
 
 private struct RelationshipFile: Decodable {

@@ -1,0 +1,82 @@
+import Foundation
+import ObjectGraph
+import PredicateDSL
+import TestSupport
+import Testing
+
+/// Fetches through indexed attributes against the same fetches on a twin
+/// context whose attributes are not indexed, after every step of random
+/// inserts, updates, deletes, saves and rollbacks.
+@Suite("Object graph: indexed fetch")
+struct IndexedFetchTests {
+  static func schema(indexed: Bool) -> ObjectSchema {
+    try! ObjectSchema([
+      EntityDescription(
+        "Person",
+        attributes: [
+          .init("name", .string), .init("city", .string, isOptional: true, isIndexed: indexed),
+          .init("age", .integer, isOptional: true, isIndexed: indexed), .init("score", .double, isIndexed: indexed),
+        ]),
+      EntityDescription("Employee", parent: "Person", attributes: [.init("salary", .integer, isOptional: true)]),
+    ])
+  }
+
+  static let predicates: [(String, [FilterValue])] = [
+    ("city == %@", ["Oslo"]), ("city == nil", []), ("%@ == city AND age > 20", ["Rome"]),
+    ("age IN {1, 2, 3, 30}", []), ("age == %@ OR city == 'Oslo'", [30]), ("score == 2", []),
+    ("age > 10 AND city IN {'Lima', 'Kyiv'}", []), ("city ==[c] 'oslo'", []), ("age == 30.5", []),
+    ("name == 'x' AND age == 3", []),
+  ]
+
+  @Test func indexedFetchesEqualScansThroughEveryKindOfChange() throws {
+    let seed = SeededGenerator.seed(default: 0x1DE)
+    var random = SeededGenerator(seed: seed)
+    let contexts = [true, false].map { ObjectContext(schema: Self.schema(indexed: $0), notificationCenter: nil) }
+    let cities: [FilterValue] = ["Oslo", "Rome", "Lima", "Kyiv", .null]
+    for step in 0..<400 {
+      // The same random step on both contexts: draw it once.
+      let action = Int.random(in: 0..<10, using: &random)
+      let values: [String: FilterValue] = [
+        "name": .string("p\(step)"), "city": cities.randomElement(using: &random)!,
+        "age": Int.random(in: 0..<5, using: &random) == 0 ? .null : .int(Int64.random(in: 0..<40, using: &random)),
+        "score": .double(Double(Int.random(in: 0..<4, using: &random))),
+      ]
+      let pick = Int.random(in: 0..<1_000, using: &random)
+      for context in contexts {
+        try context.performAndWait { context in
+          let people = try context.objects(of: "Person")
+          let person = people.isEmpty ? nil : people[pick % people.count]
+          switch action {
+          case 0..<3: try context.insert(pick % 4 == 0 ? "Employee" : "Person", values: values)
+          case 3..<5: if let person { try context.setValue(values["city"]!, forKey: "city", of: person) }
+          case 5: if let person { try context.setValues(["age": values["age"]!, "score": values["score"]!], of: person) }
+          case 6: if let person { try context.delete(person) }
+          case 7: context.rollback()
+          default: _ = try context.save()
+          }
+        }
+      }
+      for (format, arguments) in Self.predicates {
+        let request = try ObjectFetchRequest(entity: "Person", predicate: format, arguments: arguments)
+        // Objects are named after the step that inserted them: the same
+        // names in the same (identifier) order.
+        let names = { (objects: [ManagedObject]) in objects.map { $0["name"]!.description } }
+        let (indexed, scanned) = try (
+          contexts[0].performAndWait { try names($0.fetch(request)) },
+          contexts[1].performAndWait { try names($0.fetch(request)) }
+        )
+        #expect(indexed == scanned, "\(format), step \(step), seed \(seed)")
+        #expect(try contexts[0].performAndWait { try $0.count(request) } == scanned.count)
+      }
+    }
+  }
+
+  @Test func theSchemasJSONMarksIndexedAttributes() throws {
+    let schema = try ObjectSchema(
+      json: Data(
+        #"{"entities": [{"name": "Person", "attributes": {"city": {"type": "string", "indexed": true}, "age": {"type": "integer"}}}]}"#
+          .utf8))
+    let attributes = schema.entity(named: "Person")!.attributes
+    #expect(attributes.map(\.isIndexed) == [false, true])  // age, city: key order
+  }
+}
