@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of the library modules with the toolchain's
-# docc, one archive per module from its catalog (Sources/<Module>/<Module>.docc)
-# and its symbol graph, with warnings as errors: a broken ``Symbol`` link in a
-# catalog or a documentation comment fails the script, and CI runs it.
+# docc, one archive per module from its catalog (Sources/<Module>/<Module>.docc),
+# its guides in docs/ as articles, and its symbol graph, with warnings as
+# errors: a broken ``Symbol`` link in a catalog, a guide or a documentation
+# comment fails the script, and CI runs it.
 #
 #   Scripts/docc.sh              # archives in .build/docc/<Module>.doccarchive
 #   Scripts/docc.sh OUTPUT_DIR   # archives in OUTPUT_DIR instead
@@ -14,6 +15,16 @@ cd "$(dirname "$0")/.."
 
 modules=(PredicateDSL ObjectGraph ContextWatching)
 output=${1:-.build/docc}
+
+# The guides in docs/ stay the one source of truth: each is copied into its
+# module's catalog at build time and becomes an article there.
+guides() {
+  case "$1" in
+    PredicateDSL) echo docs/predicate-language.md docs/evaluation.md docs/error-messages.md ;;
+    ObjectGraph) echo docs/object-graph.md ;;
+    ContextWatching) echo docs/watching.md docs/monitors.md ;;
+  esac
+}
 
 # docc ships in the toolchain next to swift (there is no xcrun on Linux).
 docc=$(command -v docc || true)
@@ -37,8 +48,12 @@ for module in "${modules[@]}"; do
   mkdir "$graphs"
   swift symbolgraph-extract -module-name "$module" -I "$modules_dir" -target "$triple" \
     -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
+  catalog="$work/$module.docc"
+  cp -R "Sources/$module/$module.docc" "$catalog"
+  # shellcheck disable=SC2046 # the list is words without spaces
+  cp $(guides "$module") "$catalog/"
   echo "== docc convert $module"
-  if ! "$docc" convert "Sources/$module/$module.docc" \
+  if ! "$docc" convert "$catalog" \
     --additional-symbol-graph-dir "$graphs" \
     --fallback-display-name "$module" --fallback-bundle-identifier "contextwatcher.$module" \
     --transform-for-static-hosting --hosting-base-path "$module" \
