@@ -80,6 +80,10 @@ public final class ContextWatcher: Sendable {
   /// ```
   ///
   /// - Parameters:
+  ///   - entity: The entity to watch; its sub-entities are watched too.
+  ///   - format: The predicate, in the predicate language.
+  ///   - arguments: The values of the format's `%@`, `%d` and `%K`
+  ///     placeholders, in order.
   ///   - options: What the watch reports, beyond its predicate.
   ///   - handler: The watch's own handler, which gets its objects alone
   ///     (the watcher's target gets them too, unless it is
@@ -116,8 +120,12 @@ public final class ContextWatcher: Sendable {
   /// Adds a watch with a parsed predicate.
   ///
   /// - Parameters:
+  ///   - entity: The entity to watch; its sub-entities are watched too.
+  ///   - predicate: The parsed predicate.
   ///   - source: The text the predicate was parsed from, so that errors show
   ///     their position in it.
+  ///   - options: What the watch reports, beyond its predicate.
+  ///   - handler: The watch's own handler; nil for none.
   /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`. A
   ///   predicate with unsubstituted `$VARIABLES` is refused.
   public func watch(

@@ -22,7 +22,7 @@ import Synchronization
 /// ```
 ///
 /// - Important: A context and its objects are confined to ``queue``. Run
-///   work there with ``perform(_:)`` or ``performAndWait(_:)``; touching a
+///   work there with ``perform(_:)->()`` or ``performAndWait(_:)``; touching a
 ///   context from another queue traps with a message naming both queues.
 public final class ObjectContext: @unchecked Sendable {
   // @unchecked Sendable: every mutable stored property below is touched only
