@@ -470,11 +470,14 @@ public final class ObjectContext: @unchecked Sendable {
 ///
 /// Invariant: an object is in `valueIndexes[slot][v]` exactly when it is
 /// in `slots` and its value at `slot` is `v` (stored values are coerced to
-/// the attribute's type, so equal values are equal `FilterValue`s).
+/// the attribute's type, so equal values are equal `FilterValue`s); each
+/// such list is in identifier order.
 struct EntityMembers {
   private(set) var slots: [ManagedObject?] = []
-  /// For each indexed attribute's slot, the live objects by value.
-  private(set) var valueIndexes: [Int: [FilterValue: [ObjectID: ManagedObject]]]
+  /// For each indexed attribute's slot, the live objects by value, each
+  /// list in identifier order (objects mostly arrive in that order, so
+  /// most insertions append).
+  private(set) var valueIndexes: [Int: [FilterValue: [ManagedObject]]]
   private var holes = 0
   /// False after an object came back out of order (a rolled-back delete).
   private var isSorted = true
@@ -491,7 +494,7 @@ struct EntityMembers {
     if object.objectID < largestID { isSorted = false } else { largestID = object.objectID }
     object.memberIndex = slots.count
     slots.append(object)
-    for slot in valueIndexes.keys { valueIndexes[slot]![object.values[slot], default: [:]][object.objectID] = object }
+    for slot in valueIndexes.keys { index(object, slot: slot) }
   }
 
   mutating func remove(_ object: ManagedObject) {
@@ -510,25 +513,27 @@ struct EntityMembers {
       return
     }
     unindex(object, slot: slot, value: old)
-    valueIndexes[slot]![object.values[slot], default: [:]][object.objectID] = object
+    index(object, slot: slot)
+  }
+
+  private mutating func index(_ object: ManagedObject, slot: Int) {
+    let id = object.objectID
+    valueIndexes[slot]![object.values[slot], default: []].insertInOrder(object, id: id)
   }
 
   private mutating func unindex(_ object: ManagedObject, slot: Int, value: FilterValue) {
-    valueIndexes[slot]![value]?[object.objectID] = nil
-    if valueIndexes[slot]![value]?.isEmpty == true { valueIndexes[slot]![value] = nil }
+    let id = object.objectID
+    guard valueIndexes[slot]![value]?.removeInOrder(id: id) == true else { return }
+    if valueIndexes[slot]![value]!.isEmpty { valueIndexes[slot]![value] = nil }
   }
 
   /// Appends the members whose value at `slot` is one of `values`
   /// (coerced to the attribute's type) to `found`; false when the attribute
   /// is not indexed.
-  func members(
-    slot: Int, values: some Sequence<FilterValue>, into found: inout [(ObjectID, ManagedObject)]
-  ) -> Bool {
+  func members(slot: Int, values: some Sequence<FilterValue>, into found: inout [[ManagedObject]]) -> Bool {
     guard let index = valueIndexes[slot] else { return false }
     for value in values {
-      guard let bucket = index[value] else { continue }
-      found.reserveCapacity(found.count + bucket.count)
-      for (id, object) in bucket { found.append((id, object)) }
+      if let bucket = index[value] { found.append(bucket) }
     }
     return true
   }
@@ -556,6 +561,29 @@ struct EntityMembers {
     }
     slots = compacted
     holes = 0
+  }
+}
+
+extension [ManagedObject] {
+  /// Inserts `object` at its place in identifier order.
+  fileprivate mutating func insertInOrder(_ object: ManagedObject, id: ObjectID) {
+    if let last = last, last.objectID > id {
+      insert(object, at: firstIndex { $0.objectID > id }!)
+    } else {
+      append(object)
+    }
+  }
+
+  /// Removes the object with `id` from a list in identifier order.
+  fileprivate mutating func removeInOrder(id: ObjectID) -> Bool {
+    var (low, high) = (0, count)
+    while low < high {
+      let middle = (low + high) / 2
+      if self[middle].objectID < id { low = middle + 1 } else { high = middle }
+    }
+    guard low < count, self[low].objectID == id else { return false }
+    remove(at: low)
+    return true
   }
 }
 

@@ -135,12 +135,15 @@ extension ObjectContext {
   /// still evaluated on each), or nil when no top conjunct can use an index.
   private func indexedCandidates(_ plan: FetchPlan) -> [ManagedObject]? {
     guard let (slot, values) = plan.indexedConjunct else { return nil }
-    var candidates: [(ObjectID, ManagedObject)] = []
+    var lists: [[ManagedObject]] = []
     for index in plan.entityIndexes {
-      guard members[index].members(slot: slot, values: values, into: &candidates) else { return nil }
+      guard members[index].members(slot: slot, values: values, into: &lists) else { return nil }
     }
-    candidates.sort { $0.0.rawValue < $1.0.rawValue }
-    return candidates.map(\.1)
+    // Each list is in identifier order: one list is the answer as it is.
+    if lists.count == 1 { return lists[0] }
+    var candidates = lists.flatMap { $0 }
+    candidates.sort { $0.objectID < $1.objectID }
+    return candidates
   }
 
   /// Fetches objects of `entity` matching a predicate.
