@@ -1,4 +1,4 @@
-// A driver for profiling the watcher under callgrind (issue #5): the work
+// A driver for profiling the watcher under callgrind: the work
 // of one benchmark, repeated, inside a function named `measuredLoop` so
 // that callgrind can count it alone.
 //
@@ -33,6 +33,10 @@
 //                            benchmark), then waits for the delivery
 //   save1 ROUNDS             the same with 10 watches, 100 people, one
 //                            changed person
+//   list PEOPLE ROUNDS       a ListMonitor of PEOPLE people sectioned by
+//                            city, sorted by city then score, delivering at
+//                            once; each round changes 10 of them (5 scores,
+//                            which move them, and 5 names) and saves
 //
 // Figures: docs/benchmarks.md.
 
@@ -219,6 +223,33 @@ case "save", "save1":
   }
   print("\(mode): \(rounds) rounds, \(probe.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
+
+case "list":
+  let count = numbers.first ?? 1_000
+  let rounds = numbers.dropFirst().first ?? 100
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let objects = people(count, cities: 50, into: context)
+  let monitor = try! ListMonitor(
+    context: context,
+    request: ListRequest("Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city"),
+    scheduler: .immediate)
+  var generator = Generator(state: 17)
+  var round = 0
+  measuredLoop(rounds) {
+    round += 1
+    context.performAndWait { context in
+      for index in 0..<10 {
+        let object = objects[Int.random(in: 0..<objects.count, using: &generator)]
+        if index < 5 {
+          try! context.setValue(.double(Double.random(in: 0...100, using: &generator)), forKey: "score", of: object)
+        } else {
+          try! context.setValue(.string("R\(round)-\(index)"), forKey: "name", of: object)
+        }
+      }
+      try! context.save()
+    }
+  }
+  print("list: \(monitor.count) listed, \(rounds) rounds")
 
 default:
   fatalError("unknown mode \(mode)")
