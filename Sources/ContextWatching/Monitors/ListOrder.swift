@@ -1,3 +1,4 @@
+import Foundation
 import ObjectGraph
 import PredicateDSL
 
@@ -204,7 +205,10 @@ final class ListOrder: Sendable {
     return x.withUTF8 { x in
       y.withUTF8 { y in
         let common = Swift.min(x.count, y.count)
-        for index in 0..<common where x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
+        if common > 0 {
+          let order = memcmp(x.baseAddress!, y.baseAddress!, common)
+          if order != 0 { return order < 0 ? -1 : 1 }
+        }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
       }
     }
