@@ -124,25 +124,24 @@ public struct ListContent: Sendable {
   /// number of objects whose section sorts before it.
   func start(of value: FilterValue) -> Int {
     let order = order
-    return sectionCounts.weight(before: sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) })
+    return sectionCounts.partitionPointAndWeight { order.isSectionBefore($0.value, value) }.weight
   }
 
   /// The index path of the object at `rank` in the whole list (limit not
   /// checked).
   func indexPath(rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
-    let value = order.sectionValue(of: objects[rank])
-    let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
-    return ListIndexPath(item: rank - sectionCounts.weight(before: section), section: section)
+    return objects.read(rank) { indexPath(of: $0, rank: rank) }
   }
 
   /// The index path of `object`, at `rank` in the list (limit not
   /// checked).
-  func indexPath(of object: ListedObject, rank: Int) -> ListIndexPath {
+  func indexPath(of object: borrowing ListedObject, rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
     let value = order.sectionValue(of: object)
-    let section = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
-    return ListIndexPath(item: rank - sectionCounts.weight(before: section), section: section)
+    let order = order
+    let (section, start) = sectionCounts.partitionPointAndWeight { order.isSectionBefore($0.value, value) }
+    return ListIndexPath(item: rank - start, section: section)
   }
 
   /// The position `object` has, or would have, in the whole list.

@@ -1,3 +1,4 @@
+import Foundation
 import ObjectGraph
 import PredicateDSL
 
@@ -179,12 +180,37 @@ final class ListOrder: Sendable {
   /// language's order (numbers by value, strings as `<` compares them,
   /// dates in time), NaN after every other number.
   static func order(_ a: FilterValue, _ b: FilterValue) -> Int {
-    // The common cases first, without the general comparison's checks.
-    switch (a, b) {
-    case (.int(let x), .int(let y)): return x < y ? -1 : (x == y ? 0 : 1)
-    case (.double(let x), .double(let y)) where !x.isNaN && !y.isNaN: return x < y ? -1 : (x == y ? 0 : 1)
-    case (.string(let x), .string(let y)) where x == y: return 0
-    default: return generalOrder(a, b)
+    // The common cases first, without the general comparison's checks,
+    // switching on each value in turn: a switch on the pair `(a, b)` would
+    // copy both (a retain and a release of a string's storage).
+    switch a {
+    case .int(let x):
+      if case .int(let y) = b { return x < y ? -1 : (x == y ? 0 : 1) }
+    case .double(let x) where !x.isNaN:
+      if case .double(let y) = b, !y.isNaN { return x < y ? -1 : (x == y ? 0 : 1) }
+    case .string(let x):
+      if case .string(let y) = b { return stringOrder(x, y) }
+    default:
+      break
+    }
+    return generalOrder(a, b)
+  }
+
+  /// The order of two strings by Unicode scalar values, as
+  /// ``FilterValue/predicateOrder(_:_:)`` orders them: UTF-8 byte order,
+  /// then length.
+  private static func stringOrder(_ a: String, _ b: String) -> Int {
+    if a == b { return 0 }
+    var (x, y) = (a, b)
+    return x.withUTF8 { x in
+      y.withUTF8 { y in
+        let common = Swift.min(x.count, y.count)
+        if common > 0 {
+          let order = memcmp(x.baseAddress!, y.baseAddress!, common)
+          if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+      }
     }
   }
 

@@ -67,7 +67,10 @@ struct ListState: Sendable {
   // MARK: Edits
 
   /// An object whose place or presence an edit changes, and where it was.
-  fileprivate struct Touched {
+  ///
+  /// A class, so that passing one around (plans, loops) retains one
+  /// reference instead of copying two listed objects.
+  fileprivate final class Touched: Sendable {
     let objectID: ObjectID
     let old: ListedObject?
     let new: ListedObject?
@@ -76,10 +79,23 @@ struct ListState: Sendable {
     /// now): false for an object updated where it stands.
     let isRepositioned: Bool
     /// Its rank in the list before the edits.
-    var oldRank: Int?
+    let oldRank: Int?
     /// Its neighbours before the edits (nil at either end), for an object
     /// that stays listed and is repositioned.
-    var oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+    let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+
+    init(
+      objectID: ObjectID, old: ListedObject?, new: ListedObject?, changedKeys: [String], isRepositioned: Bool,
+      oldRank: Int?, oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+    ) {
+      self.objectID = objectID
+      self.old = old
+      self.new = new
+      self.changedKeys = changedKeys
+      self.isRepositioned = isRepositioned
+      self.oldRank = oldRank
+      self.oldNeighbours = oldNeighbours
+    }
   }
 
   /// An object no edit touches, close enough to the limit that the edits
@@ -129,26 +145,30 @@ struct ListState: Sendable {
     var touched: [Touched] = []
     touched.reserveCapacity(edits.count)
     var isListedChange = false
+    var shift = 0
     for edit in edits {
       let previous = members[edit.objectID]
       if edit.isRelatedOnly && previous == nil { continue }
       guard previous != nil || edit.new != nil else { continue }
       let inPlace = previous != nil && edit.new != nil && order.hasSameKeys(previous!, edit.new!)
-      var object = Touched(
-        objectID: edit.objectID, old: previous, new: edit.new, changedKeys: edit.changedKeys,
-        isRepositioned: !inPlace)
+      var oldRank: Int?
+      var oldNeighbours: (before: ObjectID?, after: ObjectID?)?
       if let previous {
         let rank = content.rank(of: previous)
-        object.oldRank = rank
+        oldRank = rank
         if rank < limit { isListedChange = true }
         if !inPlace && edit.new != nil {
-          object.oldNeighbours = (neighbour(rank - 1), neighbour(rank + 1))
+          oldNeighbours = (neighbour(rank - 1), neighbour(rank + 1))
         }
       }
       // Where the object would go among the old list: within the limit,
       // it changes what is listed.
       if !isListedChange, !inPlace, let new = edit.new, content.rank(of: new) < limit { isListedChange = true }
-      touched.append(object)
+      if !inPlace { shift += 1 }
+      touched.append(
+        Touched(
+          objectID: edit.objectID, old: previous, new: edit.new, changedKeys: edit.changedKeys,
+          isRepositioned: !inPlace, oldRank: oldRank, oldNeighbours: oldNeighbours))
     }
     guard isListedChange else {
       return Plan(
@@ -159,16 +179,15 @@ struct ListState: Sendable {
     // Objects no edit touches cross the limit only when others leave or
     // enter before them, so only those within `shift` places of it can,
     // before or after: take every object within twice that before.
-    let shift = touched.lazy.filter(\.isRepositioned).count
     var bystanders: [Bystander] = []
     if limit < Int.max && shift > 0 {
-      let touchedIDs = Set(touched.lazy.map(\.objectID))
+      var touchedIDs = Set<ObjectID>(minimumCapacity: touched.count)
+      for object in touched { touchedIDs.insert(object.objectID) }
       let low = Swift.max(0, limit - 2 * shift)
       let high = Swift.min(content.objects.count, limit + 2 * shift)
       if low < high {
-        for rank in low..<high {
-          let object = content.objects[rank]
-          if !touchedIDs.contains(object.objectID) { bystanders.append(Bystander(object: object, oldRank: rank)) }
+        for rank in low..<high where !touchedIDs.contains(content.objects.read(rank) { $0.objectID }) {
+          bystanders.append(Bystander(object: content.objects[rank], oldRank: rank))
         }
       }
     }
@@ -216,7 +235,8 @@ struct ListState: Sendable {
     let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
     let limit = content.limit
 
-    let repositioned = Set(touched.lazy.filter(\.isRepositioned).map(\.objectID))
+    var repositioned = Set<ObjectID>(minimumCapacity: touched.count)
+    for object in touched where object.isRepositioned { repositioned.insert(object.objectID) }
     for (object, from) in zip(touched, oldPaths) {
       let newRank = object.new.map { content.rank(of: $0) }
       let to = newRank.flatMap { $0 < limit ? content.indexPath(of: object.new!, rank: $0) : nil }

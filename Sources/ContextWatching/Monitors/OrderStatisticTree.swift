@@ -96,6 +96,31 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return position + node.elements.partitionPoint(isBefore)
   }
 
+  /// The partition point of `isBefore` (as ``partitionPoint(_:)``) and the
+  /// sum of the weights of the elements before it, in one descent.
+  ///
+  /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  func partitionPointAndWeight(_ isBefore: (borrowing Element) -> Bool) -> (position: Int, weight: Int) {
+    guard var node = root else { return (0, 0) }
+    var position = 0
+    var weight = 0
+    while !node.isLeaf {
+      let index = node.childIndex(isBefore)
+      node.children.withUnsafeBufferPointer { children in
+        for child in 0..<index {
+          position += children[child].count
+          weight += children[child].weight
+        }
+      }
+      node = node.children[index]
+    }
+    let offset = node.elements.partitionPoint(isBefore)
+    return node.elements.withUnsafeBufferPointer { elements in
+      for element in 0..<offset { weight += elements[element].weight }
+      return (position + offset, weight)
+    }
+  }
+
   /// The sum of the weights of the elements before `position`.
   ///
   /// - Precondition: `0 <= position <= count`.
@@ -177,18 +202,25 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
 
   // MARK: Nodes
 
+  // The stored properties skip dynamic exclusivity checks: a node is
+  // written only by the tree that holds it alone (each mutation first makes
+  // the nodes on its path unshared, see `unshare`), inside one of the
+  // tree's `mutating` methods, which the tree's own (static) exclusivity
+  // makes the only access to that tree; and no method writes a node's
+  // property while a read or write of the same property of the same node
+  // is in progress (a recursive call writes the child, not the parent).
   final class Node {
     /// Elements below, in this node's subtree.
-    var count: Int
+    @exclusivity(unchecked) var count: Int
     /// The sum of the weights of the elements below.
-    var weight: Int
+    @exclusivity(unchecked) var weight: Int
     /// A leaf's elements, in order; empty in an inner node.
-    var elements: ContiguousArray<Element>
+    @exclusivity(unchecked) var elements: ContiguousArray<Element>
     /// An inner node's children, in order; empty in a leaf.
-    var children: ContiguousArray<Node>
+    @exclusivity(unchecked) var children: ContiguousArray<Node>
     /// The first element of each child, for choosing a child without
     /// descending into it.
-    var firsts: ContiguousArray<Element>
+    @exclusivity(unchecked) var firsts: ContiguousArray<Element>
     let isLeaf: Bool
 
     init(elements: ContiguousArray<Element>) {
@@ -276,7 +308,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var position = 0
     position += node.count(before: index)
     let (inner, split) = insert(element, isBefore, into: &node.children[index])
-    node.firsts[index] = node.children[index].first
+    // The child's first element changes only when the element goes first.
+    if inner == 0 { node.firsts[index] = node.children[index].first }
     if let split {
       node.children.insert(split, at: index + 1)
       node.firsts.insert(split.first, at: index + 1)
@@ -309,7 +342,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ) -> (Int, Element)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
-      guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
+      guard index < node.elements.count, node.elements.withUnsafeBufferPointer({ isMatch($0[index]) }) else {
+        return nil
+      }
       unshare(&node)
       node.count -= 1
       let element = node.elements.remove(at: index)
@@ -319,14 +354,15 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var index = node.childIndex(isBefore)
     // The partition point may be the end of one child and the match (an
     // element sorts in one place only) the first element of the next.
-    if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
+    if index + 1 < node.children.count, node.firsts.withUnsafeBufferPointer({ isMatch($0[index + 1]) }) { index += 1 }
     unshare(&node)
     var position = 0
     position += node.count(before: index)
     guard let (inner, element) = remove(isBefore, isMatch, from: &node.children[index]) else { return nil }
     node.count -= 1
     node.weight -= element.weight
-    if node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
+    // The child's first element changes only when its first one goes.
+    if inner == 0 && node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
     rebalance(node, child: index)
     return (position + inner, element)
   }
@@ -395,7 +431,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ) -> (position: Int, weightChange: Int)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
-      guard index < node.elements.count, isMatch(node.elements[index]) else { return nil }
+      guard index < node.elements.count, node.elements.withUnsafeBufferPointer({ isMatch($0[index]) }) else {
+        return nil
+      }
       unshare(&node)
       let before = node.elements[index].weight
       update(&node.elements[index])
@@ -404,11 +442,12 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       return (index, change)
     }
     var index = node.childIndex(isBefore)
-    if index + 1 < node.children.count, isMatch(node.firsts[index + 1]) { index += 1 }
+    if index + 1 < node.children.count, node.firsts.withUnsafeBufferPointer({ isMatch($0[index + 1]) }) { index += 1 }
     unshare(&node)
     let position = node.count(before: index)
     guard let (inner, change) = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }
-    node.firsts[index] = node.children[index].first
+    // The child's first element changes only when the update is to it.
+    if inner == 0 { node.firsts[index] = node.children[index].first }
     node.weight += change
     return (position + inner, change)
   }
