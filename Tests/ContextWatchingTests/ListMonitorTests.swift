@@ -220,6 +220,12 @@ struct ListMonitorTests {
       refusal(ListRequest("Department", sortedBy: [.ascending("members.name")]))
         == "watch 'Department TRUEPREDICATE' on Department: Department.members is a to-many relationship: a sort key follows to-one relationships only")
     #expect(
+      refusal(ListRequest("Person", sortedBy: [.ascending("employer")]))
+        == "watch 'Person TRUEPREDICATE' on Person: Person.employer is a relationship: a sort or section key ends at an attribute (employer.name, say)")
+    #expect(
+      refusal(ListRequest("Person", sortedBy: [.ascending("name.length")]))
+        == "watch 'Person TRUEPREDICATE' on Person: Person.name is an attribute: a key path goes on through relationships only (in the sort key 'name.length')")
+    #expect(
       refusal(ListRequest("Robot", sortedBy: [.ascending("name")]))
         == "watch 'Robot TRUEPREDICATE' on Robot: unknown entity 'Robot' (entities: Company, Department, Person, Employee)")
     #expect(

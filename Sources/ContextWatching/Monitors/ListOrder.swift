@@ -118,6 +118,15 @@ final class ListOrder: Sendable {
           steps.append((slot, destination))
           inverseSteps.append((destination, relationship.inverseSlot))
           entity = destination
+        case .relationship where isLast:
+          throw WatchError(
+            .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
+            message:
+              "\(entity.name).\(component) is a relationship: a sort or section key ends at an attribute (\(sortKey.key).name, say)")
+        case .attribute where !isLast:
+          throw WatchError(
+            .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
+            message: "\(entity.name).\(component) is an attribute: a key path goes on through relationships only (in the sort key '\(sortKey.key)')")
         default:
           let what = isLast ? "attribute" : "to-one relationship"
           throw WatchError(
