@@ -8,8 +8,9 @@ public struct WatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// a lookup in a table of every watch.)
   public let rawValue: UInt64
 
-  /// Creates an identifier from its raw value, as ``rawValue`` gave it.
-  public init(rawValue: UInt64) { self.rawValue = rawValue }
+  /// An identifier from its raw value, as ``rawValue`` gave it: for tests
+  /// of identifiers no watcher handed out. Watchers make their own.
+  init(rawValue: UInt64) { self.rawValue = rawValue }
 
   /// The watch's number: 1 for its watcher's first watch, 2 for the
   /// second, and so on.
