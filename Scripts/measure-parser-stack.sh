@@ -61,7 +61,7 @@ for configuration in $configurations; do
     -enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature NonisolatedNonsendingByDefault \
     -emit-library -emit-module -emit-module-path "$dir/PredicateDSL.swiftmodule" -o "$dir/libPredicateDSL.so" $sources
   # shellcheck disable=SC2086
-  swiftc $flags -swift-version 6 -I "$dir" -L "$dir" -lPredicateDSL -Xlinker -rpath -Xlinker "$PWD/$dir" \
+  swiftc $flags -swift-version 6 -package-name main -I "$dir" -L "$dir" -lPredicateDSL -Xlinker -rpath -Xlinker "$PWD/$dir" \
     "$out/main.swift" Tests/TestSupport/NestedPredicates.swift -o "$dir/driver"
   echo "$configuration build: the smallest thread stack (KiB) that parses / prints each shape at depth 255"
   mapfile -t shapes < <("$dir/driver" --shapes)

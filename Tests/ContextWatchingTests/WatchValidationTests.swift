@@ -1,4 +1,4 @@
-import ContextWatching
+@testable import ContextWatching
 import ObjectGraph
 import PredicateDSL
 import Testing

@@ -47,15 +47,17 @@ public final class StoredPerson: Sendable {
   public init(_ values: [FilterValue]) { self.values = values }
 }
 
+// Internal: the hand-written closures below read values with these; the
+// benchmarks define their own, so that no client of this target sees them.
 extension FilterValue {
   /// The integer, or nil for any other value.
-  public var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
+  var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
   /// The double, or nil for any other value.
-  public var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
+  var doubleValue: Double? { if case .double(let value) = self { value } else { nil } }
   /// The string, or nil for any other value.
-  public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+  var stringValue: String? { if case .string(let value) = self { value } else { nil } }
   /// The Boolean, or nil for any other value.
-  public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+  var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
 }
 
 /// `BenchmarkPredicates.evaluatedFiveClauses`, written by hand over the

@@ -2,12 +2,12 @@ import Foundation
 
 /// Runs the built `context-watch` executable, for end-to-end tests of the
 /// command line.
-public enum CommandRunner {
+package enum CommandRunner {
   /// What a run of the command printed, and how it exited.
-  public struct Outcome: Sendable {
-    public var status: Int32
-    public var output: String
-    public var errorOutput: String
+  package struct Outcome: Sendable {
+    package var status: Int32
+    package var output: String
+    package var errorOutput: String
   }
 
   /// The executable, next to the test bundle in the build directory.
@@ -29,7 +29,7 @@ public enum CommandRunner {
   /// say): that is its choice, not a failure of the run. The write then
   /// meets a closed pipe, which must raise neither SIGPIPE (whose default
   /// action would kill the whole test process) nor a trap.
-  public static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+  package static func run(_ arguments: [String], input: String = "") throws -> Outcome {
     ignoreBrokenPipes
     let process = Process()
     process.executableURL = executable

@@ -3,15 +3,15 @@
 // compiles this file beside its driver (so it may import nothing).
 
 /// Predicates nested `levels` deep around a comparison, by shape.
-public enum NestedPredicates {
+package enum NestedPredicates {
   /// The shapes that nest to the full depth: each level is one construct.
-  public static let shapes = [
+  package static let shapes = [
     "parentheses", "expression parentheses", "NOT", "!", "minus", "braces", "calls", "subscripts",
   ]
 
   /// The predicate of `shape` nested `levels` deep; `"subqueries"` nests
   /// `SUBQUERY`s, each of which counts more than one level.
-  public static func text(_ shape: String, _ levels: Int) -> String {
+  package static func text(_ shape: String, _ levels: Int) -> String {
     switch shape {
     case "parentheses": String(repeating: "(", count: levels) + "a == 1" + String(repeating: ")", count: levels)
     case "expression parentheses":

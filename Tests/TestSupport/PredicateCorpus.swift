@@ -1,9 +1,9 @@
 /// Predicate texts with their canonical printouts: the table the parser
 /// tests walk, the seeds of the mutation fuzzer, and the inputs of the
 /// round-trip property.
-public enum PredicateCorpus {
+package enum PredicateCorpus {
   /// `(input, canonical printout)` pairs, grouped by construct.
-  public static let canonical: [(input: String, canonical: String)] =
+  package static let canonical: [(input: String, canonical: String)] =
     comparisons + stringOperators + compounds + keywords + literals + strings + keyPaths
     + arithmetic + functions + aggregates + quantifiers + variables + whitespace
 

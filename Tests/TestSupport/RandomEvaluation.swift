@@ -1,4 +1,4 @@
-public import PredicateDSL
+package import PredicateDSL
 
 /// Generates random records and random predicates over the same keys, so
 /// that most comparisons read real values: the input of the differential test
@@ -6,12 +6,12 @@ public import PredicateDSL
 ///
 /// Values are drawn from small pools full of edge cases (nil, missing keys,
 /// wrong types, `café` precomposed and decomposed, `ß`, wildcards in text).
-public struct RandomEvaluation {
+package struct RandomEvaluation {
   /// The source of randomness; its seed replays a run.
-  public var generator: SeededGenerator
+  package var generator: SeededGenerator
 
   /// Creates a generator whose output depends on `seed` only.
-  public init(seed: UInt64) {
+  package init(seed: UInt64) {
     generator = SeededGenerator(seed: seed)
   }
 
@@ -37,7 +37,7 @@ public struct RandomEvaluation {
   // MARK: Records
 
   /// A random record over the keys `i d s b t n r items dt` (`m` is never present).
-  public mutating func record() -> FilterValue {
+  package mutating func record() -> FilterValue {
     var fields: [String: FilterValue] = [:]
     func maybe(_ key: String, _ value: @autoclosure () -> FilterValue) {
       if generator.chance(0.9) { fields[key] = value() }
@@ -67,7 +67,7 @@ public struct RandomEvaluation {
   }
 
   /// A value for `$v`, or (one time in ten) none, to exercise unbound variables.
-  public mutating func variables() -> [String: FilterValue] {
+  package mutating func variables() -> [String: FilterValue] {
     generator.chance(0.9) ? ["v": constant()] : [:]
   }
 
@@ -75,7 +75,7 @@ public struct RandomEvaluation {
 
   /// A random predicate over the same keys: comparisons with every operator, options and
   /// quantifier, compounds, arithmetic, functions, indexes, casts, subqueries and ternaries.
-  public mutating func predicate(depth: Int = 0) -> PredicateSyntax {
+  package mutating func predicate(depth: Int = 0) -> PredicateSyntax {
     switch depth >= 3 ? 4 : Int.random(in: 0..<10, using: &generator) {
     case 0: return PredicateSyntax(.not(predicate(depth: depth + 1)))
     case 1: return PredicateSyntax(.and((0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }))

@@ -1,21 +1,21 @@
-public import PredicateDSL
+package import PredicateDSL
 
 /// Generates random predicate syntax trees in the canonical shape the parser
 /// produces, for round-trip properties: printing any of them and parsing the
 /// text must give the same tree back.
-public struct RandomSyntax {
-  public var generator: SeededGenerator
+package struct RandomSyntax {
+  package var generator: SeededGenerator
   /// How deep trees may grow.
-  public var maximumDepth: Int
+  package var maximumDepth: Int
 
-  public init(seed: UInt64, maximumDepth: Int = 4) {
+  package init(seed: UInt64, maximumDepth: Int = 4) {
     generator = SeededGenerator(seed: seed)
     self.maximumDepth = maximumDepth
   }
 
   // MARK: Predicates
 
-  public mutating func predicate(depth: Int = 0) -> PredicateSyntax {
+  package mutating func predicate(depth: Int = 0) -> PredicateSyntax {
     let leaf = depth >= maximumDepth
     switch leaf ? Int.random(in: 0..<10, using: &generator) : Int.random(in: 0..<16, using: &generator) {
     case 0: return PredicateSyntax(.constant(generator.chance(0.5)))
@@ -30,7 +30,7 @@ public struct RandomSyntax {
     (0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }
   }
 
-  public mutating func comparison(depth: Int) -> ComparisonSyntax {
+  package mutating func comparison(depth: Int) -> ComparisonSyntax {
     let op = generator.pick(ComparisonSyntax.Operator.allCases)
     var options: ComparisonSyntax.Options = []
     if op.acceptsOptions, generator.chance(0.3) {
@@ -53,7 +53,7 @@ public struct RandomSyntax {
 
   // MARK: Expressions
 
-  public mutating func expression(depth: Int) -> ExpressionSyntax {
+  package mutating func expression(depth: Int) -> ExpressionSyntax {
     if depth >= maximumDepth {
       switch Int.random(in: 0..<4, using: &generator) {
       case 0: return ExpressionSyntax(.constant(constant(depth: depth)))
@@ -131,7 +131,7 @@ public struct RandomSyntax {
   }
 
   /// An identifier; sometimes a reserved word, which prints with `#`.
-  public mutating func identifier() -> String {
+  package mutating func identifier() -> String {
     if generator.chance(0.1) {
       return generator.pick(["size", "first", "IN", "like", "Self", "nil", "yes", "Any", "cast"])
     }
@@ -144,7 +144,7 @@ public struct RandomSyntax {
 
   // MARK: Constants
 
-  public mutating func constant(depth: Int) -> FilterValue {
+  package mutating func constant(depth: Int) -> FilterValue {
     switch Int.random(in: 0..<(depth >= maximumDepth ? 9 : 12), using: &generator) {
     case 0: return .null
     case 1: return .bool(generator.chance(0.5))
@@ -185,7 +185,7 @@ public struct RandomSyntax {
   }
 
   /// A string with the characters that printing has to escape or keep.
-  public mutating func string() -> String {
+  package mutating func string() -> String {
     let pieces: [String] = [
       "a", "Z", " ", "'", "\"", "\\", "\n", "\t", "\r", "\u{0}", "\u{7F}", "\u{1B}", "%@", "$x", "é",
       "e\u{301}", "Ω", "日本", "🏳️‍🌈", "\u{200B}", "*", "?", "AND", "#",

@@ -272,3 +272,10 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 }
+
+extension FilterValue {
+  /// The integer, or nil for any other value.
+  fileprivate var intValue: Int64? { if case .int(let value) = self { value } else { nil } }
+  /// The string, or nil for any other value.
+  fileprivate var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+}

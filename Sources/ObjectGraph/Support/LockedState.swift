@@ -8,7 +8,10 @@ import Foundation
 /// reported as a race and `swift test --sanitize=thread` cannot tell real
 /// races from false ones. `NSLock` is a pthread mutex, which
 /// ThreadSanitizer understands.
-package final class LockedState<State>: @unchecked Sendable {
+///
+/// The state may be non-copyable (the watcher's filter is): it is reached
+/// only in place, through `withLock`.
+package final class LockedState<State: ~Copyable>: @unchecked Sendable {
   // @unchecked Sendable: `state` is only read or written inside `lock`.
   private let lock = NSLock()
   // No run-time exclusivity check: the lock already makes every access
@@ -16,7 +19,7 @@ package final class LockedState<State>: @unchecked Sendable {
   // could overlap), and the check costs more than taking the lock.
   @exclusivity(unchecked) private var state: State
 
-  package init(_ state: State) { self.state = state }
+  package init(_ state: consuming State) { self.state = state }
 
   /// Runs `body` with exclusive access to the state. Do not call user code
   /// inside `body`: copy out what it needs, and call it after.
