@@ -6,6 +6,7 @@
 // - a predicate that parses prints to text that parses back to an equal
 //   tree, and printing that gives the same text (a fixed point).
 
+/// Runs the checks on one input; libFuzzer calls it for each.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -20,13 +21,14 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do {
       do {
         again = try PredicateParser.parse(printed)
-      } catch where error.code == .nestingTooDeep {
+      } catch  where error.code == .nestingTooDeep {
         // An AND inside an OR gains parentheses in the printout, so near
         // the limit the printout may need up to twice the depth.
         again = try PredicateParser.parse(printed, maximumDepth: 2 * PredicateParser.defaultMaximumDepth)
       }
     } catch {
-      fatalError("printout does not parse\ninput: \(text.debugDescription)\nprinted: \(printed.debugDescription)\n\(error)")
+      fatalError(
+        "printout does not parse\ninput: \(text.debugDescription)\nprinted: \(printed.debugDescription)\n\(error)")
     }
     // NaN is not equal to itself; only a NaN argument can bring one in.
     if again != syntax, !printed.contains("\"nan\"") {
@@ -34,7 +36,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let reprinted = again.description
     if reprinted != printed {
-      fatalError("printout is not a fixed point\nprinted: \(printed.debugDescription)\nreprinted: \(reprinted.debugDescription)")
+      fatalError(
+        "printout is not a fixed point\nprinted: \(printed.debugDescription)\nreprinted: \(reprinted.debugDescription)")
     }
   } catch {
     let count = text.utf8.count

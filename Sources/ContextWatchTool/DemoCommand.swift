@@ -92,15 +92,18 @@ enum DemoCommand {
   }
 
   static func name(of id: ObjectID, in changes: ContextChanges) -> String {
-    let snapshots = changes.inserted + changes.deleted + (changes.updated + changes.entered + changes.exited).map(\.after)
-    guard let snapshot = snapshots.first(where: { $0.objectID == id }), case .string(let name)? = snapshot["name"] else {
+    let snapshots =
+      changes.inserted + changes.deleted + (changes.updated + changes.entered + changes.exited).map(\.after)
+    guard let snapshot = snapshots.first(where: { $0.objectID == id }), case .string(let name)? = snapshot["name"]
+    else {
       return id.description
     }
     return name
   }
 
   private static func story() -> Int32 {
-    print("""
+    print(
+      """
       ContextWatcher demo: a context of companies, departments and people, one watcher delivering on a
       DispatchQueue, and four watches. Each save is shown, then what the watcher delivered for it.
 
@@ -128,9 +131,13 @@ enum DemoCommand {
         return 1
       }
       var note = ""
-      if let keys = watch.options.watchedKeys { note = "   (updates count only when \(keys.sorted().joined(separator: ", ")) changes)" }
+      if let keys = watch.options.watchedKeys {
+        note = "   (updates count only when \(keys.sorted().joined(separator: ", ")) changes)"
+      }
       if watch.options.events != .all { note = "   (only entered and exited)" }
-      print("  \(watch.label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(watch.entity) where \(watch.format)\(note)")
+      print(
+        "  \(watch.label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(watch.entity) where \(watch.format)\(note)"
+      )
     }
     print("  (Person.lastSeen is an ignored key in the schema: changing only it is no update.)\n")
 
@@ -154,40 +161,64 @@ enum DemoCommand {
       }
     }
     let story: [(String, (ObjectContext) throws -> Void)] = [
-      ("Acme is founded with a Lab and a Shop; Ann (59, an employee in the Lab) and Bob (72, in the Shop) join.", { context in
-        let acme = try context.insert("Company", values: ["name": "Acme"])
-        let lab = try context.insert("Department", values: ["name": "Lab"])
-        let shop = try context.insert("Department", values: ["name": "Shop"])
-        try acme.add(lab, to: "departments")
-        try acme.add(shop, to: "departments")
-        let ann = try context.insert("Employee", values: ["name": "Ann", "age": 59, "salary": 100])
-        let bob = try context.insert("Person", values: ["name": "Bob", "age": 72])
-        try ann.setRelationship("department", to: lab)
-        try bob.setRelationship("department", to: shop)
-        objects = ["acme": acme, "lab": lab, "shop": shop, "ann": ann, "bob": bob]
-      }),
-      ("Ann turns 60: she enters 'seniors'; 'pay' ignores it (only salary counts).", { _ in
-        try objects["ann"]!.setValue(60, forKey: "age")
-      }),
-      ("Ann gets a raise: 'pay' and 'seniors' report an update with the old and new salary.", { _ in
-        try objects["ann"]!.setValue(120, forKey: "salary")
-      }),
-      ("The Lab is renamed R&D: Ann enters 'research' although Ann herself did not change.", { _ in
-        try objects["lab"]!.setValue("R&D", forKey: "name")
-      }),
-      ("Bob is seen online: lastSeen is ignored, so no watch reports it.", { _ in
-        try objects["bob"]!.setValue(.date(secondsSinceReferenceDate: 800_000_000), forKey: "lastSeen")
-      }),
-      ("Ann and Bob are hired by Acme: Acme enters 'big' (two staff).", { _ in
-        try objects["acme"]!.add(objects["ann"]!, to: "staff")
-        try objects["acme"]!.add(objects["bob"]!, to: "staff")
-      }),
-      ("Bob moves to R&D, then leaves: he enters 'research' ... ", { _ in
-        try objects["bob"]!.setRelationship("department", to: objects["lab"]!)
-      }),
-      ("... and is deleted: 'seniors' and 'research' report the delete; Acme exits 'big'.", { context in
-        try context.delete(objects["bob"]!)
-      }),
+      (
+        "Acme is founded with a Lab and a Shop; Ann (59, an employee in the Lab) and Bob (72, in the Shop) join.",
+        { context in
+          let acme = try context.insert("Company", values: ["name": "Acme"])
+          let lab = try context.insert("Department", values: ["name": "Lab"])
+          let shop = try context.insert("Department", values: ["name": "Shop"])
+          try acme.add(lab, to: "departments")
+          try acme.add(shop, to: "departments")
+          let ann = try context.insert("Employee", values: ["name": "Ann", "age": 59, "salary": 100])
+          let bob = try context.insert("Person", values: ["name": "Bob", "age": 72])
+          try ann.setRelationship("department", to: lab)
+          try bob.setRelationship("department", to: shop)
+          objects = ["acme": acme, "lab": lab, "shop": shop, "ann": ann, "bob": bob]
+        }
+      ),
+      (
+        "Ann turns 60: she enters 'seniors'; 'pay' ignores it (only salary counts).",
+        { _ in
+          try objects["ann"]!.setValue(60, forKey: "age")
+        }
+      ),
+      (
+        "Ann gets a raise: 'pay' and 'seniors' report an update with the old and new salary.",
+        { _ in
+          try objects["ann"]!.setValue(120, forKey: "salary")
+        }
+      ),
+      (
+        "The Lab is renamed R&D: Ann enters 'research' although Ann herself did not change.",
+        { _ in
+          try objects["lab"]!.setValue("R&D", forKey: "name")
+        }
+      ),
+      (
+        "Bob is seen online: lastSeen is ignored, so no watch reports it.",
+        { _ in
+          try objects["bob"]!.setValue(.date(secondsSinceReferenceDate: 800_000_000), forKey: "lastSeen")
+        }
+      ),
+      (
+        "Ann and Bob are hired by Acme: Acme enters 'big' (two staff).",
+        { _ in
+          try objects["acme"]!.add(objects["ann"]!, to: "staff")
+          try objects["acme"]!.add(objects["bob"]!, to: "staff")
+        }
+      ),
+      (
+        "Bob moves to R&D, then leaves: he enters 'research' ... ",
+        { _ in
+          try objects["bob"]!.setRelationship("department", to: objects["lab"]!)
+        }
+      ),
+      (
+        "... and is deleted: 'seniors' and 'research' report the delete; Acme exits 'big'.",
+        { context in
+          try context.delete(objects["bob"]!)
+        }
+      ),
     ]
     for (title, work) in story where !step(title, work) { return 1 }
 

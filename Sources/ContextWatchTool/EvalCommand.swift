@@ -26,7 +26,9 @@ enum EvalCommand {
     let counting = rest.first == "--count"
     if counting { rest = rest.dropFirst() }
     guard let format = rest.first, !format.hasPrefix("--") else {
-      Console.error("usage: context-watch eval --cases < cases.jsonl\n       context-watch eval [--count] FORMAT [ARG...] < records.jsonl")
+      Console.error(
+        "usage: context-watch eval --cases < cases.jsonl\n       context-watch eval [--count] FORMAT [ARG...] < records.jsonl"
+      )
       return 64
     }
     guard let values = formatArguments(rest.dropFirst()) else { return 64 }

@@ -34,7 +34,9 @@ extension JSONValue {
     }
   }
 
-  private static func taggedValue(_ tag: String, _ payload: JSONValue) throws(ConversionError)
+  private static func taggedValue(
+    _ tag: String, _ payload: JSONValue
+  ) throws(ConversionError)
     -> FilterValue?
   {
     switch (tag, payload) {

@@ -54,7 +54,8 @@ enum ListFile {
     var places: [String: Int] = [:]
     for (index, item) in items.enumerated() {
       guard case .object = item else {
-        problems.append(Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.typeName)"))
+        problems.append(
+          Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.typeName)"))
         continue
       }
       guard case .string(let name)? = item["name"] else {
@@ -121,7 +122,8 @@ enum ListFile {
     guard problems.count == problemsBefore, let entity, let sortKeys else { return nil }
     guard let predicate else {
       return List(
-        name: name, request: ListRequest(entity, sortedBy: sortKeys, sectionedBy: sectionKey, limit: limit, label: name),
+        name: name,
+        request: ListRequest(entity, sortedBy: sortKeys, sectionedBy: sectionKey, limit: limit, label: name),
         place: place)
     }
     do {

@@ -53,7 +53,10 @@ enum MonitorDemo {
     }
 
     func flush() {
-      for line in lines.withLock({ lines in defer { lines = [] }; return lines }) { print(line) }
+      for line in lines.withLock({ lines in
+        defer { lines = [] }
+        return lines
+      }) { print(line) }
     }
   }
 
@@ -72,7 +75,8 @@ enum MonitorDemo {
 
   /// Runs the monitors' story on `context`, which holds Ann in R&D.
   static func run(context: ObjectContext, ann: ManagedObject, departments: [String: ManagedObject]) -> Bool {
-    print("""
+    print(
+      """
 
       Monitors. An ObjectMonitor follows Ann; a ListMonitor lists people sectioned by department,
       sorted by department name then name, on queue 'demo.monitors'. Each change is printed as a
@@ -101,21 +105,33 @@ enum MonitorDemo {
     print("  the table: \(table(list))\n")
 
     let story: [(String, (ObjectContext) throws -> Void)] = [
-      ("Cy (30) joins the Shop and Di (45) joins R&D.", { context in
-        let cy = try context.insert("Person", values: ["name": "Cy", "age": 30])
-        let di = try context.insert("Person", values: ["name": "Di", "age": 45])
-        try cy.setRelationship("department", to: departments["shop"]!)
-        try di.setRelationship("department", to: departments["lab"]!)
-      }),
-      ("Ann moves to the Shop: a move between sections, and an update for Ann's monitor.", { _ in
-        try ann.setRelationship("department", to: departments["shop"]!)
-      }),
-      ("The Shop is renamed Store: its people move to the new section, though they did not change.", { _ in
-        try departments["shop"]!.setValue("Store", forKey: "name")
-      }),
-      ("Di leaves: R&D is empty, and its section goes.", { context in
-        try context.delete(context.objects(of: "Person").first { name($0.snapshot()) == "Di" }!)
-      }),
+      (
+        "Cy (30) joins the Shop and Di (45) joins R&D.",
+        { context in
+          let cy = try context.insert("Person", values: ["name": "Cy", "age": 30])
+          let di = try context.insert("Person", values: ["name": "Di", "age": 45])
+          try cy.setRelationship("department", to: departments["shop"]!)
+          try di.setRelationship("department", to: departments["lab"]!)
+        }
+      ),
+      (
+        "Ann moves to the Shop: a move between sections, and an update for Ann's monitor.",
+        { _ in
+          try ann.setRelationship("department", to: departments["shop"]!)
+        }
+      ),
+      (
+        "The Shop is renamed Store: its people move to the new section, though they did not change.",
+        { _ in
+          try departments["shop"]!.setValue("Store", forKey: "name")
+        }
+      ),
+      (
+        "Di leaves: R&D is empty, and its section goes.",
+        { context in
+          try context.delete(context.objects(of: "Person").first { name($0.snapshot()) == "Di" }!)
+        }
+      ),
     ]
     for (title, work) in story {
       print("• \(title)")

@@ -19,7 +19,8 @@ enum PredicateTourCommand {
     Example(format: "ANY tags IN {'swift', 'linux'}", note: "a quantifier and a literal array"),
     Example(format: "(price * quantity) - discount =< 100", note: "arithmetic binds tighter than comparisons"),
     Example(format: "SUBQUERY(employees, $e, $e.salary > 0x10000).@count > 0", note: "SUBQUERY and a hex literal"),
-    Example(format: "#size == 3 AND notes CONTAINS 'nil'", note: "escaped reserved words; keywords only as whole words"),
+    Example(
+      format: "#size == 3 AND notes CONTAINS 'nil'", note: "escaped reserved words; keywords only as whole words"),
     Example(format: "name BEGINSWITHH 'A'", note: "a misspelt operator"),
     Example(format: "age > 30 AND", note: "an incomplete predicate"),
     Example(format: "name == %@ AND age > %d", arguments: ["Ann"], note: "a missing argument"),
@@ -36,7 +37,8 @@ enum PredicateTourCommand {
     for (number, example) in examples.enumerated() {
       print("\(number + 1). \(example.note)")
       let shownArguments =
-        example.arguments.isEmpty ? "" : "   arguments: \(example.arguments.map(\.description).joined(separator: ", "))\n"
+        example.arguments.isEmpty
+        ? "" : "   arguments: \(example.arguments.map(\.description).joined(separator: ", "))\n"
       print("   input:     \(example.format)\n\(shownArguments)", terminator: "")
       do {
         let syntax = try PredicateParser.parse(example.format, arguments: example.arguments)

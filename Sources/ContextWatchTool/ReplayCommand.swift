@@ -473,20 +473,34 @@ final class Replayer {
       .object(snapshot.keys.compactMap { key in snapshot.property(key).map { (key, json($0)) } })
     }
     let inserted = save.inserted.map { snapshot in
-      (ref(snapshot.objectID), JSONValue.object([
-        ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)), ("values", values(snapshot)),
-      ]))
+      (
+        ref(snapshot.objectID),
+        JSONValue.object([
+          ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)),
+          ("values", values(snapshot)),
+        ])
+      )
     }
     let updated = save.updated.map { update in
-      (ref(update.objectID), JSONValue.object([
-        ("ref", .string(ref(update.objectID))), ("entity", .string(update.after.entityName)),
-        ("changed", .object(update.changes.map { ($0.key, .object([("old", json($0.old)), ("new", json($0.new))])) })),
-      ]))
+      (
+        ref(update.objectID),
+        JSONValue.object([
+          ("ref", .string(ref(update.objectID))), ("entity", .string(update.after.entityName)),
+          (
+            "changed",
+            .object(update.changes.map { ($0.key, .object([("old", json($0.old)), ("new", json($0.new))])) })
+          ),
+        ])
+      )
     }
     let deleted = save.deleted.map { snapshot in
-      (ref(snapshot.objectID), JSONValue.object([
-        ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)), ("values", values(snapshot)),
-      ]))
+      (
+        ref(snapshot.objectID),
+        JSONValue.object([
+          ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)),
+          ("values", values(snapshot)),
+        ])
+      )
     }
     for snapshot in save.deleted {
       if let name = refs[snapshot.objectID] { objects[name] = nil }

@@ -29,7 +29,8 @@ enum WorkloadDemo {
     var random = SystemRandomNumberGenerator()
     let context = ObjectContext(schema: DemoCommand.schema, name: "workload", notificationCenter: nil)
     let clock = Clock()
-    let watcher = ContextWatcher(context: context, target: .delegate(clock, on: .queue(DispatchQueue(label: "workload"))))
+    let watcher = ContextWatcher(
+      context: context, target: .delegate(clock, on: .queue(DispatchQueue(label: "workload"))))
     var tokens: [WatchToken] = []
     do {
       for index in 0..<1_000 {
@@ -48,7 +49,9 @@ enum WorkloadDemo {
         let people = try (0..<10_000).map { _ in
           try context.insert(
             "Person",
-            values: ["name": cities.randomElement(using: &random)!, "age": .int(Int64.random(in: 0...90, using: &random))])
+            values: [
+              "name": cities.randomElement(using: &random)!, "age": .int(Int64.random(in: 0...90, using: &random)),
+            ])
         }
         try context.save()
         return people
@@ -61,7 +64,8 @@ enum WorkloadDemo {
       for _ in 0..<saves {
         try context.performAndWait { context in
           for _ in 0..<10 {
-            try people.randomElement(using: &random)!.setValue(.int(Int64.random(in: 0...90, using: &random)), forKey: "age")
+            try people.randomElement(using: &random)!.setValue(
+              .int(Int64.random(in: 0...90, using: &random)), forKey: "age")
           }
           let sequence = context.sequenceNumber + 1
           clock.starts.withLock { $0[sequence] = DispatchTime.now().uptimeNanoseconds }
@@ -76,7 +80,8 @@ enum WorkloadDemo {
         let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
         return String(format: "%.1f µs", Double(value) / 1_000)
       }
-      print("""
+      print(
+        """
         workload: 10,000 people, \(watcher.watchCount) watches (name equality, age ranges, both),
                   \(saves) saves of 10 updated people each
         saves:    \(String(format: "%.0f", Double(saves) / (Double(saving) / 1e9))) saves/s, \

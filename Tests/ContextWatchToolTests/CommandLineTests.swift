@@ -11,7 +11,9 @@ struct CommandLineTests {
   }
 
   @Test func checkSubstitutesArguments() throws {
-    let outcome = try CommandRunner.run(["check", "%K > %d AND name == %@ AND code == %@", "stats.score", "30", "Ann", "\"42\""])
+    let outcome = try CommandRunner.run([
+      "check", "%K > %d AND name == %@ AND code == %@", "stats.score", "30", "Ann", "\"42\"",
+    ])
     #expect(outcome.status == 0)
     #expect(outcome.output == "stats.score > 30 AND name == \"Ann\" AND code == \"42\"\n")
   }
@@ -86,8 +88,10 @@ struct CommandLineTests {
 
   @Test func evalCasesKeepsIntegersExact() throws {
     let outcome = try CommandRunner.run(
-      ["eval", "--cases"], input: #"{"format": "a == %@ AND b == %@ AND c == %@", "args": [9007199254740993, 1.0, true]}"#)
-    #expect(outcome.output == #"{"canonical":"a == 9007199254740993 AND b == 1.0 AND c == TRUE","result":false}"# + "\n")
+      ["eval", "--cases"],
+      input: #"{"format": "a == %@ AND b == %@ AND c == %@", "args": [9007199254740993, 1.0, true]}"#)
+    #expect(
+      outcome.output == #"{"canonical":"a == 9007199254740993 AND b == 1.0 AND c == TRUE","result":false}"# + "\n")
   }
 
   @Test func evalNeedsCasesOrAFormat() throws {
@@ -143,7 +147,8 @@ struct CommandLineTests {
     let partial = try CommandRunner.run(["eval", "age > 30"], input: input)
     #expect(partial.status == 1)
     #expect(partial.output == #"{"age": 50}"# + "\n")
-    #expect(partial.errorOutput.contains("line 1: error: cannot order string \"x\" against integer 30\n --> predicate:1:1"))
+    #expect(
+      partial.errorOutput.contains("line 1: error: cannot order string \"x\" against integer 30\n --> predicate:1:1"))
     #expect(partial.errorOutput.contains("line 2: invalid JSON at offset 1"))
   }
 

@@ -17,7 +17,9 @@ struct ReplayCommandTests {
     ]}
     """
 
-  private func replay(_ lines: [String], schema: String = schema, watches: String? = nil) throws -> CommandRunner.Outcome {
+  private func replay(
+    _ lines: [String], schema: String = schema, watches: String? = nil
+  ) throws -> CommandRunner.Outcome {
     try runReplay(lines, schema: schema, watches: watches)
   }
 
@@ -37,17 +39,19 @@ struct ReplayCommandTests {
       ], watches: watches)
     #expect(outcome.status == 0)
     let lines = outcome.output.split(separator: "\n").map(String.init)
-    #expect(lines.filter { $0.contains(#""watch""#) } == [
-      #"{"save":1,"watch":"seniors","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-      #"{"save":1,"watch":"renames","inserted":["acme"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-      #"{"save":2,"watch":"seniors","inserted":[],"updated":[],"entered":["ann"],"exited":["bob"],"deleted":[]}"#,
-      #"{"save":3,"watch":"acme-staff","inserted":[],"updated":[],"entered":[],"exited":["ann"],"deleted":[]}"#,
-      #"{"save":3,"watch":"renames","inserted":[],"updated":["acme"],"entered":[],"exited":[],"deleted":[]}"#,
-      // Acme's employees changed, but 'renames' watches only its name.
-      #"{"save":4,"watch":"seniors","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["ann"]}"#,
-    ])
+    #expect(
+      lines.filter { $0.contains(#""watch""#) } == [
+        #"{"save":1,"watch":"seniors","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":1,"watch":"renames","inserted":["acme"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":2,"watch":"seniors","inserted":[],"updated":[],"entered":["ann"],"exited":["bob"],"deleted":[]}"#,
+        #"{"save":3,"watch":"acme-staff","inserted":[],"updated":[],"entered":[],"exited":["ann"],"deleted":[]}"#,
+        #"{"save":3,"watch":"renames","inserted":[],"updated":["acme"],"entered":[],"exited":[],"deleted":[]}"#,
+        // Acme's employees changed, but 'renames' watches only its name.
+        #"{"save":4,"watch":"seniors","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["ann"]}"#,
+      ])
     // Each save line comes first, then its watches; the refused line has no watch lines.
-    #expect(lines.map { $0.hasPrefix(#"{"save":"#) ? ($0.contains(#""watch""#) ? "w" : "s") : "e" }.joined() == "swwswswwesw")
+    #expect(
+      lines.map { $0.hasPrefix(#"{"save":"#) ? ($0.contains(#""watch""#) ? "w" : "s") : "e" }.joined() == "swwswswwesw")
   }
 
   @Test func invalidWatchesAreReportedBeforeAnySave() throws {
@@ -58,22 +62,29 @@ struct ReplayCommandTests {
        {"id": "loose", "entity": "Person", "predicate": "age > %d", "args": 3},
        {"id": "odd", "entity": "Person", "predicate": "age IN %@", "args": [{"$set": 3}]}]
       """
-    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
+    let outcome = try replay(
+      [#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
     #expect(outcome.status == 1)
     #expect(outcome.output == "")
     #expect(outcome.errorOutput.contains("watches are invalid"))
-    #expect(outcome.errorOutput.contains("watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
+    #expect(
+      outcome.errorOutput.contains(
+        "watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
     #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not number"#))
     #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not number"#))
-    #expect(outcome.errorOutput.contains("""
-      watch 'bad' on Person:
-      error: Person has no key 'agee' (did you mean 'age'?)
-       --> predicate:1:1
-        |
-      1 | agee > 3
-        | ^^^^
-      """))
-    #expect(outcome.errorOutput.contains("watch 'worse' on Persn: unknown entity 'Persn' (entities: Person, Employee, Company)"))
+    #expect(
+      outcome.errorOutput.contains(
+        """
+        watch 'bad' on Person:
+        error: Person has no key 'agee' (did you mean 'age'?)
+         --> predicate:1:1
+          |
+        1 | agee > 3
+          | ^^^^
+        """))
+    #expect(
+      outcome.errorOutput.contains(
+        "watch 'worse' on Persn: unknown entity 'Persn' (entities: Person, Employee, Company)"))
   }
 
   @Test func aWatchesFileProblemIsPrintedOnce() throws {
@@ -81,14 +92,17 @@ struct ReplayCommandTests {
       [{"id": "fine", "entity": "Person", "predicate": "age > 3"},
        {"id": "odd", "entity": "Person", "predicate": "age > 3", "events": ["born"]}]
       """
-    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
+    let outcome = try replay(
+      [#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], watches: watches)
     #expect(outcome.status == 1)
     #expect(outcome.output == "")
-    #expect(outcome.errorOutput.hasSuffix("""
-      : a watch is invalid
-      watch 'odd': unknown event 'born' (events: inserted, updated, entered, exited, deleted)
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : a watch is invalid
+        watch 'odd': unknown event 'born' (events: inserted, updated, entered, exited, deleted)
 
-      """))
+        """))
     #expect(outcome.errorOutput.components(separatedBy: "unknown event").count == 2)
   }
 
@@ -99,11 +113,12 @@ struct ReplayCommandTests {
       #"{"delete": ["acme", "ann"]}"#,
     ])
     #expect(outcome.status == 0)
-    #expect(outcome.output.split(separator: "\n") == [
-      #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Employee","values":{"age":30,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":"acme"}}],"updated":[],"deleted":[]}"#,
-      #"{"save":2,"inserted":[],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":[]}}},{"ref":"ann","entity":"Employee","changed":{"age":{"old":30,"new":31},"employer":{"old":"acme","new":null}}}],"deleted":[]}"#,
-      #"{"save":3,"inserted":[],"updated":[],"deleted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}},{"ref":"ann","entity":"Employee","values":{"age":31,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":null}}]}"#,
-    ])
+    #expect(
+      outcome.output.split(separator: "\n") == [
+        #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Employee","values":{"age":30,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":"acme"}}],"updated":[],"deleted":[]}"#,
+        #"{"save":2,"inserted":[],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":[]}}},{"ref":"ann","entity":"Employee","changed":{"age":{"old":30,"new":31},"employer":{"old":"acme","new":null}}}],"deleted":[]}"#,
+        #"{"save":3,"inserted":[],"updated":[],"deleted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}},{"ref":"ann","entity":"Employee","values":{"age":31,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":null}}]}"#,
+      ])
   }
 
   @Test func aRefusedLineLeavesNoTraceAndLaterLinesGoOn() throws {
@@ -117,29 +132,35 @@ struct ReplayCommandTests {
       #"{"insert": [{"entity": "Person", "ref": "bob", "values": {"name": "Bob", "employer": "acme"}}], "update": [{"ref": "ann", "values": {"age": 6}}]}"#,
     ])
     #expect(outcome.status == 0)
-    #expect(outcome.output.split(separator: "\n") == [
-      #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Person","values":{"age":0,"born":null,"name":"Ann","employer":"acme"}}],"updated":[],"deleted":[]}"#,
-      #"{"error":{"message":"save failed: 1 problem","problems":["Company 'acme' cannot be deleted: 'employees' (delete rule deny) still holds Person 'ann'"]}}"#,
-      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["update[0]: unknown ref 'zed'","'bob'.age: Person.age takes integer values, not string \"x\""]}}"#,
-      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0]: unknown entity 'Robot' (entities: Person, Employee, Company)"]}}"#,
-      #"{"error":{"message":"invalid JSON","problems":["invalid JSON at offset 0: expected a value"]}}"#,
-      #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
-      // Save 2: ann's age is 0 again (the refused lines left nothing), and
-      // the ref 'bob' is free again.
-      #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"born":null,"name":"Bob","employer":"acme"}}],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":["ann","bob"]}}},{"ref":"ann","entity":"Person","changed":{"age":{"old":0,"new":6}}}],"deleted":[]}"#,
-    ])
+    #expect(
+      outcome.output.split(separator: "\n") == [
+        #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Person","values":{"age":0,"born":null,"name":"Ann","employer":"acme"}}],"updated":[],"deleted":[]}"#,
+        #"{"error":{"message":"save failed: 1 problem","problems":["Company 'acme' cannot be deleted: 'employees' (delete rule deny) still holds Person 'ann'"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["update[0]: unknown ref 'zed'","'bob'.age: Person.age takes integer values, not string \"x\""]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0]: unknown entity 'Robot' (entities: Person, Employee, Company)"]}}"#,
+        #"{"error":{"message":"invalid JSON","problems":["invalid JSON at offset 0: expected a value"]}}"#,
+        #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
+        // Save 2: ann's age is 0 again (the refused lines left nothing), and
+        // the ref 'bob' is free again.
+        #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"born":null,"name":"Bob","employer":"acme"}}],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":["ann","bob"]}}},{"ref":"ann","entity":"Person","changed":{"age":{"old":0,"new":6}}}],"deleted":[]}"#,
+      ])
   }
 
   @Test func rejectsABadSchemaWithEveryProblem() throws {
     let outcome = try replay(
-      [], schema: #"{"entities": [{"name": "A", "attributes": {"x": {"type": "text"}}, "relationships": {"b": {"destination": "B"}}}]}"#)
+      [],
+      schema:
+        #"{"entities": [{"name": "A", "attributes": {"x": {"type": "text"}}, "relationships": {"b": {"destination": "B"}}}]}"#
+    )
     #expect(outcome.status == 1)
-    #expect(outcome.errorOutput.hasSuffix("""
-      invalid schema
-        - A.x: unknown type 'text' (types: string, integer, double, boolean, date, uuid, data)
-        - A.b: unknown destination entity 'B'
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        invalid schema
+          - A.x: unknown type 'text' (types: string, integer, double, boolean, date, uuid, data)
+          - A.b: unknown destination entity 'B'
 
-      """))
+        """))
   }
 
   @Test func withoutASchemaIsAUsageError() throws {

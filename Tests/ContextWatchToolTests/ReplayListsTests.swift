@@ -38,18 +38,19 @@ struct ReplayListsTests {
       ], lists: lists)
     #expect(outcome.status == 0)
     #expect(outcome.errorOutput == "")
-    #expect(lines(outcome).filter { $0.contains(#""list""#) } == [
-      // Nil sorts first and is named null.
-      #"{"save":1,"list":"byCity","deletedSections":[],"insertedSections":[0,1,2],"deleted":[],"inserted":[[0,0],[1,0],[2,0],[2,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob"]},{"name":"Oslo","refs":["ann","cid"]}]}"#,
-      // A move between sections: from the old list's [2, 1] to the new one's [1, 1].
-      #"{"save":2,"list":"byCity","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[[[2,1],[1,1]]],"updated":[],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
-      // An update in place, at its index path in the new list.
-      #"{"save":3,"list":"byCity","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[2,0]],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
-      // Save 4 inserted a company only: no line. Deleting Dan empties the nil section.
-      #"{"save":5,"list":"byCity","deletedSections":[0],"insertedSections":[],"deleted":[[0,0]],"inserted":[],"moved":[],"updated":[],"sections":[{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
-      // A move into a new section.
-      #"{"save":6,"list":"byCity","deletedSections":[],"insertedSections":[0],"deleted":[],"inserted":[],"moved":[[[0,0],[0,0]]],"updated":[],"sections":[{"name":"Aarhus","refs":["bob"]},{"name":"Bergen","refs":["cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
-    ])
+    #expect(
+      lines(outcome).filter { $0.contains(#""list""#) } == [
+        // Nil sorts first and is named null.
+        #"{"save":1,"list":"byCity","deletedSections":[],"insertedSections":[0,1,2],"deleted":[],"inserted":[[0,0],[1,0],[2,0],[2,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob"]},{"name":"Oslo","refs":["ann","cid"]}]}"#,
+        // A move between sections: from the old list's [2, 1] to the new one's [1, 1].
+        #"{"save":2,"list":"byCity","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[[[2,1],[1,1]]],"updated":[],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
+        // An update in place, at its index path in the new list.
+        #"{"save":3,"list":"byCity","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[2,0]],"sections":[{"name":null,"refs":["dan"]},{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
+        // Save 4 inserted a company only: no line. Deleting Dan empties the nil section.
+        #"{"save":5,"list":"byCity","deletedSections":[0],"insertedSections":[],"deleted":[[0,0]],"inserted":[],"moved":[],"updated":[],"sections":[{"name":"Bergen","refs":["bob","cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
+        // A move into a new section.
+        #"{"save":6,"list":"byCity","deletedSections":[],"insertedSections":[0],"deleted":[],"inserted":[],"moved":[[[0,0],[0,0]]],"updated":[],"sections":[{"name":"Aarhus","refs":["bob"]},{"name":"Bergen","refs":["cid"]},{"name":"Oslo","refs":["ann"]}]}"#,
+      ])
     // Each save's line comes first, then its list's.
     #expect(lines(outcome).map { $0.contains(#""list""#) ? "l" : "s" }.joined() == "slslslsslsl")
   }
@@ -69,17 +70,18 @@ struct ReplayListsTests {
         #"{"update": [{"ref": "e", "values": {"name": "Eve"}}]}"#,
       ], lists: lists)
     #expect(outcome.status == 0)
-    #expect(lines(outcome).filter { $0.contains(#""list""#) } == [
-      // d does not match; c and b fill the window, a waits below it.
-      #"{"save":1,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["c","b"]}]}"#,
-      // c leaves: a comes in.
-      #"{"save":2,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,0]],"inserted":[[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["b","a"]}]}"#,
-      // e enters above the last: a drops out.
-      #"{"save":3,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,1]],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["e","b"]}]}"#,
-      #"{"save":4,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,1]],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["d","e"]}]}"#,
-      // Save 5 changed a, which is beyond the limit: no line.
-      #"{"save":6,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[0,1]],"sections":[{"name":null,"refs":["d","e"]}]}"#,
-    ])
+    #expect(
+      lines(outcome).filter { $0.contains(#""list""#) } == [
+        // d does not match; c and b fill the window, a waits below it.
+        #"{"save":1,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["c","b"]}]}"#,
+        // c leaves: a comes in.
+        #"{"save":2,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,0]],"inserted":[[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["b","a"]}]}"#,
+        // e enters above the last: a drops out.
+        #"{"save":3,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,1]],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["e","b"]}]}"#,
+        #"{"save":4,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[[0,1]],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["d","e"]}]}"#,
+        // Save 5 changed a, which is beyond the limit: no line.
+        #"{"save":6,"list":"oldest","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[0,1]],"sections":[{"name":null,"refs":["d","e"]}]}"#,
+      ])
   }
 
   @Test func listLinesFollowTheWatchLinesInListOrder() throws {
@@ -95,18 +97,19 @@ struct ReplayListsTests {
         #"{"update": [{"ref": "bob", "values": {"age": 30}}]}"#,
       ], lists: lists, watches: watches)
     #expect(outcome.status == 0)
-    #expect(lines(outcome) == [
-      #"{"save":1,"inserted":[{"ref":"ann","entity":"Person","values":{"age":30,"city":null,"name":"Ann","employer":null}},{"ref":"bob","entity":"Person","values":{"age":12,"city":null,"name":"Bob","employer":null}}],"updated":[],"deleted":[]}"#,
-      #"{"save":1,"watch":"adults","inserted":["ann"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-      #"{"save":1,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
-      // A number's section is named in decimal.
-      #"{"save":1,"list":"byAge","deletedSections":[],"insertedSections":[0,1],"deleted":[],"inserted":[[0,0],[1,0]],"moved":[],"updated":[],"sections":[{"name":"12","refs":["bob"]},{"name":"30","refs":["ann"]}]}"#,
-      #"{"save":2,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}}],"updated":[],"deleted":[]}"#,
-      #"{"save":3,"inserted":[],"updated":[{"ref":"bob","entity":"Person","changed":{"age":{"old":12,"new":30}}}],"deleted":[]}"#,
-      #"{"save":3,"watch":"adults","inserted":[],"updated":[],"entered":["bob"],"exited":[],"deleted":[]}"#,
-      #"{"save":3,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[0,1]],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
-      #"{"save":3,"list":"byAge","deletedSections":[0],"insertedSections":[],"deleted":[],"inserted":[],"moved":[[[0,0],[0,1]]],"updated":[],"sections":[{"name":"30","refs":["ann","bob"]}]}"#,
-    ])
+    #expect(
+      lines(outcome) == [
+        #"{"save":1,"inserted":[{"ref":"ann","entity":"Person","values":{"age":30,"city":null,"name":"Ann","employer":null}},{"ref":"bob","entity":"Person","values":{"age":12,"city":null,"name":"Bob","employer":null}}],"updated":[],"deleted":[]}"#,
+        #"{"save":1,"watch":"adults","inserted":["ann"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":1,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
+        // A number's section is named in decimal.
+        #"{"save":1,"list":"byAge","deletedSections":[],"insertedSections":[0,1],"deleted":[],"inserted":[[0,0],[1,0]],"moved":[],"updated":[],"sections":[{"name":"12","refs":["bob"]},{"name":"30","refs":["ann"]}]}"#,
+        #"{"save":2,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}}],"updated":[],"deleted":[]}"#,
+        #"{"save":3,"inserted":[],"updated":[{"ref":"bob","entity":"Person","changed":{"age":{"old":12,"new":30}}}],"deleted":[]}"#,
+        #"{"save":3,"watch":"adults","inserted":[],"updated":[],"entered":["bob"],"exited":[],"deleted":[]}"#,
+        #"{"save":3,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[],"moved":[],"updated":[[0,1]],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
+        #"{"save":3,"list":"byAge","deletedSections":[0],"insertedSections":[],"deleted":[],"inserted":[],"moved":[[[0,0],[0,1]]],"updated":[],"sections":[{"name":"30","refs":["ann","bob"]}]}"#,
+      ])
   }
 
   @Test func aRefusedLinePrintsNoListLine() throws {
@@ -121,17 +124,18 @@ struct ReplayListsTests {
         #"{"insert": [{"entity": "Person", "ref": "bob", "values": {"name": "Bob"}}]}"#,
       ], lists: lists)
     #expect(outcome.status == 0)
-    #expect(lines(outcome) == [
-      #"{"save":1,"inserted":[{"ref":"ann","entity":"Person","values":{"age":0,"city":null,"name":"Ann","employer":null}}],"updated":[],"deleted":[]}"#,
-      #"{"save":1,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann"]}]}"#,
-      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.age: Person.age takes integer values, not string \"x\""]}}"#,
-      #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
-      #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["delete[0]: unknown ref 'zed'"]}}"#,
-      #"{"save":null,"inserted":[],"updated":[],"deleted":[]}"#,
-      // Neither Cid nor the first Bob left a trace in the list.
-      #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"city":null,"name":"Bob","employer":null}}],"updated":[],"deleted":[]}"#,
-      #"{"save":2,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
-    ])
+    #expect(
+      lines(outcome) == [
+        #"{"save":1,"inserted":[{"ref":"ann","entity":"Person","values":{"age":0,"city":null,"name":"Ann","employer":null}}],"updated":[],"deleted":[]}"#,
+        #"{"save":1,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann"]}]}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.age: Person.age takes integer values, not string \"x\""]}}"#,
+        #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["delete[0]: unknown ref 'zed'"]}}"#,
+        #"{"save":null,"inserted":[],"updated":[],"deleted":[]}"#,
+        // Neither Cid nor the first Bob left a trace in the list.
+        #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"city":null,"name":"Bob","employer":null}}],"updated":[],"deleted":[]}"#,
+        #"{"save":2,"list":"people","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["ann","bob"]}]}"#,
+      ])
   }
 
   @Test func everyInvalidListIsReportedOnceBeforeAnySave() throws {
@@ -155,50 +159,52 @@ struct ReplayListsTests {
        [],
        {"entity": "Person"}]
       """
-    let outcome = try replay([#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], lists: lists)
+    let outcome = try replay(
+      [#"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A"}}]}"#], lists: lists)
     #expect(outcome.status == 1)
     #expect(outcome.output == "")
     #expect(outcome.errorOutput.hasPrefix("context-watch: "))
-    #expect(outcome.errorOutput.hasSuffix(
-      """
-      : lists are invalid
-      list 'nobody' on Persn: unknown entity 'Persn' (entities: Person, Company)
-      list 'typo' on Person:
-      error: Person has no key 'agee' (did you mean 'age'?)
-       --> predicate:1:1
-        |
-      1 | agee > 3
-        | ^^^^
-      list 'broken' on Person:
-      error: expected expression, found end of input
-       --> predicate:1:6
-        |
-      1 | age >
-        |      ^
-      list 'unsorted' on Person: a list needs at least one sort key (ties are then broken by object identifier)
-      list 'sortTypo' on Person: Person has no attribute 'nam' (in the sort key 'nam')
-      list 'sections' on Person: the section key 'city' must be the first sort key (it is 'name'): sections appear in the order of their first object, so the sort must group them
-      list 'shape': unknown field 'extra' (fields: name, entity, predicate, arguments, sortBy, sectionBy, limit)
-      list 'shape': needs an "entity" string, not number
-      list 'shape': "predicate" is a string, not number
-      list 'shape': sortBy[0]: unknown field 'order' (fields: key, ascending)
-      list 'shape': sortBy[0]: "ascending" is a Boolean, not string
-      list 'shape': sortBy[1]: a sort key is a JSON object ({"key": String, "ascending": Bool?}), not number
-      list 'shape': sortBy[2]: needs a "key" string
-      list 'shape': "sectionBy" is a string, not number
-      list 'shape': "limit" is an integer, not 2.5
-      list 'loose': "arguments" is an array, not number
-      list 'odd': arguments[0]: "$set" needs an array, not number
-      list 'stray': "arguments" are given without a "predicate"
-      list 'negative' on Person: a list's limit cannot be negative (-1)
-      list 'typo': the name is taken by lists[1]; each list needs a name of its own
-      list 'typo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?}), not object
-      list 'unsortedToo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?})
-      list 'many' on Company: Company.employees is a to-many relationship: a sort key follows to-one relationships only
-      lists[15]: a list is a JSON object, not array
-      lists[16]: needs a "name" string
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : lists are invalid
+        list 'nobody' on Persn: unknown entity 'Persn' (entities: Person, Company)
+        list 'typo' on Person:
+        error: Person has no key 'agee' (did you mean 'age'?)
+         --> predicate:1:1
+          |
+        1 | agee > 3
+          | ^^^^
+        list 'broken' on Person:
+        error: expected expression, found end of input
+         --> predicate:1:6
+          |
+        1 | age >
+          |      ^
+        list 'unsorted' on Person: a list needs at least one sort key (ties are then broken by object identifier)
+        list 'sortTypo' on Person: Person has no attribute 'nam' (in the sort key 'nam')
+        list 'sections' on Person: the section key 'city' must be the first sort key (it is 'name'): sections appear in the order of their first object, so the sort must group them
+        list 'shape': unknown field 'extra' (fields: name, entity, predicate, arguments, sortBy, sectionBy, limit)
+        list 'shape': needs an "entity" string, not number
+        list 'shape': "predicate" is a string, not number
+        list 'shape': sortBy[0]: unknown field 'order' (fields: key, ascending)
+        list 'shape': sortBy[0]: "ascending" is a Boolean, not string
+        list 'shape': sortBy[1]: a sort key is a JSON object ({"key": String, "ascending": Bool?}), not number
+        list 'shape': sortBy[2]: needs a "key" string
+        list 'shape': "sectionBy" is a string, not number
+        list 'shape': "limit" is an integer, not 2.5
+        list 'loose': "arguments" is an array, not number
+        list 'odd': arguments[0]: "$set" needs an array, not number
+        list 'stray': "arguments" are given without a "predicate"
+        list 'negative' on Person: a list's limit cannot be negative (-1)
+        list 'typo': the name is taken by lists[1]; each list needs a name of its own
+        list 'typo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?}), not object
+        list 'unsortedToo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?})
+        list 'many' on Company: Company.employees is a to-many relationship: a sort key follows to-one relationships only
+        lists[15]: a list is a JSON object, not array
+        lists[16]: needs a "name" string
 
-      """))
+        """))
   }
 
   @Test func aListsFileIsAnArray() throws {
@@ -218,7 +224,8 @@ struct ReplayListsTests {
     #expect(errors[1] == "watch 'adults' on Persn: unknown entity 'Persn' (entities: Person, Company)")
     #expect(errors[2].hasSuffix(": a list is invalid"))
     #expect(
-      errors[3] == "list 'people' on Person: a list needs at least one sort key (ties are then broken by object identifier)")
+      errors[3]
+        == "list 'people' on Person: a list needs at least one sort key (ties are then broken by object identifier)")
   }
 
   @Test func listsWithoutASchemaIsAUsageError() throws {

@@ -10,18 +10,20 @@ struct ClassificationTests {
     let token = try rig.watcher.watch("Person", where: "age > %d", 30)
     var ann: ManagedObject!
     var bob: ManagedObject!
-    let first = try #require(try rig.save { context in
-      ann = try context.insert("Person", values: ["name": "Ann", "age": 40])
-      bob = try context.insert("Person", values: ["name": "Bob", "age": 20])
-    })
+    let first = try #require(
+      try rig.save { context in
+        ann = try context.insert("Person", values: ["name": "Ann", "age": 40])
+        bob = try context.insert("Person", values: ["name": "Bob", "age": 20])
+      })
     #expect(first.names(.inserted) == ["Ann"])
     #expect(first.matches[ann.objectID] == [WatchMatch(watch: token.id, event: .inserted)])
     #expect(first.matches[bob.objectID] == nil)
 
-    let second = try #require(try rig.save { _ in
-      try ann.setValue(41, forKey: "age")
-      try bob.setValue(35, forKey: "age")
-    })
+    let second = try #require(
+      try rig.save { _ in
+        try ann.setValue(41, forKey: "age")
+        try bob.setValue(35, forKey: "age")
+      })
     #expect(second.names(.updated) == ["Ann"] && second.names(.entered) == ["Bob"])
     #expect(second.updated[0].change(forKey: "age")?.description == "age: 40 → 41")
     #expect(second.entered[0].before["age"] == 20)
@@ -32,10 +34,11 @@ struct ClassificationTests {
     // A save that touches no watched object delivers nothing.
     #expect(try rig.save { _ in try ann.setValue(11, forKey: "age") } == nil)
 
-    let fourth = try #require(try rig.save { context in
-      try context.delete(ann)
-      try context.delete(bob)
-    })
+    let fourth = try #require(
+      try rig.save { context in
+        try context.delete(ann)
+        try context.delete(bob)
+      })
     #expect(fourth.names(.deleted) == ["Bob"])
     #expect(fourth.sequenceNumber == 5)
     #expect(rig.recorder.all.map(\.sequenceNumber) == [1, 2, 3, 5])
@@ -49,10 +52,11 @@ struct ClassificationTests {
     let token = try rig.watcher.watch("Person", where: "age > 60")
     var ann: ManagedObject!
     try rig.save { context in ann = try context.insert("Person", values: ["name": "Ann", "age": 70]) }
-    let changes = try #require(try rig.save { context in
-      try ann.setValue(20, forKey: "age")
-      try context.delete(ann)
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try ann.setValue(20, forKey: "age")
+        try context.delete(ann)
+      })
     #expect(changes.names(.deleted) == ["Ann"])
     #expect(changes.deleted.first?["age"] == 70)
     #expect(changes.matches(for: ann.objectID) == [WatchMatch(watch: token.id, event: .deleted)])
@@ -62,10 +66,11 @@ struct ClassificationTests {
     let rig = Rig()
     let people = try rig.watcher.watch("Person", where: "age > 30")
     let employees = try rig.watcher.watch("Employee", where: "salary > 10")
-    let changes = try #require(try rig.save { context in
-      try context.insert("Employee", values: ["name": "Eve", "age": 50, "salary": 20])
-      try context.insert("Person", values: ["name": "Pat", "age": 50, "salary": .null].filter { $0.key != "salary" })
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Employee", values: ["name": "Eve", "age": 50, "salary": 20])
+        try context.insert("Person", values: ["name": "Pat", "age": 50, "salary": .null].filter { $0.key != "salary" })
+      })
     #expect(changes.names(.inserted) == ["Eve", "Pat"])
     let eve = changes.inserted[0].objectID
     #expect(changes.matches[eve]?.map(\.watch) == [people.id, employees.id])
@@ -78,20 +83,22 @@ struct ClassificationTests {
     let oslo = try rig.watcher.watch("Person", where: "city == 'Oslo'")
     let either = try rig.watcher.watch("Person", where: "city IN {'Oslo', 'Rome'} OR age > 60")
     var ann: ManagedObject!
-    let first = try #require(try rig.save { context in
-      ann = try context.insert("Person", values: ["name": "Ann", "age": 70, "city": "Oslo"])
-      try context.insert("Person", values: ["name": "Bob", "age": 20, "city": "Rome"])
-      try context.insert("Person", values: ["name": "Cid", "age": 20, "city": "Bergen"])
-    })
+    let first = try #require(
+      try rig.save { context in
+        ann = try context.insert("Person", values: ["name": "Ann", "age": 70, "city": "Oslo"])
+        try context.insert("Person", values: ["name": "Bob", "age": 20, "city": "Rome"])
+        try context.insert("Person", values: ["name": "Cid", "age": 20, "city": "Bergen"])
+      })
     #expect(first.names(.inserted) == ["Ann", "Bob"])
     #expect(first.matches[ann.objectID]?.map(\.watch) == [old.id, oslo.id, either.id])
     // Ann moves to Rome: she exits 'oslo', stays in the others.
     let second = try #require(try rig.save { _ in try ann.setValue("Rome", forKey: "city") })
     #expect(second.names(.exited) == ["Ann"] && second.names(.updated) == ["Ann"])
-    #expect(second.matches[ann.objectID] == [
-      WatchMatch(watch: old.id, event: .updated), WatchMatch(watch: oslo.id, event: .exited),
-      WatchMatch(watch: either.id, event: .updated),
-    ])
+    #expect(
+      second.matches[ann.objectID] == [
+        WatchMatch(watch: old.id, event: .updated), WatchMatch(watch: oslo.id, event: .exited),
+        WatchMatch(watch: either.id, event: .updated),
+      ])
     let coreData = second.coreDataStyle
     #expect(coreData["updated"]?.map(\.objectID) == [ann.objectID])
     #expect(coreData["inserted"] == [] && coreData["deleted"] == [])
@@ -116,10 +123,11 @@ struct ClassificationTests {
     #expect(try watchers { try $0.setValue(41, forKey: "age") } == [ignoring.id, plain.id])
     // `lastSeen` is ignored by the schema for every watch.
     #expect(try watchers { try $0.setValue(5, forKey: "lastSeen") } == [])
-    #expect(try watchers {
-      try $0.setValue(6, forKey: "lastSeen")
-      try $0.setValue("y", forKey: "tags")
-    } == [plain.id])
+    #expect(
+      try watchers {
+        try $0.setValue(6, forKey: "lastSeen")
+        try $0.setValue("y", forKey: "tags")
+      } == [plain.id])
   }
 
   @Test func eventAndInstanceFilters() throws {
@@ -128,10 +136,11 @@ struct ClassificationTests {
     try rig.save { context in ann = try context.insert("Person", values: ["name": "Ann", "age": 40]) }
     let exits = try rig.watcher.watch("Person", where: "age > 30", options: WatchOptions(events: [.exited, .deleted]))
     let onlyAnn = try rig.watcher.watch("Person", where: "age > 0", options: WatchOptions(objectIDs: [ann.objectID]))
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "Bob", "age": 50])
-      try ann.setValue(20, forKey: "age")
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "Bob", "age": 50])
+        try ann.setValue(20, forKey: "age")
+      })
     #expect(changes.names(.inserted) == [])
     #expect(changes.names(.exited) == ["Ann"] && changes.names(.updated) == ["Ann"])
     #expect(changes.matches[ann.objectID]?.map(\.watch) == [exits.id, onlyAnn.id])
@@ -163,9 +172,10 @@ struct ClassificationTests {
     let back = try #require(try rig.save { _ in try lab.setValue("Lab", forKey: "name") })
     #expect(back.names(.exited) == ["Ann"])
     // A change the predicate does not read reaches no one.
-    #expect(try rig.save { context in
-      try context.insert("Department", values: ["name": "Shop"])
-    } == nil)
+    #expect(
+      try rig.save { context in
+        try context.insert("Department", values: ["name": "Shop"])
+      } == nil)
   }
 
   /// An update that changes no key its entity's watches read is matched
@@ -185,10 +195,11 @@ struct ClassificationTests {
       try ann.setRelationship("department", to: lab)
     }
     // Only attribute readers: a rename is an update for a match, nothing otherwise.
-    let renamed = try #require(try rig.save { _ in
-      try ann.setValue("Anna", forKey: "name")
-      try bob.setValue("Bobby", forKey: "name")
-    })
+    let renamed = try #require(
+      try rig.save { _ in
+        try ann.setValue("Anna", forKey: "name")
+        try bob.setValue("Bobby", forKey: "name")
+      })
     #expect(renamed.names(.updated) == ["Anna"])
     #expect(renamed.entered.isEmpty && renamed.exited.isEmpty)
     #expect(renamed.matches[ann.objectID] == [WatchMatch(watch: older.id, event: .updated)])
@@ -198,13 +209,15 @@ struct ClassificationTests {
     // own change (`city`) is read by no watch, but her department's new
     // name makes her enter.
     let research = try rig.watcher.watch("Person", where: "department.name == 'R&D'")
-    let moved = try #require(try rig.save { _ in
-      try ann.setValue("Oslo", forKey: "city")
-      try lab.setValue("R&D", forKey: "name")
-    })
-    #expect(moved.matches[ann.objectID] == [
-      WatchMatch(watch: older.id, event: .updated), WatchMatch(watch: research.id, event: .entered),
-    ])
+    let moved = try #require(
+      try rig.save { _ in
+        try ann.setValue("Oslo", forKey: "city")
+        try lab.setValue("R&D", forKey: "name")
+      })
+    #expect(
+      moved.matches[ann.objectID] == [
+        WatchMatch(watch: older.id, event: .updated), WatchMatch(watch: research.id, event: .entered),
+      ])
   }
 
   /// What the unread-key shortcut must not miss: a key read only as a
@@ -227,25 +240,30 @@ struct ClassificationTests {
 
     // "e" and a combining acute: equal to Swift, a different string to a
     // predicate. `city`, which no watch reads, changes in the same save.
-    let decomposed = try #require(try rig.save { context in
-      try context.setValues(["name": .string("e\u{301}"), "city": "Oslo"], of: ann)
-    })
+    let decomposed = try #require(
+      try rig.save { context in
+        try context.setValues(["name": .string("e\u{301}"), "city": "Oslo"], of: ann)
+      })
     #expect(decomposed.matches[ann.objectID] == [WatchMatch(watch: composed.id, event: .exited)])
 
     // An update made by hand that names only `city`, though `age` changed too.
     let before = try #require(decomposed.updated.first?.after ?? decomposed.exited.first?.after)
-    let after = try #require(try rig.context.run { _ in
-      try ann.setValue(1, forKey: "age")
-      return ann.snapshot()
-    })
+    let after = try #require(
+      try rig.context.run { _ in
+        try ann.setValue(1, forKey: "age")
+        return ann.snapshot()
+      })
     let recorded = LockedState<[ContextChanges]>([])
-    let fed = ContextWatcher(schema: WatcherFixtures.schema, target: .handler(on: .immediate) { changes in
-      recorded.withLock { $0.append(changes) }
-    })
+    let fed = ContextWatcher(
+      schema: WatcherFixtures.schema,
+      target: .handler(on: .immediate) { changes in
+        recorded.withLock { $0.append(changes) }
+      })
     let handMade = try fed.watch("Person", where: #"{"x", "y", "z"}[age] == "y""#)
-    fed.process(ContextSave(
-      sequenceNumber: 1, author: nil, contextName: "by hand", inserted: [],
-      updated: [ObjectUpdate(before: before, after: after, changedKeys: ["city"])], deleted: []))
+    fed.process(
+      ContextSave(
+        sequenceNumber: 1, author: nil, contextName: "by hand", inserted: [],
+        updated: [ObjectUpdate(before: before, after: after, changedKeys: ["city"])], deleted: []))
     fed.flush()
     #expect(recorded.withLock { $0 }.first?.matches[ann.objectID] == [WatchMatch(watch: handMade.id, event: .entered)])
   }
@@ -287,14 +305,15 @@ struct ClassificationTests {
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 31])
       return rig.watcher.explain(ann, for: token.id)?.description
     }
-    #expect(text == """
-      #\(try rig.context.run { try $0.objects(of: "Person")[0].objectID.rawValue }) does not match watch 'seniors'
-        ✓ entity: Person is a Person
-        ✗ age > 60    (age = 31)
-        ✓ name BEGINSWITH "A" OR city == "Oslo"
-          ✓ name BEGINSWITH "A"    (name = "Ann")
-          ✗ city == "Oslo"    (city = nil)
-      """)
+    #expect(
+      text == """
+        #\(try rig.context.run { try $0.objects(of: "Person")[0].objectID.rawValue }) does not match watch 'seniors'
+          ✓ entity: Person is a Person
+          ✗ age > 60    (age = 31)
+          ✓ name BEGINSWITH "A" OR city == "Oslo"
+            ✓ name BEGINSWITH "A"    (name = "Ann")
+            ✗ city == "Oslo"    (city = nil)
+        """)
     let company = try rig.context.run { try $0.insert("Company", values: ["name": "Acme"]).snapshot() }
     let other = rig.watcher.explain(company, for: token.id)
     #expect(other?.matches == false)

@@ -1,10 +1,11 @@
 // Tests of the master filter's internals (through @testable import): index
 // keys and the limit on watches held at once.
 
-@testable import ContextWatching
 import PredicateDSL
 import TestSupport
 import Testing
+
+@testable import ContextWatching
 
 /// The equality index's keys: exact fingerprints (integral numbers, strings
 /// of up to seven bytes) decide equality alone only against a fingerprint
@@ -22,9 +23,10 @@ struct IndexKeyTests {
     for (a, b) in [("Oslo", "Oslo"), ("", ""), ("Abcdefgh", "Abcdefgh"), ("Caf\u{E9}", "Caf\u{E9}")] {
       #expect(IndexKey(.string(a)) == IndexKey(.string(b)), "\(a) and \(b)")
     }
-    for (a, b) in [("Oslo", "Osl"), ("Oslo", "Oslo\u{0}"), ("", "\u{0}"), ("Abcdefg", "Abcdefgh"), ("Abcdefgh", "Abcdefgi"),
-      ("Caf\u{E9}", "Cafe\u{301}")]
-    {
+    for (a, b) in [
+      ("Oslo", "Osl"), ("Oslo", "Oslo\u{0}"), ("", "\u{0}"), ("Abcdefg", "Abcdefgh"), ("Abcdefgh", "Abcdefgi"),
+      ("Caf\u{E9}", "Cafe\u{301}"),
+    ] {
       #expect(IndexKey(.string(a)) != IndexKey(.string(b)), "\(a) and \(b)")
     }
   }
@@ -143,25 +145,32 @@ struct KeyTableTests {
 struct FilterCapacityTests {
   @Test func aFullFilterRefusesWatchesAndChangesNothing() throws {
     var filter = MasterFilter(schema: WatcherFixtures.schema, capacity: 2)
-    let first = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
-    let second = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
+    let first = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let second = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
     let refused = try #require(throws: WatchError.self) {
-      try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: "age > 4", options: WatchOptions())
+      try filter.add(
+        entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: "age > 4", options: WatchOptions())
     }
     #expect(refused.code == .tooManyWatches)
-    #expect(refused.description == "watch 'Person age > 4' on Person: the watcher already holds 2 watches, the most it can")
+    #expect(
+      refused.description == "watch 'Person age > 4' on Person: the watcher already holds 2 watches, the most it can")
     #expect(filter.count == 2 && filter.entry(first) != nil && filter.entry(second) != nil)
     filter.remove(first)
-    let third = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 5"), source: nil, options: WatchOptions())
+    let third = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "age > 5"), source: nil, options: WatchOptions())
     #expect(third.number == 3 && filter.count == 2 && filter.entry(first) == nil && filter.entry(third) != nil)
   }
 
   @Test func aWatcherThatHandedOutEveryNumberRefusesWatches() throws {
     var filter = MasterFilter(schema: WatcherFixtures.schema, firstNumber: WatchID.numberLimit - 1)
-    let last = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let last = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
     #expect(last.number == WatchID.numberLimit - 1 && last.description == "watch \(WatchID.numberLimit - 1)")
     let refused = try #require(throws: WatchError.self) {
-      try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: nil, options: WatchOptions())
+      try filter.add(
+        entity: "Person", predicate: PredicateSyntax(parsing: "age > 4"), source: nil, options: WatchOptions())
     }
     #expect(refused.code == .tooManyWatches && refused.message.contains("use a new watcher"))
     #expect(filter.count == 1 && filter.entry(last) != nil)
@@ -171,12 +180,15 @@ struct FilterCapacityTests {
   /// out no identifier twice.
   @Test func removingAllKeepsTheNumbering() throws {
     var filter = MasterFilter(schema: WatcherFixtures.schema)
-    let first = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
-    let second = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
+    let first = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let second = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "city == 'Oslo'"), source: nil, options: WatchOptions())
     filter.removeAll()
     #expect(filter.count == 0 && filter.entry(first) == nil && filter.entry(second) == nil)
     filter.remove(first)
-    let third = try filter.add(entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
+    let third = try filter.add(
+      entity: "Person", predicate: PredicateSyntax(parsing: "age > 3"), source: nil, options: WatchOptions())
     #expect(third.number == 3 && filter.count == 1 && filter.entry(third) != nil)
   }
 

@@ -45,16 +45,17 @@ struct IndexTests {
       let token = try rig.watcher.watch("Person", where: "age > %d", .int(Int64(round)))
       token.cancel()
     }
-    let changes = try #require(try rig.save { context in
-      for (index, age) in Self.ages.enumerated() {
-        try context.insert(
-          index % 2 == 0 ? "Person" : "Employee",
-          values: [
-            "name": .string("P\(index)"), "age": age,
-            "city": index % 3 == 0 ? "Oslo" : (index % 3 == 1 ? "Rome" : FilterValue.null),
-          ])
-      }
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for (index, age) in Self.ages.enumerated() {
+          try context.insert(
+            index % 2 == 0 ? "Person" : "Employee",
+            values: [
+              "name": .string("P\(index)"), "age": age,
+              "city": index % 3 == 0 ? "Oslo" : (index % 3 == 1 ? "Rome" : FilterValue.null),
+            ])
+        }
+      })
     for snapshot in changes.inserted {
       let expected: [WatchID] = try tokens.filter { try $0.1.evaluate(snapshot) }.map { $0.0 }
       let actual: [WatchID] = changes.matches[snapshot.objectID]?.map { $0.watch } ?? []
@@ -65,11 +66,12 @@ struct IndexTests {
     #expect(changes.inserted.count == all.count - unmatched.count)
 
     // Updates across the bounds: before and after both go through the indexes.
-    let updates = try #require(try rig.save { context in
-      for (index, person) in try context.objects(of: "Person").enumerated() {
-        try person.setValue(Self.ages[(index + 3) % Self.ages.count], forKey: "age")
-      }
-    })
+    let updates = try #require(
+      try rig.save { context in
+        for (index, person) in try context.objects(of: "Person").enumerated() {
+          try person.setValue(Self.ages[(index + 3) % Self.ages.count], forKey: "age")
+        }
+      })
     for update in updates.updated + updates.entered + updates.exited {
       for (id, filter) in tokens {
         let (was, now) = (try filter.evaluate(update.before), try filter.evaluate(update.after))
@@ -103,13 +105,14 @@ struct IndexTests {
       holders.append(token)
       watches.append((token.id, try WatcherFixtures.schema.snapshotFilter(format, arguments: arguments, for: "Person")))
     }
-    let changes = try #require(try rig.save { context in
-      for index in 0..<200 {
-        let value = bound(&random)
-        let age: FilterValue = if case .double(let number) = value { .int(Int64(number)) } else { value }
-        try context.insert("Person", values: ["name": .string("P\(index)"), "age": age])
-      }
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for index in 0..<200 {
+          let value = bound(&random)
+          let age: FilterValue = if case .double(let number) = value { .int(Int64(number)) } else { value }
+          try context.insert("Person", values: ["name": .string("P\(index)"), "age": age])
+        }
+      })
     let (people, checked) = try Self.compare(watches, with: changes, in: rig, seed: seed)
     #expect(people == 200)
     #expect(checked > 1_000)
@@ -141,10 +144,11 @@ struct IndexTests {
       try rig.watcher.watch("Person", where: "age > %d", .int(bound)).cancel()
     }
     let fresh = try rig.watcher.watch("Person", where: "age < 30")
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "Young", "age": 20])
-      try context.insert("Person", values: ["name": "Old", "age": 70])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "Young", "age": 20])
+        try context.insert("Person", values: ["name": "Old", "age": 70])
+      })
     #expect(changes.names(.inserted) == ["Young"])
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[fresh.id]])
     #expect(rig.watcher.watchCount == 1)
@@ -189,12 +193,14 @@ struct IndexTests {
       watches.removeAll { residuals.contains($0.0) }
       #expect(watches.count > 150)
     }
-    let changes = try #require(try rig.save { context in
-      for index in 0..<200 {
-        let city: FilterValue = index % 5 == 0 ? "Rome" : "Oslo"
-        try context.insert("Person", values: ["name": .string("P\(index)"), "city": city, "age": .int(Int64(index % 103))])
-      }
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for index in 0..<200 {
+          let city: FilterValue = index % 5 == 0 ? "Rome" : "Oslo"
+          try context.insert(
+            "Person", values: ["name": .string("P\(index)"), "city": city, "age": .int(Int64(index % 103))])
+        }
+      })
     let (_, checked) = try Self.compare(watches, with: changes, in: rig, seed: seed)
     #expect(checked > 1_000)
   }
@@ -217,13 +223,17 @@ struct IndexTests {
         kept[-bound] = upper
       }
     }
-    let changes = try #require(try rig.save { context in
-      for age in [19, 21, 30, 33, 41] as [Int64] {
-        try context.insert("Person", values: ["name": .string("P\(age)"), "age": .int(age)])
-      }
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for age in [19, 21, 30, 33, 41] as [Int64] {
+          try context.insert("Person", values: ["name": .string("P\(age)"), "age": .int(age)])
+        }
+      })
     for snapshot in changes.inserted {
-      guard case .int(let age)? = snapshot["age"] else { Issue.record("no age"); continue }
+      guard case .int(let age)? = snapshot["age"] else {
+        Issue.record("no age")
+        continue
+      }
       let expected = kept.filter { bound, _ in bound > 0 ? age >= bound : age < -bound }.map(\.value.id).sorted()
       let actual = changes.matches[snapshot.objectID]?.map(\.watch) ?? []
       #expect(actual == expected, "age \(age)")
@@ -237,10 +247,11 @@ struct IndexTests {
     let rig = Rig()
     let composed = try rig.watcher.watch("Person", where: "city == %@", "Caf\u{E9}")
     let listed = try rig.watcher.watch("Person", where: "city IN {'x', %@}", "Cafe\u{301}")
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "A", "city": "Caf\u{E9}"])
-      try context.insert("Person", values: ["name": "B", "city": "Cafe\u{301}"])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "A", "city": "Caf\u{E9}"])
+        try context.insert("Person", values: ["name": "B", "city": "Cafe\u{301}"])
+      })
     #expect(changes.names(.inserted) == ["A", "B"])
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[composed.id], [listed.id]])
   }
@@ -253,12 +264,14 @@ struct IndexTests {
     let bySeen = try rig.watcher.watch("Person", where: "city == 'Oslo' AND lastSeen < 100")
     let alsoByAge = try rig.watcher.watch("Person", where: "city == 'Oslo' AND age <= 50")
     func matched() throws -> [String: [WatchID]] {
-      let changes = try #require(try rig.save { context in
-        try context.insert("Person", values: ["name": "Young", "city": "Oslo", "age": 20, "lastSeen": 50])
-        try context.insert("Person", values: ["name": "Old", "city": "Oslo", "age": 40, "lastSeen": 500])
-        try context.insert("Person", values: ["name": "Away", "city": "Rome", "age": 40, "lastSeen": 50])
-      })
-      return Dictionary(uniqueKeysWithValues: zip(changes.names(.inserted), changes.attribution.map { $0.matches.map(\.watch) }))
+      let changes = try #require(
+        try rig.save { context in
+          try context.insert("Person", values: ["name": "Young", "city": "Oslo", "age": 20, "lastSeen": 50])
+          try context.insert("Person", values: ["name": "Old", "city": "Oslo", "age": 40, "lastSeen": 500])
+          try context.insert("Person", values: ["name": "Away", "city": "Rome", "age": 40, "lastSeen": 50])
+        })
+      return Dictionary(
+        uniqueKeysWithValues: zip(changes.names(.inserted), changes.attribution.map { $0.matches.map(\.watch) }))
     }
     #expect(try matched() == ["Young": [bySeen.id, alsoByAge.id], "Old": [byAge.id, alsoByAge.id]])
     byAge.cancel()
@@ -266,9 +279,10 @@ struct IndexTests {
     #expect(try matched() == ["Young": [bySeen.id]])
     let again = try rig.watcher.watch("Person", where: "city == 'Oslo' AND age > 30")
     bySeen.cancel()
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "Older", "city": "Oslo", "age": 60, "lastSeen": 5])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "Older", "city": "Oslo", "age": 60, "lastSeen": 5])
+      })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[again.id]])
   }
 
@@ -280,12 +294,13 @@ struct IndexTests {
     let cities = ["", "O", "Oslo", "Oslo\u{0}", "Abcdefg", "Abcdefgh", "Abcdefgi", "Abcdefg\u{E9}", "Tromsø"]
     var tokens: [WatchToken] = []
     for city in cities { tokens.append(try rig.watcher.watch("Person", where: "city == %@", .string(city))) }
-    let changes = try #require(try rig.save { context in
-      for (number, city) in cities.enumerated() {
-        try context.insert("Person", values: ["name": .string("P\(number)"), "city": .string(city)])
-      }
-      try context.insert("Person", values: ["name": "Q", "city": "Osl"])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for (number, city) in cities.enumerated() {
+          try context.insert("Person", values: ["name": .string("P\(number)"), "city": .string(city)])
+        }
+        try context.insert("Person", values: ["name": "Q", "city": "Osl"])
+      })
     #expect(changes.names(.inserted) == cities.indices.map { "P\($0)" })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == tokens.map { [$0.id] })
   }
@@ -297,10 +312,11 @@ struct IndexTests {
     let large: Int64 = (1 << 62) + 600
     let exact = try rig.watcher.watch("Person", where: "age BETWEEN {%@, %@}", .int(large), .int(large))
     let wide = try rig.watcher.watch("Person", where: "age BETWEEN {%@, %@}", .int(large - 5_000), .int(large + 1))
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "Big", "age": .int(large)])
-      try context.insert("Person", values: ["name": "Next", "age": .int(large + 1)])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "Big", "age": .int(large)])
+        try context.insert("Person", values: ["name": "Next", "age": .int(large + 1)])
+      })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[exact.id, wide.id], [wide.id]])
   }
 }

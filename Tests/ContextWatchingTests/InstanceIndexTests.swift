@@ -69,7 +69,8 @@ struct InstanceIndexTests {
         for person in people where Int.random(in: 0..<40, using: &random) == 0 { try context.delete(person) }
         for index in 0..<Int.random(in: 0...3, using: &random) {
           let object = try context.insert(
-            "Person", values: ["name": .string("N\(round).\(index)"), "age": random.pick(ages), "city": random.pick(cities)])
+            "Person",
+            values: ["name": .string("N\(round).\(index)"), "age": random.pick(ages), "city": random.pick(cities)])
           ids.append(object.objectID)
         }
         try context.save()
@@ -125,19 +126,25 @@ struct InstanceIndexTests {
         compared += expected.count
       }
       for snapshot in save.inserted {
-        check(snapshot.objectID, try references.compactMap { reference in
-          try reference.event(inserted: snapshot).map { WatchMatch(watch: reference.id, event: $0) }
-        })
+        check(
+          snapshot.objectID,
+          try references.compactMap { reference in
+            try reference.event(inserted: snapshot).map { WatchMatch(watch: reference.id, event: $0) }
+          })
       }
       for update in save.updated {
-        check(update.objectID, try references.compactMap { reference in
-          try reference.event(updated: update).map { WatchMatch(watch: reference.id, event: $0) }
-        })
+        check(
+          update.objectID,
+          try references.compactMap { reference in
+            try reference.event(updated: update).map { WatchMatch(watch: reference.id, event: $0) }
+          })
       }
       for snapshot in save.deleted {
-        check(snapshot.objectID, try references.compactMap { reference in
-          try reference.event(deleted: snapshot).map { WatchMatch(watch: reference.id, event: $0) }
-        })
+        check(
+          snapshot.objectID,
+          try references.compactMap { reference in
+            try reference.event(deleted: snapshot).map { WatchMatch(watch: reference.id, event: $0) }
+          })
       }
     }
     #expect(compared > 500)
@@ -159,17 +166,20 @@ struct InstanceIndexTests {
       try rig.watcher.watch("Person", where: "TRUEPREDICATE", options: WatchOptions(objectIDs: [id]))
     }
     let second = try rig.watcher.watch("Person", where: "age > 1", options: WatchOptions(objectIDs: [ids[7]]))
-    let changes = try #require(try rig.save { context in
-      try context.object(with: ids[7])!.setValue(2, forKey: "age")
-    })
-    #expect(changes.matches(for: ids[7]) == [
-      WatchMatch(watch: tokens[7].id, event: .updated), WatchMatch(watch: second.id, event: .entered),
-    ])
+    let changes = try #require(
+      try rig.save { context in
+        try context.object(with: ids[7])!.setValue(2, forKey: "age")
+      })
+    #expect(
+      changes.matches(for: ids[7]) == [
+        WatchMatch(watch: tokens[7].id, event: .updated), WatchMatch(watch: second.id, event: .entered),
+      ])
     tokens[7].cancel()
-    let next = try #require(try rig.save { context in
-      try context.object(with: ids[7])!.setValue(3, forKey: "age")
-      try context.object(with: ids[8])!.setValue(3, forKey: "age")
-    })
+    let next = try #require(
+      try rig.save { context in
+        try context.object(with: ids[7])!.setValue(3, forKey: "age")
+        try context.object(with: ids[8])!.setValue(3, forKey: "age")
+      })
     #expect(next.attribution.map(\.objectID) == [ids[7], ids[8]])
     #expect(next.matches(for: ids[7]) == [WatchMatch(watch: second.id, event: .updated)])
     #expect(next.matches(for: ids[8]) == [WatchMatch(watch: tokens[8].id, event: .updated)])

@@ -197,7 +197,8 @@ struct RandomWrites {
           try person?.setRelationship("department", to: department)
         case 15..<17:
           let department = departments.randomElement(using: &random)!
-          try department.setValue(.string(["Dev", "Ops", "Design", "Sales"].randomElement(using: &random)!), forKey: "name")
+          try department.setValue(
+            .string(["Dev", "Ops", "Design", "Sales"].randomElement(using: &random)!), forKey: "name")
         case 17:
           try person?.setValue(.int(Int64.random(in: 0..<1000, using: &random)), forKey: "lastSeen")
         default:
@@ -281,7 +282,8 @@ struct ListMonitorRandomTests {
     let context = WatcherFixtures.context()
     try RandomWrites.populate(context, random: &random)
     var configuration = ListConfiguration.all[0]
-    let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .queue(DispatchQueue(label: "list deliveries")))
+    let monitor = try ListMonitor(
+      context: context, request: configuration.request, scheduler: .queue(DispatchQueue(label: "list deliveries")))
     let recorder = ListRecorder()
     let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
     var previous = ListPicture(monitor.content)

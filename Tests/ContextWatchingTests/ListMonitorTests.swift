@@ -82,7 +82,9 @@ struct ListMonitorTests {
     }
   }
 
-  static func edit(_ context: ObjectContext, _ ids: [String: ObjectID], _ name: String, _ values: [String: FilterValue])
+  static func edit(
+    _ context: ObjectContext, _ ids: [String: ObjectID], _ name: String, _ values: [String: FilterValue]
+  )
     throws
   {
     try context.performAndWait { context in
@@ -209,25 +211,31 @@ struct ListMonitorTests {
     }
     #expect(
       refusal(ListRequest("Person", sortedBy: []))
-        == "watch 'Person TRUEPREDICATE' on Person: a list needs at least one sort key (ties are then broken by object identifier)")
+        == "watch 'Person TRUEPREDICATE' on Person: a list needs at least one sort key (ties are then broken by object identifier)"
+    )
     #expect(
       refusal(ListRequest("Person", sortedBy: [.ascending("age")], sectionedBy: "city"))
-        == "watch 'Person TRUEPREDICATE' on Person: the section key 'city' must be the first sort key (it is 'age'): sections appear in the order of their first object, so the sort must group them")
+        == "watch 'Person TRUEPREDICATE' on Person: the section key 'city' must be the first sort key (it is 'age'): sections appear in the order of their first object, so the sort must group them"
+    )
     #expect(
       refusal(ListRequest("Person", sortedBy: [.ascending("agee")]))
         == "watch 'Person TRUEPREDICATE' on Person: Person has no attribute 'agee' (in the sort key 'agee')")
     #expect(
       refusal(ListRequest("Department", sortedBy: [.ascending("members.name")]))
-        == "watch 'Department TRUEPREDICATE' on Department: Department.members is a to-many relationship: a sort key follows to-one relationships only")
+        == "watch 'Department TRUEPREDICATE' on Department: Department.members is a to-many relationship: a sort key follows to-one relationships only"
+    )
     #expect(
       refusal(ListRequest("Person", sortedBy: [.ascending("employer")]))
-        == "watch 'Person TRUEPREDICATE' on Person: Person.employer is a relationship: a sort or section key ends at an attribute (employer.name, say)")
+        == "watch 'Person TRUEPREDICATE' on Person: Person.employer is a relationship: a sort or section key ends at an attribute (employer.name, say)"
+    )
     #expect(
       refusal(ListRequest("Person", sortedBy: [.ascending("name.length")]))
-        == "watch 'Person TRUEPREDICATE' on Person: Person.name is an attribute: a key path goes on through relationships only (in the sort key 'name.length')")
+        == "watch 'Person TRUEPREDICATE' on Person: Person.name is an attribute: a key path goes on through relationships only (in the sort key 'name.length')"
+    )
     #expect(
       refusal(ListRequest("Robot", sortedBy: [.ascending("name")]))
-        == "watch 'Robot TRUEPREDICATE' on Robot: unknown entity 'Robot' (entities: Company, Department, Person, Employee)")
+        == "watch 'Robot TRUEPREDICATE' on Robot: unknown entity 'Robot' (entities: Company, Department, Person, Employee)"
+    )
     #expect(
       refusal(try ListRequest("Person", where: "salary > 3", sortedBy: [.ascending("name")]))?.hasPrefix(
         "watch 'Person salary > 3' on Person: ") == true)
@@ -284,7 +292,8 @@ struct ListMonitorTests {
     let monitors = try (0..<4).map { index in
       try ListMonitor(
         context: context,
-        request: ListRequest("Person", where: "age >= %d", arguments: [.int(Int64(index * 10))], sortedBy: [.ascending("age")]),
+        request: ListRequest(
+          "Person", where: "age >= %d", arguments: [.int(Int64(index * 10))], sortedBy: [.ascending("age")]),
         scheduler: .queue(DispatchQueue(label: "list \(index)")))
     }
     DispatchQueue.concurrentPerform(iterations: 4) { worker in

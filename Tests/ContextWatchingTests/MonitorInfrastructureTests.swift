@@ -1,12 +1,13 @@
 // Tests of the monitors' shared infrastructure (through @testable import):
 // the delivery queue and the observer list.
 
-@testable import ContextWatching
 import Dispatch
 import Foundation
 import ObjectGraph
 import PredicateDSL
 import Testing
+
+@testable import ContextWatching
 
 @Suite("Monitors: delivery queue")
 struct MonitorDeliveryQueueTests {

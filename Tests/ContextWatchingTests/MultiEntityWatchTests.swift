@@ -13,19 +13,21 @@ struct MultiEntityWatchTests {
     let named = try rig.watcher.watch(["Person", "Company"], where: "name BEGINSWITH %@", "A")
     #expect(rig.watcher.watchCount == 1)
     #expect(rig.watcher.label(of: named.id) == "Person, Company name BEGINSWITH %@")
-    let changes = try #require(try rig.save { context in
-      for (entity, name) in [
-        ("Person", "Ann"), ("Employee", "Abe"), ("Company", "Acme"), ("Company", "Bolt"), ("Department", "Alpha"),
-      ] {
-        try context.insert(entity, values: ["name": .string(name)])
-      }
-    })
+    let changes = try #require(
+      try rig.save { context in
+        for (entity, name) in [
+          ("Person", "Ann"), ("Employee", "Abe"), ("Company", "Acme"), ("Company", "Bolt"), ("Department", "Alpha"),
+        ] {
+          try context.insert(entity, values: ["name": .string(name)])
+        }
+      })
     #expect(changes.names(.inserted) == ["Ann", "Abe", "Acme"])
     #expect(changes.attribution.allSatisfy { $0.matches.map(\.watch) == [named.id] })
     // Updates and deletes too, whichever entity.
-    let renamed = try #require(try rig.save { context in
-      for company in try context.objects(of: "Company") { try company.setValue("Axis", forKey: "name") }
-    })
+    let renamed = try #require(
+      try rig.save { context in
+        for company in try context.objects(of: "Company") { try company.setValue("Axis", forKey: "name") }
+      })
     #expect(renamed.names(.updated) == ["Axis"] && renamed.names(.entered) == ["Axis"])
     #expect(renamed.attribution.map { $0.matches.map(\.watch) } == [[named.id], [named.id]])
   }
@@ -35,9 +37,10 @@ struct MultiEntityWatchTests {
   @Test func anEntityBelowANamedOneIsCoveredByIt() throws {
     let rig = Rig()
     let token = try rig.watcher.watch(["Employee", "Person", "Person"], where: "TRUEPREDICATE")
-    let changes = try #require(try rig.save { context in
-      try context.insert("Employee", values: ["name": "Abe"])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Employee", values: ["name": "Abe"])
+      })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[token.id]])
   }
 
@@ -68,10 +71,11 @@ struct MultiEntityWatchTests {
     let first = try rig.watcher.watch("Person", where: "age > 3")
     #expect(first.id.number == 1)
     // Nothing of the refused watches matches.
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "Ann", "age": 5])
-      try context.insert("Department", values: ["name": "Lab"])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "Ann", "age": 5])
+        try context.insert("Department", values: ["name": "Lab"])
+      })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[first.id]])
   }
 
@@ -85,12 +89,13 @@ struct MultiEntityWatchTests {
       handler: .eachObject { object, event, _ in calls.withLock { $0.append("\(event) \(object.entityName)") } })
     #expect(rig.watcher.watchCount == 1)
     #expect(rig.watcher.label(of: everything.id) == "every entity TRUEPREDICATE")
-    let changes = try #require(try rig.save { context in
-      let acme = try context.insert("Company", values: ["name": "Acme"])
-      let lab = try context.insert("Department", values: ["name": "Lab"])
-      try context.insert("Employee", values: ["name": "Abe"])
-      try lab.setRelationship("company", to: acme)
-    })
+    let changes = try #require(
+      try rig.save { context in
+        let acme = try context.insert("Company", values: ["name": "Acme"])
+        let lab = try context.insert("Department", values: ["name": "Lab"])
+        try context.insert("Employee", values: ["name": "Abe"])
+        try lab.setRelationship("company", to: acme)
+      })
     #expect(changes.inserted.count == 3)
     #expect(calls.withLock { $0 } == ["inserted Company", "inserted Department", "inserted Employee"])
     // A predicate one entity cannot take is refused for every entity.
@@ -108,11 +113,12 @@ struct MultiEntityWatchTests {
     #expect(rig.watcher.watchCount == 0)
     let people = try rig.watcher.watch("Person", where: "name == 'X'")
     let companies = try rig.watcher.watch("Company", where: "name == 'X'")
-    let changes = try #require(try rig.save { context in
-      try context.insert("Person", values: ["name": "X"])
-      try context.insert("Company", values: ["name": "X"])
-      try context.insert("Department", values: ["name": "X"])
-    })
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": "X"])
+        try context.insert("Company", values: ["name": "X"])
+        try context.insert("Department", values: ["name": "X"])
+      })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[people.id], [companies.id]])
     #expect(rig.watcher.label(of: named.id) == nil)
   }

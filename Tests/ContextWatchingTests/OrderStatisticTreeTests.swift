@@ -1,9 +1,10 @@
 // The list monitor's ordered index (through @testable import), against a
 // sorted array.
 
-@testable import ContextWatching
 import TestSupport
 import Testing
+
+@testable import ContextWatching
 
 extension Int: OrderStatisticElement {
   /// The value itself, so that the tests check weighted sums too.
@@ -40,7 +41,7 @@ struct OrderStatisticTreeTests {
         if !array.isEmpty {
           let index = Int.random(in: 0..<array.count, using: &random)
           #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
-        #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
+          #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
         }
       }
     }

@@ -10,7 +10,9 @@ struct WatcherReadmeExampleTests {
   @Test func theWatcherExampleRuns() throws {
     let context = WatcherFixtures.context()
     let printed = LockedState<[String]>([])
-    @Sendable func print(_ items: Any...) { printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) } }
+    @Sendable func print(_ items: Any...) {
+      printed.withLock { $0.append(items.map { "\($0)" }.joined(separator: " ")) }
+    }
 
     let watcher = ContextWatcher(
       context: context,
@@ -31,10 +33,11 @@ struct WatcherReadmeExampleTests {
       return ann
     }
     watcher.flush()
-    #expect(printed.withLock { $0 } == [
-      "save 1", "  new: [\(ann.objectID)] entered: []", "  changed: [] exited: []",
-      "save 2", "  new: [] entered: []", "  changed: [[age: 61 → 62]] exited: []",
-    ])
+    #expect(
+      printed.withLock { $0 } == [
+        "save 1", "  new: [\(ann.objectID)] entered: []", "  changed: [] exited: []",
+        "save 2", "  new: [] entered: []", "  changed: [[age: 61 → 62]] exited: []",
+      ])
     withExtendedLifetime((seniors, research)) {}
   }
 }

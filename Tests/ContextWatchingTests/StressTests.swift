@@ -47,7 +47,8 @@ struct StressTests {
     let context = WatcherFixtures.context("stress")
     let saves = LockedState<[ContextSave]>([])
     let recorder = Recorder()
-    let watcher = ContextWatcher(context: context, target: .delegate(recorder, on: .queue(DispatchQueue(label: "stress"))))
+    let watcher = ContextWatcher(
+      context: context, target: .delegate(recorder, on: .queue(DispatchQueue(label: "stress"))))
     // The oracle's copy of every save, in order (registered after the watcher: same save, same order).
     let log = context.addSaveObserver { save in saves.withLock { $0.append(save) } }
 
@@ -82,7 +83,8 @@ struct StressTests {
                   try context.insert(
                     rng.chance(0.3) ? "Employee" : "Person",
                     values: [
-                      "name": rng.pick(["Ann", "Bob", "Cid", "Abe"]), "age": .int(Int64.random(in: 0...90, using: &rng)),
+                      "name": rng.pick(["Ann", "Bob", "Cid", "Abe"]),
+                      "age": .int(Int64.random(in: 0...90, using: &rng)),
                       "city": rng.chance(0.2) ? .null : rng.pick(Self.cities),
                     ])
                 case 4...7 where !people.isEmpty:
@@ -150,18 +152,24 @@ struct StressTests {
       result[id, default: []].append(WatchMatch(watch: watch, event: event))
     }
     for watch in watches {
-      for snapshot in save.inserted where try watch.filter.evaluate(snapshot) { add(snapshot.objectID, watch.id, .inserted) }
+      for snapshot in save.inserted where try watch.filter.evaluate(snapshot) {
+        add(snapshot.objectID, watch.id, .inserted)
+      }
       for update in save.updated {
         let (was, now) = (try watch.filter.evaluate(update.before), try watch.filter.evaluate(update.after))
         if was && now {
-          if update.changedKeys.contains(where: { !watch.ignored.contains($0) }) { add(update.objectID, watch.id, .updated) }
+          if update.changedKeys.contains(where: { !watch.ignored.contains($0) }) {
+            add(update.objectID, watch.id, .updated)
+          }
         } else if now {
           add(update.objectID, watch.id, .entered)
         } else if was {
           add(update.objectID, watch.id, .exited)
         }
       }
-      for snapshot in save.deleted where try watch.filter.evaluate(snapshot) { add(snapshot.objectID, watch.id, .deleted) }
+      for snapshot in save.deleted where try watch.filter.evaluate(snapshot) {
+        add(snapshot.objectID, watch.id, .deleted)
+      }
     }
     return result.mapValues { $0.sorted { $0.watch < $1.watch } }
   }

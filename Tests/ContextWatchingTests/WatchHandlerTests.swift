@@ -26,11 +26,12 @@ struct WatchHandlerTests {
     let plain = try rig.watcher.watch("Person", where: "name BEGINSWITH 'A'")
     var ann: ManagedObject!
     var bob: ManagedObject!
-    let first = try #require(try rig.save { context in
-      ann = try context.insert("Person", values: ["name": "Ann", "age": 61])
-      bob = try context.insert("Person", values: ["name": "Bob", "age": 20])
-      try context.insert("Person", values: ["name": "Cid", "age": 40])
-    })
+    let first = try #require(
+      try rig.save { context in
+        ann = try context.insert("Person", values: ["name": "Ann", "age": 61])
+        bob = try context.insert("Person", values: ["name": "Bob", "age": 20])
+        try context.insert("Person", values: ["name": "Cid", "age": 40])
+      })
     #expect(first.names(.inserted) == ["Ann", "Bob"])
     #expect(seniors.all.map { $0.inserted.map(\.objectID) } == [[ann.objectID]])
     #expect(juniors.all.map { $0.inserted.map(\.objectID) } == [[bob.objectID]])
@@ -132,9 +133,11 @@ struct WatchHandlerTests {
       let format = bound % 3 == 0 ? "age > %d" : (bound % 3 == 1 ? "age < %d" : "age == %d")
       let token = try rig.watcher.watch(
         "Person", where: format, .int(Int64(bound * 4)),
-        handler: bound % 2 == 0 ? inbox.handler : .changes(on: .queue(DispatchQueue(label: "h\(bound)"))) { changes in
-          inbox.changes.withLock { $0.append(changes) }
-        })
+        handler: bound % 2 == 0
+          ? inbox.handler
+          : .changes(on: .queue(DispatchQueue(label: "h\(bound)"))) { changes in
+            inbox.changes.withLock { $0.append(changes) }
+          })
       inboxes.append((token, inbox))
     }
     var people: [ManagedObject] = []
@@ -142,7 +145,8 @@ struct WatchHandlerTests {
     for round in 0..<60 {
       let delivery = try rig.save { context in
         if people.count < 5 || round % 4 == 0 {
-          people.append(try context.insert("Person", values: ["name": "P", "age": .int(Int64.random(in: 0...100, using: &random))]))
+          people.append(
+            try context.insert("Person", values: ["name": "P", "age": .int(Int64.random(in: 0...100, using: &random))]))
         }
         for person in people where Bool.random(using: &random) {
           try person.setValue(.int(Int64.random(in: 0...100, using: &random)), forKey: "age")

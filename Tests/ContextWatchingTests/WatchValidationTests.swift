@@ -1,7 +1,8 @@
-@testable import ContextWatching
 import ObjectGraph
 import PredicateDSL
 import Testing
+
+@testable import ContextWatching
 
 @Suite("Watcher: validation")
 struct WatchValidationTests {
@@ -9,7 +10,9 @@ struct WatchValidationTests {
     let rig = Rig()
     let error = try #require(throws: WatchError.self) { try rig.watcher.watch("Persn", where: "age > 3") }
     #expect(error.code == .unknownEntity)
-    #expect(error.description == "watch 'Persn age > 3' on Persn: unknown entity 'Persn' (entities: Company, Department, Person, Employee)")
+    #expect(
+      error.description
+        == "watch 'Persn age > 3' on Persn: unknown entity 'Persn' (entities: Company, Department, Person, Employee)")
     #expect(rig.watcher.watchCount == 0)
   }
 
@@ -58,7 +61,8 @@ struct WatchValidationTests {
   @Test func keyOptionsAreChecked() throws {
     let rig = Rig()
     let both = try #require(throws: WatchError.self) {
-      try rig.watcher.watch("Person", where: "age > 3", options: WatchOptions(watchedKeys: ["age"], ignoredKeys: ["city"]))
+      try rig.watcher.watch(
+        "Person", where: "age > 3", options: WatchOptions(watchedKeys: ["age"], ignoredKeys: ["city"]))
     }
     #expect(both.code == .invalidOptions)
     let unknown = try #require(throws: WatchError.self) {
@@ -73,7 +77,8 @@ struct WatchValidationTests {
   /// whichever way it was set.
   @Test func watchOptionsAreValues() {
     var options = WatchOptions()
-    #expect(options.watchedKeys == nil && options.ignoredKeys.isEmpty && options.objectIDs == nil && options.label == nil)
+    #expect(
+      options.watchedKeys == nil && options.ignoredKeys.isEmpty && options.objectIDs == nil && options.label == nil)
     let original = options
     options.ignoredKeys = ["lastSeen"]
     options.label = "seniors"
@@ -131,7 +136,8 @@ struct WatchValidationTests {
       rig.watcher.removeWatch(WatchID(rawValue: raw))
     }
     #expect(rig.watcher.watchCount == 2)
-    let changes = try #require(try rig.save { context in try context.insert("Person", values: ["name": "A", "age": 10]) })
+    let changes = try #require(
+      try rig.save { context in try context.insert("Person", values: ["name": "A", "age": 10]) })
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[second.id, third.id]])
   }
 }

@@ -23,7 +23,6 @@ struct FetchTests {
     return context
   }
 
-
   @Test func filtersSortsAndPages() throws {
     try populated().run { context throws in
       #expect(try namesOf(context.fetch("Person", where: "age > %d", 29)) == ["Ann", "Bob", "Dee"])
@@ -31,7 +30,8 @@ struct FetchTests {
       let sorted = try context.fetch("Person", sortedBy: [.descending("age"), .ascending("name")])
       #expect(namesOf(sorted) == ["Bob", "Dee", "Ann", "Cid"])
       #expect(try namesOf(context.fetch("Person", sortedBy: [.ascending("age")])) == ["Cid", "Ann", "Bob", "Dee"])
-      #expect(try namesOf(context.fetch("Person", sortedBy: [.ascending("name")], limit: 2, offset: 1)) == ["Bob", "Cid"])
+      #expect(
+        try namesOf(context.fetch("Person", sortedBy: [.ascending("name")], limit: 2, offset: 1)) == ["Bob", "Cid"])
       #expect(try namesOf(context.fetch("Person", limit: 0)) == [])
       #expect(try namesOf(context.fetch("Person", offset: 10)) == [])
       #expect(try context.count(ObjectFetchRequest(entity: "Person", predicate: "age >= 30")) == 3)
@@ -57,7 +57,8 @@ struct FetchTests {
       #expect(try namesOf(context.fetch("Company", where: "ANY employees.age > 40")) == ["Acme", "Initech"])
       #expect(try namesOf(context.fetch("Company", where: "ALL employees.age > 40")) == ["Initech"])
       #expect(try namesOf(context.fetch("Company", where: "employees.@avg.age == 37.5")) == ["Acme"])
-      #expect(try namesOf(context.fetch("Company", where: "SUBQUERY(employees, $e, $e.age < 40).@count > 0")) == ["Acme"])
+      #expect(
+        try namesOf(context.fetch("Company", where: "SUBQUERY(employees, $e, $e.age < 40).@count > 0")) == ["Acme"])
       #expect(try namesOf(context.fetch("Person", where: "SELF.name BEGINSWITH 'D'")) == ["Dee"])
     }
   }
@@ -121,7 +122,9 @@ struct FetchTests {
             "score": .double(Double.random(in: 0...1, using: &random)),
             "active": .bool(Bool.random(using: &random)),
           ])
-        if Bool.random(using: &random) { try person.setRelationship("employer", to: companies.randomElement(using: &random)) }
+        if Bool.random(using: &random) {
+          try person.setRelationship("employer", to: companies.randomElement(using: &random))
+        }
       }
       try context.save()
       let people = try context.objects(of: "Person")

@@ -49,7 +49,8 @@ struct IndexedFetchTests {
           switch action {
           case 0..<3: try context.insert(pick % 4 == 0 ? "Employee" : "Person", values: values)
           case 3..<5: if let person { try context.setValue(values["city"]!, forKey: "city", of: person) }
-          case 5: if let person { try context.setValues(["age": values["age"]!, "score": values["score"]!], of: person) }
+          case 5:
+            if let person { try context.setValues(["age": values["age"]!, "score": values["score"]!], of: person) }
           case 6: if let person { try context.delete(person) }
           case 7: context.rollback()
           default: _ = try context.save()

@@ -108,7 +108,8 @@ struct RelationshipTests {
       try context.delete(ann)  // cascades to the passport
       #expect(passport.isDeleted)
       let save = try #require(try context.save())
-      #expect(save.deleted.map(\.objectID) == [acme.objectID, lab.objectID, shop.objectID, ann.objectID, passport.objectID])
+      #expect(
+        save.deleted.map(\.objectID) == [acme.objectID, lab.objectID, shop.objectID, ann.objectID, passport.objectID])
       #expect(save.updated.isEmpty)
       #expect(context.registeredObjectCount == 0)
     }

@@ -41,12 +41,14 @@ struct SaveTests {
       try ann.setRelationship("employer", to: acme)
       let save = try #require(try context.save())
       #expect(save.updated.map(\.objectID) == [acme.objectID, ann.objectID])
-      #expect(save.updated[0].changes == [
-        PropertyChange(key: "employees", old: .relationship(.toMany([])), new: .relationship(.toMany([ann.objectID])))
-      ])
-      #expect(save.updated[1].changes == [
-        PropertyChange(key: "employer", old: .relationship(.toOne(nil)), new: .relationship(.toOne(acme.objectID)))
-      ])
+      #expect(
+        save.updated[0].changes == [
+          PropertyChange(key: "employees", old: .relationship(.toMany([])), new: .relationship(.toMany([ann.objectID])))
+        ])
+      #expect(
+        save.updated[1].changes == [
+          PropertyChange(key: "employer", old: .relationship(.toOne(nil)), new: .relationship(.toOne(acme.objectID)))
+        ])
     }
   }
 
@@ -106,7 +108,8 @@ struct SaveTests {
       #expect(update.changedKeys == ["a3", "a\(last)", "left"])
       #expect(update.isChanged("a\(last)") && update.isChanged("left") && !update.isChanged("right"))
       #expect(!update.isChanged("a2") && !update.isChanged("nope"))
-      #expect(update.changes.map(\.description) == ["a3: nil → 3", "a\(last): nil → 7", "left: nil → \(second.objectID)"])
+      #expect(
+        update.changes.map(\.description) == ["a3: nil → 3", "a\(last): nil → 7", "left: nil → \(second.objectID)"])
     }
   }
 
@@ -119,7 +122,8 @@ struct SaveTests {
       EntityDescription(
         "Wide",
         attributes: (0..<70).map { slot in
-          .init("a\(slot)", .integer, isOptional: !required.contains(slot), defaultValue: required.contains(slot) ? 1 : nil)
+          .init(
+            "a\(slot)", .integer, isOptional: !required.contains(slot), defaultValue: required.contains(slot) ? 1 : nil)
         })
     ])
     let context = ObjectContext(schema: schema, name: "wide", notificationCenter: nil)
@@ -172,11 +176,12 @@ struct SaveTests {
       let before = context.sequenceNumber
 
       let error = try #require(throws: ContextSaveError.self) { try context.save() }
-      #expect(error.problems.map(\.message) == [
-        "Person \(ann.objectID): 'name' is required",
-        "Department \(orphan.objectID): relationship 'company' is required",
-        "Department \(orphan.objectID): 'name' is required",
-      ])
+      #expect(
+        error.problems.map(\.message) == [
+          "Person \(ann.objectID): 'name' is required",
+          "Department \(orphan.objectID): relationship 'company' is required",
+          "Department \(orphan.objectID): 'name' is required",
+        ])
       #expect(error.problems.map(\.code) == [.missingValue, .missingRelationship, .missingValue])
       #expect(error.description.hasPrefix("save failed: 3 problems: Person"))
       // Nothing applied, nothing lost.

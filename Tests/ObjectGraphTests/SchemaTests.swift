@@ -7,9 +7,10 @@ import Testing
 struct SchemaTests {
   @Test func subEntitiesInheritKeysAndAreKindsOfTheirParents() throws {
     let schema = Fixtures.schema
-    #expect(schema.keys(of: "Employee") == [
-      "name", "age", "score", "active", "salary", "employer", "department", "passport",
-    ])
+    #expect(
+      schema.keys(of: "Employee") == [
+        "name", "age", "score", "active", "salary", "employer", "department", "passport",
+      ])
     #expect(schema.kinds(of: "Person") == ["Person", "Employee"])
     #expect(schema.kinds(of: "Employee") == ["Employee"])
     #expect(schema.kinds(of: "Nobody") == nil)
@@ -28,7 +29,8 @@ struct SchemaTests {
             .toOne("name", destination: "City", inverse: "mayor"),
           ]),
         EntityDescription(
-          "City", relationships: [
+          "City",
+          relationships: [
             .toMany("people", destination: "Person", inverse: "home"),
             .toOne("mayor", destination: "Person", inverse: "name"),
           ]),
@@ -38,17 +40,18 @@ struct SchemaTests {
         EntityDescription("B", parent: "A"),
       ])
     }
-    #expect(error.problems == [
-      "entity 'City' is defined more than once",
-      "entity 'Ghost' has an unknown parent 'Spirit'",
-      "entity 'A' inherits from itself",
-      "entity 'B' inherits from itself",
-      "entity 'Person' has more than one property named 'name'",
-      "Person.age: default value string \"old\" is not an integer",
-      "Person.employer: unknown destination entity 'Firm'",
-      "Person.home: missing inverse relationship",
-      "Person.city: inverse 'City.people' points to 'Person.home', not back to 'Person.city'",
-    ])
+    #expect(
+      error.problems == [
+        "entity 'City' is defined more than once",
+        "entity 'Ghost' has an unknown parent 'Spirit'",
+        "entity 'A' inherits from itself",
+        "entity 'B' inherits from itself",
+        "entity 'Person' has more than one property named 'name'",
+        "Person.age: default value string \"old\" is not an integer",
+        "Person.employer: unknown destination entity 'Firm'",
+        "Person.home: missing inverse relationship",
+        "Person.city: inverse 'City.people' points to 'Person.home', not back to 'Person.city'",
+      ])
     #expect(error.description.hasPrefix("invalid schema: 9 problems: entity 'City' is defined more than once; "))
   }
 
@@ -81,16 +84,18 @@ struct SchemaTests {
       """
     let schema = try ObjectSchema(json: Data(json.utf8))
     let person = try #require(schema.entity(named: "Person"))
-    #expect(person.attributes == [
-      AttributeDescription("age", .integer, isOptional: true, defaultValue: 0),
-      AttributeDescription("born", .date, isOptional: true, defaultValue: .date(secondsSinceReferenceDate: 60)),
-      AttributeDescription("height", .double, isOptional: true, defaultValue: .double(2)),
-      AttributeDescription("name", .string),
-    ])
+    #expect(
+      person.attributes == [
+        AttributeDescription("age", .integer, isOptional: true, defaultValue: 0),
+        AttributeDescription("born", .date, isOptional: true, defaultValue: .date(secondsSinceReferenceDate: 60)),
+        AttributeDescription("height", .double, isOptional: true, defaultValue: .double(2)),
+        AttributeDescription("name", .string),
+      ])
     #expect(person.ignoredKeys == ["height"])
-    #expect(schema.entity(named: "Company")?.relationships == [
-      .toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)
-    ])
+    #expect(
+      schema.entity(named: "Company")?.relationships == [
+        .toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)
+      ])
   }
 
   @Test func listsJSONProblemsWithSchemaProblems() throws {
@@ -103,13 +108,14 @@ struct SchemaTests {
       ]}
       """
     let error = try #require(throws: SchemaError.self) { try ObjectSchema(json: Data(json.utf8)) }
-    #expect(error.problems == [
-      "Person.age: unknown type 'int' (types: string, integer, double, boolean, date, uuid, data)",
-      "Person.name: default value 3 is not a string",
-      "Person.employer: unknown delete rule 'explode' (rules: nullify, cascade, deny)",
-      "Person.employer: unknown destination entity 'Company'",
-      "Person.home: unknown destination entity 'Town'",
-    ])
+    #expect(
+      error.problems == [
+        "Person.age: unknown type 'int' (types: string, integer, double, boolean, date, uuid, data)",
+        "Person.name: default value 3 is not a string",
+        "Person.employer: unknown delete rule 'explode' (rules: nullify, cascade, deny)",
+        "Person.employer: unknown destination entity 'Company'",
+        "Person.home: unknown destination entity 'Town'",
+      ])
   }
 
   @Test func reportsMalformedJSONWithItsPath() throws {
@@ -144,20 +150,21 @@ struct SchemaBuilderTests {
         AttributeDescription("salary", .double, isOptional: true)
       }
     }
-    #expect(built.entities == [
-      EntityDescription(
-        "Company", attributes: [.init("name", .string)],
-        relationships: [.toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)]),
-      EntityDescription(
-        "Person",
-        attributes: [
-          .init("name", .string), .init("age", .integer, isOptional: true, defaultValue: 0),
-          .init("lastSeen", .date, isOptional: true), .init("note1", .string, isOptional: true),
-          .init("note2", .string, isOptional: true),
-        ],
-        relationships: [.toOne("employer", destination: "Company", inverse: "employees")], ignoredKeys: ["lastSeen"]),
-      EntityDescription("Employee", parent: "Person", attributes: [.init("salary", .double, isOptional: true)]),
-    ])
+    #expect(
+      built.entities == [
+        EntityDescription(
+          "Company", attributes: [.init("name", .string)],
+          relationships: [.toMany("employees", destination: "Person", inverse: "employer", deleteRule: .deny)]),
+        EntityDescription(
+          "Person",
+          attributes: [
+            .init("name", .string), .init("age", .integer, isOptional: true, defaultValue: 0),
+            .init("lastSeen", .date, isOptional: true), .init("note1", .string, isOptional: true),
+            .init("note2", .string, isOptional: true),
+          ],
+          relationships: [.toOne("employer", destination: "Company", inverse: "employees")], ignoredKeys: ["lastSeen"]),
+        EntityDescription("Employee", parent: "Person", attributes: [.init("salary", .double, isOptional: true)]),
+      ])
     let error = try #require(throws: SchemaError.self) {
       try ObjectSchema {
         EntityDescription("Person") { RelationshipDescription.toOne("pet", destination: "Dog", inverse: "owner") }

@@ -22,13 +22,15 @@ struct SnapshotTests {
       #expect(before.relationshipTargets["passport"] == .toOne(nil))
       #expect(
         before.description
-          == #"Employee \#(ann.objectID) {name: "Ann", age: 30, active: TRUE, salary: 5.0, employer: \#(acme.objectID)}"#)
+          == #"Employee \#(ann.objectID) {name: "Ann", age: 30, active: TRUE, salary: 5.0, employer: \#(acme.objectID)}"#
+      )
     }
   }
 
   @Test func roundTripsThroughCodableWithTheSchema() throws {
     let snapshot = try Fixtures.context().run { context throws in
-      let acme = try context.insert("Company", values: ["name": "Acme", "founded": .date(secondsSinceReferenceDate: 12.5)])
+      let acme = try context.insert(
+        "Company", values: ["name": "Acme", "founded": .date(secondsSinceReferenceDate: 12.5)])
       let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
       try acme.add(ann, to: "employees")
       return acme.snapshot()

@@ -107,16 +107,31 @@ struct CompilationTests {
       ("age BEGINSWITH '3'", "BEGINSWITH cannot apply to integer key 'age' of Person: it needs a string"),
       ("name > 3", "string key 'name' of Person cannot be ordered against integer 3"),
       ("3 < name", "integer 3 cannot be ordered against string key 'name' of Person"),
-      ("age == '30'", "integer key 'age' of Person is never equal to string \"30\": no coercion between number and string"),
+      (
+        "age == '30'",
+        "integer key 'age' of Person is never equal to string \"30\": no coercion between number and string"
+      ),
       ("ANY age > 3", "ANY needs a collection, but integer key 'age' of Person is not one"),
-      ("tags > 'a'", "> cannot apply to collection of string key 'tags' of Person as a whole; use ANY, ALL or NONE to compare its elements"),
+      (
+        "tags > 'a'",
+        "> cannot apply to collection of string key 'tags' of Person as a whole; use ANY, ALL or NONE to compare its elements"
+      ),
       ("ANY tags > 3", "string key 'tags' of Person cannot be ordered against integer 3"),
-      ("tags CONTAINS 3", "an element of collection of string key 'tags' of Person is never equal to integer 3: no coercion between string and number"),
-      ("age IN {1, 'x'}", "integer key 'age' of Person is never equal to string \"x\": no coercion between number and string"),
+      (
+        "tags CONTAINS 3",
+        "an element of collection of string key 'tags' of Person is never equal to integer 3: no coercion between string and number"
+      ),
+      (
+        "age IN {1, 'x'}",
+        "integer key 'age' of Person is never equal to string \"x\": no coercion between number and string"
+      ),
       ("name BETWEEN {1, 2}", "string key 'name' of Person cannot be ordered against integer 1"),
       ("age LIKE 'x*'", "LIKE cannot apply to integer key 'age' of Person: it needs a string"),
       ("department.name MATCHES 3", "MATCHES needs a string, found integer 3"),
-      ("name == age", "string key 'name' of Person is never equal to integer key 'age' of Person: no coercion between string and number"),
+      (
+        "name == age",
+        "string key 'name' of Person is never equal to integer key 'age' of Person: no coercion between string and number"
+      ),
     ])
   func typeErrors(format: String, message: String) throws {
     let error = try #require(compileError(format))
@@ -132,7 +147,10 @@ struct CompilationTests {
       ("name MATCHES '(a'", "invalidPattern", "invalid regular expression \"(a\"", 0),
       ("age > 1 / 0", "invalidConstant", "integer division of 1 by zero", 6),
       ("age == {1, 2}[2]", "invalidConstant", "index 2 is out of range for an array of 2 elements", 7),
-      ("CAST(name, 'NSColor') == 1", "unsupported", "CAST to \"NSColor\" is not supported (supported: NSArray, NSDate, NSNumber, NSSet, NSString, NSUUID)", 0),
+      (
+        "CAST(name, 'NSColor') == 1", "unsupported",
+        "CAST to \"NSColor\" is not supported (supported: NSArray, NSDate, NSNumber, NSSet, NSString, NSUUID)", 0
+      ),
       ("name UTI-EQUALS 'public.text'", "unsupported", "UTI-EQUALS is only available on Apple platforms", 0),
       ("name BEGINSWITH 3", "typeMismatch", "BEGINSWITH needs a string, found integer 3", 0),
     ])
@@ -163,9 +181,11 @@ struct CompilationTests {
           """)
     }
     let index = try CompiledFilter("tags[3] == 'x'", resolver: RecordKeyResolver())
-    #expect(throws: PredicateEvaluationError(
-      .indexOutOfRange, "index 3 is out of range for an array of 1 elements", at: SyntaxRange(0, 7),
-      source: "tags[3] == 'x'")) { try index.evaluate(["tags": ["a"]]) }
+    #expect(
+      throws: PredicateEvaluationError(
+        .indexOutOfRange, "index 3 is out of range for an array of 1 elements", at: SyntaxRange(0, 7),
+        source: "tags[3] == 'x'")
+    ) { try index.evaluate(["tags": ["a"]]) }
   }
 
   @Test func treesBuiltInCodeReportOffsetsWithoutSource() throws {

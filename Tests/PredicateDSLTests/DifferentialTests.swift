@@ -50,7 +50,8 @@ struct DifferentialTests {
         compileFailures += 1
         continue
       default:
-        Issue.record("case \(index) (seed \(seed)): \(predicate) compiles one way only: \(compiled), \(compiledWithReaders)")
+        Issue.record(
+          "case \(index) (seed \(seed)): \(predicate) compiles one way only: \(compiled), \(compiledWithReaders)")
         continue
       }
       for record in records {
@@ -186,7 +187,9 @@ struct KeyReaderTests {
         ResolvedKey(consuming: 1, reader: ConstantReader(value: .string("abc")))
       }
     }
-    #expect(throws: PredicateEvaluationError.self) { try CompiledFilter("age > 30", resolver: TextResolver()).evaluate(.null) }
+    #expect(throws: PredicateEvaluationError.self) {
+      try CompiledFilter("age > 30", resolver: TextResolver()).evaluate(.null)
+    }
     #expect(try CompiledFilter("age == 30", resolver: TextResolver()).evaluate(.null) == false)
     #expect(try CompiledFilter("age BEGINSWITH 'ab'", resolver: TextResolver()).evaluate(.null) == true)
     #expect(try CompiledFilter("age LIKE[c] 'A*'", resolver: TextResolver()).evaluate(.null) == true)

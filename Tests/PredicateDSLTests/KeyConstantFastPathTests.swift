@@ -1,6 +1,7 @@
-@testable import PredicateDSL
-import Testing
 import TestSupport
+import Testing
+
+@testable import PredicateDSL
 
 /// A direct comparison of a key with a constant is compiled by a fast path
 /// that builds no operands (`PredicateCompiler.keyConstant`). With the fast
@@ -124,7 +125,8 @@ struct KeyConstantFastPathTests {
     "'B' > name", "department.name == 'R&D'", "'R&D' == department.name", "department == 'R&D'", "tags == {'swift'}",
     "tags CONTAINS 'swift'", "tags CONTAINS 3",
     // Type errors.
-    "age BEGINSWITH '3'", "name > 3", "3 < name", "age == '30'", "'30' == age", "age IN {1, 'x'}", "name BETWEEN {1, 2}",
+    "age BEGINSWITH '3'", "name > 3", "3 < name", "age == '30'", "'30' == age", "age IN {1, 'x'}",
+    "name BETWEEN {1, 2}",
     "age LIKE 'x*'", "department.name MATCHES 3", "tags > 'a'", "name BEGINSWITH 3", "name MATCHES '('",
     // Unknown keys, and operators the fast path leaves to the general path.
     "agee > 3", "department.nmae == 'x'", "'a' IN name", "'a' BEGINSWITH name", "ANY tags == 'swift'",

@@ -1,6 +1,7 @@
-@testable import PredicateDSL
-import Testing
 import TestSupport
+import Testing
+
+@testable import PredicateDSL
 
 /// Which read a compiled comparison runs: a key given as a `KeyReader` whose
 /// closure has been swapped (below the public `read` setter, which would
@@ -24,7 +25,8 @@ struct KeyReaderHookTests {
     // Direct comparisons with a constant: built by the hook, reading 40.
     ("age > 30", true), ("30 < age", true), ("age == 40", true), ("age BETWEEN {35, 45}", true),
     // Anything else reads through the closure, 20.
-    ("age + 0 > 30", false), ("age > age - 1 AND age == 40", true), ("age == 20 OR age > age - 1", true), ("ANY {age} > 30", false),
+    ("age + 0 > 30", false), ("age > age - 1 AND age == 40", true), ("age == 20 OR age > age - 1", true),
+    ("ANY {age} > 30", false),
   ])
   func fusedComparisonsRunTheReaderOthersTheClosure(format: String, expected: Bool) throws {
     #expect(try CompiledFilter(format, resolver: Resolver()).evaluate(.null) == expected)
@@ -119,7 +121,9 @@ struct KeyReaderProbeTests {
   /// results and errors as the closure path, which has no probes.
   @Test func probedGroupsAgreeWithTheClosurePath() throws {
     let clauses = ["a > 30", "b BEGINSWITH 'A'", "c == 30.5", "a != 31", "b IN {'Alice', 'Bob'}", "c < 31", "d == YES"]
-    let samples: [FilterValue] = [.null, .int(31), .double(30.5), .double(.nan), .string("Alice"), .bool(true), .int(9_007_199_254_740_993)]
+    let samples: [FilterValue] = [
+      .null, .int(31), .double(30.5), .double(.nan), .string("Alice"), .bool(true), .int(9_007_199_254_740_993),
+    ]
     var checked = 0
     for count in 2...5 {
       for start in 0..<clauses.count {

@@ -44,7 +44,9 @@ struct MutationFuzzTests {
           (try? PredicateParser.parse(printed))
           ?? (try? PredicateParser.parse(printed, maximumDepth: 2 * PredicateParser.defaultMaximumDepth))
         guard let again, again == syntax, again.description == printed else {
-          Issue.record("seed \(seed), iteration \(iteration): \(text.debugDescription) printed as \(printed.debugDescription) does not round-trip")
+          Issue.record(
+            "seed \(seed), iteration \(iteration): \(text.debugDescription) printed as \(printed.debugDescription) does not round-trip"
+          )
           return
         }
       } catch {
@@ -53,7 +55,8 @@ struct MutationFuzzTests {
         guard (0...count).contains(error.location.utf8Offset), error.location.line >= 1,
           error.location.column >= 1, error.length >= 1, !error.message.isEmpty
         else {
-          Issue.record("seed \(seed), iteration \(iteration): bad error position for \(text.debugDescription): \(error)")
+          Issue.record(
+            "seed \(seed), iteration \(iteration): bad error position for \(text.debugDescription): \(error)")
           return
         }
         _ = error.detailedDescription()

@@ -35,13 +35,19 @@ struct ParseErrorTests {
     ErrorCase("((a == 1)", offset: 9, column: 10, "expected AND, OR or ')', found end of input"),
     ErrorCase("(a + 1 == 2", offset: 11, column: 12, "expected AND, OR or ')', found end of input"),
     ErrorCase("a == (1 + 2", offset: 11, column: 12, "expected ')', found end of input"),
-    ErrorCase("age ? 30", offset: 4, column: 5, "unexpected character '?' ('?' is a wildcard only inside a quoted LIKE pattern)"),
-    ErrorCase("? = 'ABC'", offset: 0, column: 1, "unexpected character '?' ('?' is a wildcard only inside a quoted LIKE pattern)"),
+    ErrorCase(
+      "age ? 30", offset: 4, column: 5, "unexpected character '?' ('?' is a wildcard only inside a quoted LIKE pattern)"
+    ),
+    ErrorCase(
+      "? = 'ABC'", offset: 0, column: 1,
+      "unexpected character '?' ('?' is a wildcard only inside a quoted LIKE pattern)"),
     ErrorCase("age > 30 /* comment */", offset: 9, column: 10, "predicates have no comments"),
     ErrorCase("age > 30 // comment", offset: 9, column: 10, "predicates have no comments"),
     ErrorCase("name == 'unterminated", offset: 8, column: 9, "unterminated string literal (close it with ')"),
     ErrorCase("name == \"unterminated", offset: 8, column: 9, "unterminated string literal (close it with \")"),
-    ErrorCase("name == 'bad \\q escape'", offset: 13, column: 14, "unknown escape '\\q' in string literal; write '\\\\' for a backslash"),
+    ErrorCase(
+      "name == 'bad \\q escape'", offset: 13, column: 14,
+      "unknown escape '\\q' in string literal; write '\\\\' for a backslash"),
     ErrorCase("name == '\\x4'", offset: 9, column: 10, "escape '\\x' needs 2 hexadecimal digits"),
     ErrorCase("name == '\\u12'", offset: 9, column: 10, "escape '\\u' needs 4 hexadecimal digits"),
     ErrorCase("name == '\\ud800'", offset: 9, column: 10, "escape '\\ud800' is an unpaired UTF-16 surrogate"),
@@ -54,33 +60,57 @@ struct ParseErrorTests {
     ErrorCase("a == 12ab", offset: 5, column: 6, "number '12ab' runs into letters"),
     ErrorCase("a == 1e", offset: 5, column: 6, "number '1e' has no digits in its exponent"),
     ErrorCase("a == 1e+", offset: 5, column: 6, "number '1e+' has no digits in its exponent"),
-    ErrorCase("a == 99999999999999999999", offset: 5, column: 6, "integer 99999999999999999999 does not fit in 64 bits"),
-    ErrorCase("a == 18446744073709551616", offset: 5, column: 6, "integer 18446744073709551616 does not fit in 64 bits"),
+    ErrorCase(
+      "a == 99999999999999999999", offset: 5, column: 6, "integer 99999999999999999999 does not fit in 64 bits"),
+    ErrorCase(
+      "a == 18446744073709551616", offset: 5, column: 6, "integer 18446744073709551616 does not fit in 64 bits"),
     ErrorCase("a == 9223372036854775808", offset: 5, column: 6, "integer 9223372036854775808 does not fit in 64 bits"),
     ErrorCase("a == 1e999", offset: 5, column: 6, "number 1e999 is out of the range of a double"),
-    ErrorCase("name BEGINSWITHH 'A'", offset: 5, column: 6, "unknown operator 'BEGINSWITHH' (did you mean 'BEGINSWITH'?)"),
+    ErrorCase(
+      "name BEGINSWITHH 'A'", offset: 5, column: 6, "unknown operator 'BEGINSWITHH' (did you mean 'BEGINSWITH'?)"),
     ErrorCase("name CONTAIN 'A'", offset: 5, column: 6, "unknown operator 'CONTAIN' (did you mean 'CONTAINS'?)"),
     ErrorCase("name LIKEE 'A'", offset: 5, column: 6, "unknown operator 'LIKEE' (did you mean 'LIKE'?)"),
-    ErrorCase("name beginswithh 'A'", offset: 5, column: 6, "unknown operator 'beginswithh' (did you mean 'BEGINSWITH'?)"),
-    ErrorCase("name STARTSWITH 'A'", offset: 5, column: 6, "unknown operator 'STARTSWITH' (did you mean 'BEGINSWITH'?)"),
+    ErrorCase(
+      "name beginswithh 'A'", offset: 5, column: 6, "unknown operator 'beginswithh' (did you mean 'BEGINSWITH'?)"),
+    ErrorCase(
+      "name STARTSWITH 'A'", offset: 5, column: 6, "unknown operator 'STARTSWITH' (did you mean 'BEGINSWITH'?)"),
     ErrorCase("name EQUALS 'A'", offset: 5, column: 6, "unknown operator 'EQUALS' (did you mean '=='?)"),
-    ErrorCase("name NOT IN {1, 2}", offset: 5, column: 6, "expected comparison operator, found 'NOT' (negate the whole comparison instead: NOT (a IN b))"),
+    ErrorCase(
+      "name NOT IN {1, 2}", offset: 5, column: 6,
+      "expected comparison operator, found 'NOT' (negate the whole comparison instead: NOT (a IN b))"),
     ErrorCase("name IS NULL", offset: 5, column: 6, "unknown operator 'IS' (did you mean '=='?)"),
-    ErrorCase("1 < age < 5", offset: 8, column: 9, "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
-    ErrorCase("a == 1 == 1", offset: 7, column: 8, "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
-    ErrorCase("a < b > c", offset: 6, column: 7, "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
+    ErrorCase(
+      "1 < age < 5", offset: 8, column: 9,
+      "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
+    ErrorCase(
+      "a == 1 == 1", offset: 7, column: 8,
+      "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
+    ErrorCase(
+      "a < b > c", offset: 6, column: 7, "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"
+    ),
     ErrorCase("age", offset: 3, column: 4, "expected comparison operator, found end of input"),
-    ErrorCase("TRUEPREDICAT", offset: 12, column: 13, "expected comparison operator, found end of input (did you mean 'TRUEPREDICATE' instead of 'TRUEPREDICAT'?)"),
-    ErrorCase("ANYY tags == 'a'", offset: 5, column: 6, "expected comparison operator, found identifier 'tags' (did you mean 'ANY' instead of 'ANYY'?)"),
-    ErrorCase("NOTT a == 1", offset: 5, column: 6, "expected comparison operator, found identifier 'a' (did you mean 'NOT' instead of 'NOTT'?)"),
-    ErrorCase("a == 1 ANDD b == 2", offset: 7, column: 8, "expected AND, OR or end of input, found identifier 'ANDD' (did you mean 'AND'?)"),
-    ErrorCase("a == 1 ORR b == 2", offset: 7, column: 8, "expected AND, OR or end of input, found identifier 'ORR' (did you mean 'OR'?)"),
+    ErrorCase(
+      "TRUEPREDICAT", offset: 12, column: 13,
+      "expected comparison operator, found end of input (did you mean 'TRUEPREDICATE' instead of 'TRUEPREDICAT'?)"),
+    ErrorCase(
+      "ANYY tags == 'a'", offset: 5, column: 6,
+      "expected comparison operator, found identifier 'tags' (did you mean 'ANY' instead of 'ANYY'?)"),
+    ErrorCase(
+      "NOTT a == 1", offset: 5, column: 6,
+      "expected comparison operator, found identifier 'a' (did you mean 'NOT' instead of 'NOTT'?)"),
+    ErrorCase(
+      "a == 1 ANDD b == 2", offset: 7, column: 8,
+      "expected AND, OR or end of input, found identifier 'ANDD' (did you mean 'AND'?)"),
+    ErrorCase(
+      "a == 1 ORR b == 2", offset: 7, column: 8,
+      "expected AND, OR or end of input, found identifier 'ORR' (did you mean 'OR'?)"),
     ErrorCase("name ==[x] 'a'", offset: 8, column: 9, "unknown comparison option 'x'; the options are c, d, n and l"),
     ErrorCase("name ==[cc] 'a'", offset: 9, column: 10, "comparison option 'c' is repeated"),
     ErrorCase("name ==[] 'a'", offset: 8, column: 9, "expected option letters c, d, n or l, found ']'"),
     ErrorCase("name ==[c 'a'", offset: 10, column: 11, "expected ']', found string 'a'"),
     ErrorCase("age BETWEEN[c] {1, 2}", offset: 11, column: 12, "BETWEEN takes no options"),
-    ErrorCase("age BETWEEN {1, 2, 3}", offset: 12, column: 13, "BETWEEN needs two bounds {lower, upper}, found 3 values"),
+    ErrorCase(
+      "age BETWEEN {1, 2, 3}", offset: 12, column: 13, "BETWEEN needs two bounds {lower, upper}, found 3 values"),
     ErrorCase("age BETWEEN {1}", offset: 12, column: 13, "BETWEEN needs two bounds {lower, upper}, found 1 value"),
     ErrorCase("age BETWEEN 5", offset: 12, column: 13, "BETWEEN needs two bounds {lower, upper}, found integer"),
     ErrorCase("age BETWEEN {}", offset: 12, column: 13, "BETWEEN needs two bounds {lower, upper}, found 0 values"),
@@ -98,23 +128,37 @@ struct ParseErrorTests {
     ErrorCase("$ == 1", offset: 0, column: 1, "'$' must be followed by a variable name, as in $name"),
     ErrorCase("# == 1", offset: 0, column: 1, "'#' must be followed by a key, as in #size"),
     ErrorCase("@ == 1", offset: 0, column: 1, "'@' must be followed by a collection operator, as in @count"),
-    ErrorCase("a == %q", offset: 5, column: 6, "unknown format specifier '%q'; use %@, %K, %d, %f, %s or another printf conversion"),
-    ErrorCase("a == %", offset: 5, column: 6, "unknown format specifier '%'; use %@, %K, %d, %f, %s or another printf conversion"),
-    ErrorCase("a == %@", offset: 5, column: 6, "missing argument for '%@': the format needs argument 1, but only 0 arguments were given"),
-    ErrorCase("%K == 1", offset: 0, column: 1, "missing argument for '%K': the format needs argument 1, but only 0 arguments were given"),
+    ErrorCase(
+      "a == %q", offset: 5, column: 6,
+      "unknown format specifier '%q'; use %@, %K, %d, %f, %s or another printf conversion"),
+    ErrorCase(
+      "a == %", offset: 5, column: 6,
+      "unknown format specifier '%'; use %@, %K, %d, %f, %s or another printf conversion"),
+    ErrorCase(
+      "a == %@", offset: 5, column: 6,
+      "missing argument for '%@': the format needs argument 1, but only 0 arguments were given"),
+    ErrorCase(
+      "%K == 1", offset: 0, column: 1,
+      "missing argument for '%K': the format needs argument 1, but only 0 arguments were given"),
     ErrorCase("avg(a) > 1", offset: 0, column: 1, "unknown function 'avg' (did you mean 'average'?)"),
     ErrorCase("averag(a) > 1", offset: 0, column: 1, "unknown function 'averag' (did you mean 'average'?)"),
     ErrorCase("sqrt(a, b) > 1", offset: 0, column: 1, "function 'sqrt' takes 1 argument, but 2 were given"),
     ErrorCase("now(1) > 1", offset: 0, column: 1, "function 'now' takes 0 arguments, but 1 was given"),
     ErrorCase("modulus:by:(1) == 1", offset: 0, column: 1, "function 'modulus' takes 2 arguments, but 1 was given"),
     ErrorCase("modulus:with:(1, 2) == 1", offset: 0, column: 1, "unknown function 'modulus:with:'"),
-    ErrorCase("FUNCTION(a, 'b') == 1", offset: 0, column: 1, "FUNCTION(…) calls Objective-C methods and is not supported"),
+    ErrorCase(
+      "FUNCTION(a, 'b') == 1", offset: 0, column: 1, "FUNCTION(…) calls Objective-C methods and is not supported"),
     ErrorCase("$x := 5", offset: 3, column: 4, "assignment ':=' is not supported"),
     ErrorCase("CAST(a) == 1", offset: 0, column: 1, "CAST takes a value and a type name, but 1 argument was given"),
-    ErrorCase("CAST(a, b) == 1", offset: 8, column: 9, "CAST needs a type name string as its second argument, such as \"NSDate\""),
-    ErrorCase("SUBQUERY(a, x, x == 1).@count > 0", offset: 12, column: 13, "expected variable such as $x, found identifier 'x'"),
+    ErrorCase(
+      "CAST(a, b) == 1", offset: 8, column: 9,
+      "CAST needs a type name string as its second argument, such as \"NSDate\""),
+    ErrorCase(
+      "SUBQUERY(a, x, x == 1).@count > 0", offset: 12, column: 13, "expected variable such as $x, found identifier 'x'"),
     ErrorCase("SUBQUERY(a, $x).@count > 0", offset: 14, column: 15, "expected ',', found ')'"),
-    ErrorCase("SUBQUERY(a, $x, $x == 1.@count > 0", offset: 31, column: 32, "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
+    ErrorCase(
+      "SUBQUERY(a, $x, $x == 1.@count > 0", offset: 31, column: 32,
+      "comparisons cannot be chained; combine them with AND, as in 'a < b AND b < c'"),
     ErrorCase("TERNARY(a, 1, 2) == 1", offset: 9, column: 10, "expected comparison operator, found ','"),
     ErrorCase("{1, 2", offset: 5, column: 6, "expected ',' or '}', found end of input"),
     ErrorCase("a == {1, 2", offset: 10, column: 11, "expected ',' or '}', found end of input"),
@@ -132,12 +176,21 @@ struct ParseErrorTests {
     ErrorCase("a == 1 AND AND b == 2", offset: 11, column: 12, "expected predicate, found 'AND'"),
     ErrorCase("a == 1,", offset: 6, column: 7, "expected AND, OR or end of input, found ','"),
     ErrorCase("a == 'x' 'y'", offset: 9, column: 10, "expected AND, OR or end of input, found string 'y'"),
-    ErrorCase("name == café", offset: 11, column: 12, "unexpected character 'é' (U+E9) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
-    ErrorCase("a == §", offset: 5, column: 6, "unexpected character '§' (U+A7) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
-    ErrorCase("a == €", offset: 5, column: 6, "unexpected character '€' (U+20AC) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
-    ErrorCase("naïve == 1", offset: 2, column: 3, "unexpected character 'ï' (U+EF) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
+    ErrorCase(
+      "name == café", offset: 11, column: 12,
+      "unexpected character 'é' (U+E9) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
+    ErrorCase(
+      "a == §", offset: 5, column: 6,
+      "unexpected character '§' (U+A7) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
+    ErrorCase(
+      "a == €", offset: 5, column: 6,
+      "unexpected character '€' (U+20AC) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
+    ErrorCase(
+      "naïve == 1", offset: 2, column: 3,
+      "unexpected character 'ï' (U+EF) (keys are ASCII letters, digits and '_'; quote text as in 'café')"),
     ErrorCase("a == 1 ;", offset: 7, column: 8, "unexpected character ';' (U+3B)"),
-    ErrorCase("a == 1 AND b == 2)", offset: 17, column: 18, "expected AND, OR or end of input, found ')'"),  ]
+    ErrorCase("a == 1 AND b == 2)", offset: 17, column: 18, "expected AND, OR or end of input, found ')'"),
+  ]
 
   @Test("rejects with a message and a position", arguments: cases)
   func rejects(_ errorCase: ErrorCase) throws {
@@ -309,10 +362,14 @@ struct ParseErrorTests {
     #expect(badPath.code == .invalidKeyPath)
     #expect(
       badPath.message
-        == "argument 1 for '%K' is not a key path: \"first name\" is not a key (letters, digits and '_', not starting with a digit)")
-    #expect(try failure("%K == 1", ["a..b"]).message == "argument 1 for '%K' is not a key path: \"a..b\" has an empty key")
+        == "argument 1 for '%K' is not a key path: \"first name\" is not a key (letters, digits and '_', not starting with a digit)"
+    )
+    #expect(
+      try failure("%K == 1", ["a..b"]).message == "argument 1 for '%K' is not a key path: \"a..b\" has an empty key")
     #expect(try failure("%K == 1", [""]).message == "argument 1 for '%K' is not a key path: it is empty")
-    #expect(try failure("%K == 1", ["a.@bogus"]).message == "argument 1 for '%K' is not a key path: unknown collection operator '@bogus'")
+    #expect(
+      try failure("%K == 1", ["a.@bogus"]).message
+        == "argument 1 for '%K' is not a key path: unknown collection operator '@bogus'")
 
     #expect(try failure("a == %d", ["7"]).message == "argument 1 for '%d' must be an integer, not string")
     #expect(try failure("a == %d", [1.5]).message == "argument 1 for '%d' must be an integer, not double")

@@ -35,15 +35,17 @@ struct ParserFastPathTests {
   /// A tree parsed to be kept (`exactPairs`, as a watch's is) holds a chain
   /// of two in an array of two; otherwise it is the tree of the ordinary
   /// parse, ranges included, errors and their positions too.
-  @Test("a tree parsed to be kept is the same tree, its pairs in arrays of two", arguments: [
-    "a == 1 AND b == 2", "a == 1 OR b == 2", "a == 1 AND b == 2 AND c == 3", "a == 1 OR b == 2 OR c == 3 OR d == 4",
-    "(a == 1 OR b == 2) AND c == 3", "a == 1 AND (b == 2 OR c == 3 OR d == 4)", "NOT (a == 1 AND b == 2)",
-    "a == 1 OR b == 2 AND c == 3", "SUBQUERY(items, $i, $i.a == 1 AND $i.b == 2).@count > 0",
-    "TERNARY(a == 1 AND b == 2, c, d) == 1", "a == %@ AND b > %@",
-    // Deeper than the caller's stack is trusted with: parsed again on a
-    // thread of the parser's own, still in pairs.
-    String(repeating: "(", count: 20) + "a == 1" + String(repeating: ")", count: 20) + " AND b == 2",
-  ])
+  @Test(
+    "a tree parsed to be kept is the same tree, its pairs in arrays of two",
+    arguments: [
+      "a == 1 AND b == 2", "a == 1 OR b == 2", "a == 1 AND b == 2 AND c == 3", "a == 1 OR b == 2 OR c == 3 OR d == 4",
+      "(a == 1 OR b == 2) AND c == 3", "a == 1 AND (b == 2 OR c == 3 OR d == 4)", "NOT (a == 1 AND b == 2)",
+      "a == 1 OR b == 2 AND c == 3", "SUBQUERY(items, $i, $i.a == 1 AND $i.b == 2).@count > 0",
+      "TERNARY(a == 1 AND b == 2, c, d) == 1", "a == %@ AND b > %@",
+      // Deeper than the caller's stack is trusted with: parsed again on a
+      // thread of the parser's own, still in pairs.
+      String(repeating: "(", count: 20) + "a == 1" + String(repeating: ")", count: 20) + " AND b == 2",
+    ])
   func exactPairs(text: String) throws {
     let arguments: [FilterValue] = text.contains("%@") ? [.string("x"), .int(3)] : []
     let kept = try PredicateParser.parse(text, arguments: arguments, exactPairs: true)
@@ -53,11 +55,13 @@ struct ParserFastPathTests {
     #expect(kept.range == ordinary.range)
     switch kept.kind {
     case .and(let operands), .or(let operands):
-      #expect(operands.map(\.range) == {
-        if case .and(let others) = ordinary.kind { return others.map(\.range) }
-        if case .or(let others) = ordinary.kind { return others.map(\.range) }
-        return []
-      }())
+      #expect(
+        operands.map(\.range)
+          == {
+            if case .and(let others) = ordinary.kind { return others.map(\.range) }
+            if case .or(let others) = ordinary.kind { return others.map(\.range) }
+            return []
+          }())
       if operands.count == 2 { #expect(operands.capacity < 4, "a pair has room for \(operands.capacity)") }
     default:
       break
@@ -97,10 +101,12 @@ struct ParserFastPathTests {
 
   struct ShapeError: Error {}
 
-  @Test("knows every collection operator in an adjacent key path", arguments: [
-    "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
-    "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
-  ])
+  @Test(
+    "knows every collection operator in an adjacent key path",
+    arguments: [
+      "count", "sum", "avg", "min", "max", "distinctUnionOfObjects", "unionOfObjects",
+      "distinctUnionOfArrays", "unionOfArrays", "distinctUnionOfSets",
+    ])
   func collectionOperatorsInAdjacentKeyPaths(name: String) throws {
     let syntax = try PredicateParser.parse("items.@\(name).x == 1")
     #expect(syntax == (try PredicateParser.parse("items . @\(name) . x == 1")))
@@ -134,9 +140,10 @@ struct ParserFastPathTests {
     #expect(try value("-9223372036854775808") == .int(.min))
     #expect(try value("0009223372036854775807") == .int(.max))
     #expect(try value("1000000000000000000") == .int(1_000_000_000_000_000_000))
-    for tooLarge in ["9223372036854775808", "9999999999999999999", "18446744073709551615", "18446744073709551616",
-      "99999999999999999999999", "-9223372036854775809", "00018446744073709551616"]
-    {
+    for tooLarge in [
+      "9223372036854775808", "9999999999999999999", "18446744073709551615", "18446744073709551616",
+      "99999999999999999999999", "-9223372036854775809", "00018446744073709551616",
+    ] {
       let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse("a == " + tooLarge) }
       #expect(error.code == .numberOutOfRange, "\(tooLarge)")
     }
@@ -160,7 +167,8 @@ struct ParserFastPathTests {
 
   /// Errors met on the fast route, at the offsets the general route gives.
   @Test func errorsAfterAnAdjacentDot() throws {
-    func failure(_ text: String, maximumDepth: Int = PredicateParser.defaultMaximumDepth) throws -> PredicateParseError {
+    func failure(_ text: String, maximumDepth: Int = PredicateParser.defaultMaximumDepth) throws -> PredicateParseError
+    {
       try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text, maximumDepth: maximumDepth) }
     }
     let unknown = try failure("a.b.@cout > 1")
@@ -263,7 +271,8 @@ struct ParserFastPathTests {
   /// deep in parentheses, at the limit, as the general route's.
   @Test func keyAndOperatorAtTheDepthLimit() throws {
     func parses(_ text: String, _ levels: Int) -> Bool {
-      (try? PredicateParser.parse(String(repeating: "(", count: levels) + text + String(repeating: ")", count: levels))) != nil
+      (try? PredicateParser.parse(String(repeating: "(", count: levels) + text + String(repeating: ")", count: levels)))
+        != nil
     }
     let limit = PredicateParser.defaultMaximumDepth
     for text in ["a == 1", "a == 'x'", "a == 1 + 2", "a + 1 == 2"] {
@@ -304,10 +313,11 @@ struct ParserFastPathTests {
 
   @Test func arithmeticRightOperandsKeepTheirRanges() throws {
     let syntax = try PredicateParser.parse("a + b * c - d == 1")
-    #expect(Self.ranges(syntax) == [
-      SyntaxRange(0, 18), SyntaxRange(0, 13), SyntaxRange(0, 9), SyntaxRange(0, 1), SyntaxRange(4, 9),
-      SyntaxRange(4, 5), SyntaxRange(8, 9), SyntaxRange(12, 13), SyntaxRange(17, 18),
-    ])
+    #expect(
+      Self.ranges(syntax) == [
+        SyntaxRange(0, 18), SyntaxRange(0, 13), SyntaxRange(0, 9), SyntaxRange(0, 1), SyntaxRange(4, 9),
+        SyntaxRange(4, 5), SyntaxRange(8, 9), SyntaxRange(12, 13), SyntaxRange(17, 18),
+      ])
     // Each operation counts one level, by either route.
     #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 2) }
     let error = try #require(throws: PredicateParseError.self) {

@@ -16,7 +16,8 @@ struct RoundTripTests {
       do {
         reparsed = try PredicateParser.parse(printed)
       } catch {
-        Issue.record("seed \(seed), iteration \(iteration): printout does not parse:\n\(printed)\n\(error.detailedDescription())")
+        Issue.record(
+          "seed \(seed), iteration \(iteration): printout does not parse:\n\(printed)\n\(error.detailedDescription())")
         return
       }
       guard reparsed == tree, reparsed.description == printed else {

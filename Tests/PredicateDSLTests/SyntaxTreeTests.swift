@@ -52,7 +52,8 @@ struct SyntaxTreeTests {
   @Test func differenceIsIdentityThenEquality() {
     let values: [FilterValue] = [
       .null, .bool(true), .bool(false), .int(0), .int(1), .double(0.0), .double(-0.0), .double(1), .double(.nan),
-      .double(-.nan), .date(secondsSinceReferenceDate: 0), .date(secondsSinceReferenceDate: -0.0), .date(secondsSinceReferenceDate: 5), .string("caf\u{E9}"), .string("cafe\u{301}"), .string(""),
+      .double(-.nan), .date(secondsSinceReferenceDate: 0), .date(secondsSinceReferenceDate: -0.0),
+      .date(secondsSinceReferenceDate: 5), .string("caf\u{E9}"), .string("cafe\u{301}"), .string(""),
       .string(String(repeating: "long text ", count: 5)), .uuid(7), .data([1, 2]), .data([1, 3]), .array([1, "a"]),
       .array([1, "b"]), .set([1]),
     ]
@@ -247,7 +248,8 @@ struct SyntaxTreeTests {
   @Test func syntaxBuiltInCodePrints() {
     let syntax = PredicateSyntax(
       .and([
-        PredicateSyntax(.comparison(ComparisonSyntax(ExpressionSyntax(.keyPath("age")), .greater, ExpressionSyntax(.constant(30))))),
+        PredicateSyntax(
+          .comparison(ComparisonSyntax(ExpressionSyntax(.keyPath("age")), .greater, ExpressionSyntax(.constant(30))))),
         PredicateSyntax(.not(PredicateSyntax(.constant(false)))),
       ]))
     #expect(syntax.description == "age > 30 AND NOT FALSEPREDICATE")

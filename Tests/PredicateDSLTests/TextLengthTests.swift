@@ -1,5 +1,6 @@
-@testable import PredicateDSL
 import Testing
+
+@testable import PredicateDSL
 
 /// Syntax ranges hold offsets in 32 bits, so the parser rejects text longer
 /// than they reach (4 GiB). The limit is a parameter of the parser, which
@@ -106,7 +107,8 @@ struct TextLengthTests {
   func errorInALongLine() throws {
     let clause = "name == 'Zoë' AND "
     let count = 60_000  // 2.3 MB in all
-    let text = String(repeating: clause, count: count) + "age > AND " + String(repeating: clause, count: count) + "b == 1"
+    let text =
+      String(repeating: clause, count: count) + "age > AND " + String(repeating: clause, count: count) + "b == 1"
     let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text) }
     let caret = clause.count * count + "age > ".count
     #expect(error.location.utf8Offset == clause.utf8.count * count + "age > ".utf8.count)

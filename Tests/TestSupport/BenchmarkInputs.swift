@@ -20,7 +20,8 @@ public enum BenchmarkPredicates {
   /// The five clauses and five more over fields 5 to 9, which
   /// `tenClausesStored` writes by hand.
   public static let evaluatedTenClauses =
-    evaluatedFiveClauses + #" AND active == YES AND city != "Oslo" AND level <= 5 AND balance > 0.5 AND country == "NO""#
+    evaluatedFiveClauses
+    + #" AND active == YES AND city != "Oslo" AND level <= 5 AND balance > 0.5 AND country == "NO""#
 
   /// Flat chains of varied clauses, about `bytes` long.
   public static func longPredicate(bytes: Int) -> String {
@@ -43,7 +44,9 @@ public enum BenchmarkPredicates {
 /// A person stored as the object graph stores objects: values by slot
 /// (name, age, score, status, email, then any others).
 public final class StoredPerson: Sendable {
+  /// The values, by slot.
   public let values: [FilterValue]
+  /// Creates a person from its values, by slot.
   public init(_ values: [FilterValue]) { self.values = values }
 }
 

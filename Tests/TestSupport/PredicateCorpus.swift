@@ -172,8 +172,14 @@ package enum PredicateCorpus {
     ("a == CAST('inf', 'NSNumber')", "a == CAST(\"inf\", \"NSNumber\")"),
     ("a == CAST('x', 'NSNumber')", "a == CAST(\"x\", \"NSNumber\")"),
     ("a == CAST(b, 'NSString')", "a == CAST(b, \"NSString\")"),
-    ("a == CAST('E621E1F8-C36C-495A-93FC-0C247A3E6E5F', 'NSUUID')", "a == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")"),
-    ("a == CAST('e621e1f8-c36c-495a-93fc-0c247a3e6e5f', 'NSUUID')", "a == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")"),
+    (
+      "a == CAST('E621E1F8-C36C-495A-93FC-0C247A3E6E5F', 'NSUUID')",
+      "a == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")"
+    ),
+    (
+      "a == CAST('e621e1f8-c36c-495a-93fc-0c247a3e6e5f', 'NSUUID')",
+      "a == CAST(\"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\", \"NSUUID\")"
+    ),
     ("a == CAST('not-a-uuid', 'NSUUID')", "a == CAST(\"not-a-uuid\", \"NSUUID\")"),
     ("a == CAST('AAEC', 'NSData')", "a == CAST(\"AAEC\", \"NSData\")"),
     ("a IN CAST({2, 1}, 'NSSet')", "a IN CAST({1, 2}, \"NSSet\")"),
@@ -335,7 +341,10 @@ package enum PredicateCorpus {
     ("count == 1", "count == 1"),
     ("TERNARY(a > 1, 'big', 'small') == 'big'", "TERNARY(a > 1, \"big\", \"small\") == \"big\""),
     ("ternary(a > 1 AND b == 2, x, y) == 1", "TERNARY(a > 1 AND b == 2, x, y) == 1"),
-    ("SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y == 1).@count > 0).@count > 0", "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y == 1).@count > 0).@count > 0"),
+    (
+      "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y == 1).@count > 0).@count > 0",
+      "SUBQUERY(a, $x, SUBQUERY($x.b, $y, $y == 1).@count > 0).@count > 0"
+    ),
     ("subquery(a, $x, $x == 1 OR $x == 2).@count == 1", "SUBQUERY(a, $x, $x == 1 OR $x == 2).@count == 1"),
   ]
 

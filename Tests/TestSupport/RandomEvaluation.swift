@@ -47,11 +47,17 @@ package struct RandomEvaluation {
     maybe("s", scalar(preferring: Self.strings))
     maybe("b", .bool(generator.chance(0.5)))
     maybe("t", .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in generator.pick(Self.strings) }))
-    maybe("n", .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in generator.pick(Array(Self.integers.prefix(7))) }))
+    maybe(
+      "n",
+      .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in generator.pick(Array(Self.integers.prefix(7))) })
+    )
     maybe("r", ["i": generator.pick(Self.integers), "s": generator.pick(Self.strings)])
-    maybe("items", .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in
-      ["i": scalar(preferring: Self.integers), "s": generator.pick(Self.strings)]
-    }))
+    maybe(
+      "items",
+      .array(
+        (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+          ["i": scalar(preferring: Self.integers), "s": generator.pick(Self.strings)]
+        }))
     maybe("dt", .date(secondsSinceReferenceDate: Double(Int.random(in: -2...2, using: &generator))))
     return .record(fields)
   }
@@ -78,8 +84,12 @@ package struct RandomEvaluation {
   package mutating func predicate(depth: Int = 0) -> PredicateSyntax {
     switch depth >= 3 ? 4 : Int.random(in: 0..<10, using: &generator) {
     case 0: return PredicateSyntax(.not(predicate(depth: depth + 1)))
-    case 1: return PredicateSyntax(.and((0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }))
-    case 2: return PredicateSyntax(.or((0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }))
+    case 1:
+      return PredicateSyntax(
+        .and((0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }))
+    case 2:
+      return PredicateSyntax(
+        .or((0..<Int.random(in: 2...4, using: &generator)).map { _ in predicate(depth: depth + 1) }))
     case 3 where generator.chance(0.2): return PredicateSyntax(.constant(generator.chance(0.5)))
     default: return PredicateSyntax(.comparison(comparison(depth: depth)))
     }
@@ -90,18 +100,22 @@ package struct RandomEvaluation {
     let operation = generator.pick(operators)
     var options: ComparisonSyntax.Options = []
     if operation.acceptsOptions, generator.chance(0.4) {
-      options = generator.pick([.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive], .normalized])
+      options = generator.pick([
+        .caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive], .normalized,
+      ])
     }
     let quantifier = generator.chance(0.25) ? generator.pick([.any, .all, .none]) : ComparisonSyntax.Quantifier.direct
     let lhs = quantifier == .direct ? expression(depth: depth + 1) : key(generator.pick(Self.collectionKeys))
     let rhs: ExpressionSyntax
     switch operation {
     case .between:
-      rhs = generator.chance(0.7)
+      rhs =
+        generator.chance(0.7)
         ? ExpressionSyntax(.constant(.array([orderedConstant(), orderedConstant()])))
         : ExpressionSyntax(.aggregate([expression(depth: depth + 2), ExpressionSyntax(.constant(orderedConstant()))]))
     case .like:
-      rhs = ExpressionSyntax(.constant(generator.pick(["*", "a*", "?bc", "*b*", "caf?", "CAF*", "x\\*y", "*.?", "", "a"])))
+      rhs = ExpressionSyntax(
+        .constant(generator.pick(["*", "a*", "?bc", "*b*", "caf?", "CAF*", "x\\*y", "*.?", "", "a"])))
     case .matches:
       rhs = ExpressionSyntax(.constant(generator.pick(["a.*", "[a-c]+", "caf.", "(?i)abc", "\\d+", ".*", "a|ab"])))
     case .in where generator.chance(0.6):
@@ -111,7 +125,8 @@ package struct RandomEvaluation {
     }
     if generator.chance(0.15) {
       // A constant on the left exercises the mirrored operators.
-      return ComparisonSyntax(quantifier: .direct, ExpressionSyntax(.constant(constant())), operation, options: options, lhs)
+      return ComparisonSyntax(
+        quantifier: .direct, ExpressionSyntax(.constant(constant())), operation, options: options, lhs)
     }
     return ComparisonSyntax(quantifier: quantifier, lhs, operation, options: options, rhs)
   }
@@ -126,29 +141,41 @@ package struct RandomEvaluation {
     case 2: return ExpressionSyntax(.constant(constant()))
     case 3: return ExpressionSyntax(.variable("v"))
     case 4, 5:
-      return ExpressionSyntax(.arithmetic(
-        generator.pick([.add, .subtract, .multiply, .divide, .power, .bitwiseAnd]),
-        expression(depth: depth + 1), expression(depth: depth + 1)))
+      return ExpressionSyntax(
+        .arithmetic(
+          generator.pick([.add, .subtract, .multiply, .divide, .power, .bitwiseAnd]),
+          expression(depth: depth + 1), expression(depth: depth + 1)))
     case 6:
-      let function = generator.pick([PredicateFunction.absoluteValue, .length, .uppercase, .count, .sum, .max, .floor, .modulus])
+      let function = generator.pick([
+        PredicateFunction.absoluteValue, .length, .uppercase, .count, .sum, .max, .floor, .modulus,
+      ])
       return ExpressionSyntax(.function(function, (0..<function.arity).map { _ in expression(depth: depth + 1) }))
     case 7:
-      let subscripts: [ExpressionSyntax.Subscript] = [.first, .last, .size, .at(ExpressionSyntax(.constant(generator.pick([0, 1, 5, "s"]))))]
+      let subscripts: [ExpressionSyntax.Subscript] = [
+        .first, .last, .size, .at(ExpressionSyntax(.constant(generator.pick([0, 1, 5, "s"])))),
+      ]
       return ExpressionSyntax(.index(base: key(generator.pick(["n", "t", "r", "m", "i"])), generator.pick(subscripts)))
     case 8:
       return ExpressionSyntax(.negation(expression(depth: depth + 1)))
     case 9:
-      return ExpressionSyntax(.member(
-        base: ExpressionSyntax(.subquery(
-          key(generator.pick(["items", "n", "t", "i"])), variable: "x",
-          PredicateSyntax(.comparison(ComparisonSyntax(
-            quantifier: .direct, ExpressionSyntax(generator.chance(0.5) ? .variable("x") : .keyPath("i")),
-            generator.pick([.greater, .equal, .beginsWith]), options: [], ExpressionSyntax(.constant(constant()))))))),
-        keyPath: "@count"))
+      return ExpressionSyntax(
+        .member(
+          base: ExpressionSyntax(
+            .subquery(
+              key(generator.pick(["items", "n", "t", "i"])), variable: "x",
+              PredicateSyntax(
+                .comparison(
+                  ComparisonSyntax(
+                    quantifier: .direct, ExpressionSyntax(generator.chance(0.5) ? .variable("x") : .keyPath("i")),
+                    generator.pick([.greater, .equal, .beginsWith]), options: [],
+                    ExpressionSyntax(.constant(constant()))))))),
+          keyPath: "@count"))
     case 10:
-      return ExpressionSyntax(.ternary(predicate(depth: depth + 1), expression(depth: depth + 1), expression(depth: depth + 1)))
+      return ExpressionSyntax(
+        .ternary(predicate(depth: depth + 1), expression(depth: depth + 1), expression(depth: depth + 1)))
     case 11:
-      return ExpressionSyntax(.cast(expression(depth: depth + 1), type: generator.pick(["NSNumber", "NSString", "NSDate"])))
+      return ExpressionSyntax(
+        .cast(expression(depth: depth + 1), type: generator.pick(["NSNumber", "NSString", "NSDate"])))
     case 12:
       return ExpressionSyntax(.aggregate([expression(depth: depth + 1), ExpressionSyntax(.constant(constant()))]))
     default:
@@ -164,7 +191,8 @@ package struct RandomEvaluation {
     case 8: .bool(generator.chance(0.5))
     case 9: .null
     case 10: .date(secondsSinceReferenceDate: Double(Int.random(in: -2...2, using: &generator)))
-    default: .array((0..<Int.random(in: 0...2, using: &generator)).map { _ in generator.pick(Array(Self.integers.prefix(7))) })
+    default:
+      .array((0..<Int.random(in: 0...2, using: &generator)).map { _ in generator.pick(Array(Self.integers.prefix(7))) })
     }
   }
 

@@ -153,7 +153,9 @@ package struct RandomSyntax {
     case 4, 5: return .string(string())
     case 6: return .date(secondsSinceReferenceDate: generator.chance(0.5) ? Double(integer() % 1_000_000_000) : real())
     case 7: return .uuid(UInt128(generator.next()) << 64 | UInt128(generator.next()))
-    case 8: return .data((0..<Int.random(in: 0...6, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    case 8:
+      return .data(
+        (0..<Int.random(in: 0...6, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
     case 9: return .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in constant(depth: depth + 1) })
     case 10: return .set(Set((0..<Int.random(in: 0...3, using: &generator)).map { _ in constant(depth: depth + 1) }))
     default:
@@ -175,7 +177,10 @@ package struct RandomSyntax {
   /// finite bit pattern.
   mutating func real() -> Double {
     switch Int.random(in: 0..<4, using: &generator) {
-    case 0: return generator.pick([0.0, -0.0, 0.5, -2.25, 1e300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity])
+    case 0:
+      return generator.pick([
+        0.0, -0.0, 0.5, -2.25, 1e300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, .infinity, -.infinity,
+      ])
     case 1:
       var value = Double(bitPattern: generator.next())
       while !value.isFinite { value = Double(bitPattern: generator.next()) }

@@ -31,7 +31,9 @@ public enum ReferenceInterpreter {
     }
   }
 
-  static func test(_ predicate: PredicateSyntax, _ object: FilterValue, _ variables: [String: FilterValue]) throws -> Bool {
+  static func test(
+    _ predicate: PredicateSyntax, _ object: FilterValue, _ variables: [String: FilterValue]
+  ) throws -> Bool {
     switch predicate.kind {
     case .constant(let value): return value
     case .not(let inner): return try !test(inner, object, variables)
@@ -127,7 +129,8 @@ public enum ReferenceInterpreter {
       if options.contains(.caseInsensitive), !options.contains(.normalized) { flags.insert(.caseInsensitive) }
       let diacritics = options.contains(.diacriticInsensitive) && !options.contains(.normalized)
       func strip(_ text: String) -> String {
-        diacritics ? text.folding(options: .diacriticInsensitive, locale: nil).precomposedStringWithCanonicalMapping : text
+        diacritics
+          ? text.folding(options: .diacriticInsensitive, locale: nil).precomposedStringWithCanonicalMapping : text
       }
       guard (try? NSRegularExpression(pattern: strip(b), options: flags)) != nil else {
         throw Failure(description: "invalid pattern")
@@ -145,7 +148,9 @@ public enum ReferenceInterpreter {
   }
 
   static func wholeMatch(regex pattern: String, flags: NSRegularExpression.Options, _ subject: String) -> Bool {
-    guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: flags) else { return false }
+    guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: flags) else {
+      return false
+    }
     return regex.firstMatch(in: subject, range: NSRange(location: 0, length: subject.utf16.count)) != nil
   }
 
@@ -186,7 +191,9 @@ public enum ReferenceInterpreter {
     }
   }
 
-  static func value(_ expression: ExpressionSyntax, _ object: FilterValue, _ variables: [String: FilterValue]) throws -> FilterValue {
+  static func value(
+    _ expression: ExpressionSyntax, _ object: FilterValue, _ variables: [String: FilterValue]
+  ) throws -> FilterValue {
     switch expression.kind {
     case .constant(let constant): return constant
     case .evaluatedObject: return object
@@ -213,16 +220,18 @@ public enum ReferenceInterpreter {
     case .cast(let operand, let type):
       return try Casting.cast(value(operand, object, variables), to: type)
     case .ternary(let condition, let then, let otherwise):
-      return try test(condition, object, variables) ? value(then, object, variables) : value(otherwise, object, variables)
+      return try test(condition, object, variables)
+        ? value(then, object, variables) : value(otherwise, object, variables)
     case .subquery(let collection, let variable, let predicate):
       guard let elements = try value(collection, object, variables).collectionElements else {
         throw Failure(description: "SUBQUERY on a non-collection")
       }
       var inner = variables
-      return .array(try elements.filter { element in
-        inner[variable] = element
-        return try test(predicate, element, inner)
-      })
+      return .array(
+        try elements.filter { element in
+          inner[variable] = element
+          return try test(predicate, element, inner)
+        })
     }
   }
 }

@@ -146,12 +146,17 @@ let cases: [Case] = [
     foundation: #Predicate<PlainPerson> { $0.name.starts(with: "A") }),
   Case(
     name: "name BEGINSWITH[cd] \"a\"", format: #"name BEGINSWITH[cd] "a""#,
-    storage: { $0.values[0].stringValue?.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).hasPrefix("a") ?? false },
+    storage: {
+      $0.values[0].stringValue?.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).hasPrefix("a")
+        ?? false
+    },
     plain: { $0.name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).hasPrefix("a") },
     foundation: nil),
   Case(
     name: "name LIKE \"A*e\"", format: #"name LIKE "A*e""#,
-    storage: { person in person.values[0].stringValue.map { $0.hasPrefix("A") && $0.hasSuffix("e") && $0.count >= 2 } ?? false },
+    storage: { person in
+      person.values[0].stringValue.map { $0.hasPrefix("A") && $0.hasSuffix("e") && $0.count >= 2 } ?? false
+    },
     plain: { $0.name.hasPrefix("A") && $0.name.hasSuffix("e") && $0.name.count >= 2 },
     foundation: nil),
   Case(
@@ -175,8 +180,9 @@ func checkedFilter(_ testCase: Case, closureReads: Bool = false) -> CompiledFilt
     let interpreted = try recordPeople.count { try ReferenceInterpreter.evaluate(syntax, on: $0) }
     let storage = storedPeople.count(where: testCase.storage)
     let plain = plainPeople.count(where: testCase.plain)
-    precondition(compiled == interpreted && compiled == storage && compiled == plain,
-                 "\(testCase.name): compiled \(compiled), interpreted \(interpreted), storage \(storage), plain \(plain)")
+    precondition(
+      compiled == interpreted && compiled == storage && compiled == plain,
+      "\(testCase.name): compiled \(compiled), interpreted \(interpreted), storage \(storage), plain \(plain)")
     precondition(compiled > 0 && compiled < storedPeople.count, "\(testCase.name): \(compiled) matches")
     if let foundation = testCase.foundation {
       let counted = try plainPeople.count { try foundation.evaluate($0) }
@@ -252,7 +258,9 @@ let benchmarks: @Sendable () -> Void = {
   }
 
   let typical = #"age > 30 AND name BEGINSWITH[c] "a""#
-  Benchmark("Compile age > 30 AND name BEGINSWITH[c] \"a\" (parse included)", configuration: .init(scalingFactor: .kilo)) {
+  Benchmark(
+    "Compile age > 30 AND name BEGINSWITH[c] \"a\" (parse included)", configuration: .init(scalingFactor: .kilo)
+  ) {
     benchmark in
     for _ in benchmark.scaledIterations {
       blackHole(try? CompiledFilter(typical, resolver: StoredPersonResolver()))

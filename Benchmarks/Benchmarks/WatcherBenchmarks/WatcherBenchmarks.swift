@@ -226,7 +226,8 @@ final class ProcessFixture: @unchecked Sendable {
     precondition(found == expected.matches, "watcher delivered \(found) matches, expected \(expected.matches)")
     if master != nil {
       let selected = baselineCount()
-      precondition(selected == expected.baselineObjects, "baseline selected \(selected), expected \(expected.baselineObjects)")
+      precondition(
+        selected == expected.baselineObjects, "baseline selected \(selected), expected \(expected.baselineObjects)")
     }
   }
 
@@ -459,7 +460,8 @@ let benchmarks: @Sendable () -> Void = {
   // 1. Baseline against ours, 100 updated objects per iteration.
   for name in [equality1k, ranges1k] {
     let configuration = Benchmark.Configuration(
-      metrics: [.wallClock, .mallocCountTotal, nsPerObject], timeUnits: .microseconds, units: plainUnits, warmupIterations: 3,
+      metrics: [.wallClock, .mallocCountTotal, nsPerObject], timeUnits: .microseconds, units: plainUnits,
+      warmupIterations: 3,
       maxDuration: .seconds(5), maxIterations: 2_000, setup: { _ = makeFixture(name) })
     Benchmark("baseline · reference interpreter, OR of \(name)", configuration: configuration) { benchmark in
       let fixture = makeFixture(name)
@@ -493,7 +495,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark(
       "process · \(name)",
       configuration: .init(
-        metrics: [.wallClock, .mallocCountTotal, nsPerObject], timeUnits: .microseconds, units: plainUnits, warmupIterations: 3,
+        metrics: [.wallClock, .mallocCountTotal, nsPerObject], timeUnits: .microseconds, units: plainUnits,
+        warmupIterations: 3,
         maxDuration: .seconds(5), maxIterations: 2_000, setup: { _ = makeFixture(name) })
     ) { benchmark in
       let fixture = makeFixture(name)
@@ -504,7 +507,8 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark(
     "process · 100k ÷ 1k, paired",
     configuration: .init(
-      metrics: [.wallClock, growth], timeUnits: .microseconds, units: plainUnits, warmupIterations: 3, maxDuration: .seconds(5),
+      metrics: [.wallClock, growth], timeUnits: .microseconds, units: plainUnits, warmupIterations: 3,
+      maxDuration: .seconds(5),
       maxIterations: 2_000,
       setup: {
         _ = makeFixture(equality1k)
@@ -528,7 +532,8 @@ let benchmarks: @Sendable () -> Void = {
   // predicates) are built before timing. Tokens are released after timing,
   // once the watcher is gone (so releasing them removes nothing).
   let registrationConfiguration = Benchmark.Configuration(
-    metrics: [.wallClock, .mallocCountTotal, nsPerWatch], timeUnits: .milliseconds, units: plainUnits, warmupIterations: 1,
+    metrics: [.wallClock, .mallocCountTotal, nsPerWatch], timeUnits: .milliseconds, units: plainUnits,
+    warmupIterations: 1,
     maxDuration: .seconds(10), maxIterations: 20,
     setup: {
       if registrations.isEmpty {

@@ -172,7 +172,8 @@ for size in sizes.isEmpty ? [1_000, 100_000] : sizes {
   print(
     "\(size) listed: save with monitor \(text(result.monitor / 1_000)) µs, without \(text(result.plain / 1_000)) µs, "
       + "monitor \(text(added)) µs (\(text(added / 10)) µs per changed object); "
-      + "refetch + CollectionDifference \(text(result.refetch / 1_000)) µs (\(text(result.refetch / 1_000 / max(added, 0.001)))x the monitor)")
+      + "refetch + CollectionDifference \(text(result.refetch / 1_000)) µs (\(text(result.refetch / 1_000 / max(added, 0.001)))x the monitor)"
+  )
 }
 if let first = results.first, let last = results.last, results.count > 1 {
   let growth = (last.1.monitor - last.1.plain) / max(first.1.monitor - first.1.plain, 1)

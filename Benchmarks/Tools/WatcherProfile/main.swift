@@ -72,7 +72,10 @@ func watches(_ count: Int, cities: Int, ranges: Bool) -> [(String, [FilterValue]
       return ("age BETWEEN {%@, %@}", [.int(low), .int(low + Int64.random(in: 5...20, using: &generator))])
     }
     defer { equalities += 1 }
-    return ("city == %@ AND age > %@", [.string("C\(equalities % cities)"), .int(Int64.random(in: 18...69, using: &generator))])
+    return (
+      "city == %@ AND age > %@",
+      [.string("C\(equalities % cities)"), .int(Int64.random(in: 18...69, using: &generator))]
+    )
   }
 }
 
@@ -112,9 +115,11 @@ case "process", "ranges":
   let rounds = mode == "ranges" ? (numbers.first ?? 50) : (numbers.dropFirst().first ?? 200)
   let cities = mode == "ranges" ? 100 : max(1, count / 10)
   let counter = Counter()
-  let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { changes in
-    for attributed in changes.attribution { counter.matches += attributed.matches.count }
-  })
+  let watcher = ContextWatcher(
+    schema: schema,
+    target: .handler(on: .immediate) { changes in
+      for attributed in changes.attribution { counter.matches += attributed.matches.count }
+    })
   let tokens = watches(count, cities: cities, ranges: mode == "ranges").map { format, arguments in
     try! watcher.watch("Person", where: format, arguments: arguments)
   }
@@ -124,7 +129,8 @@ case "process", "ranges":
   let save = context.performAndWait { context in
     for object in objects[..<100] {
       guard case .int(let age)? = object["age"] else { fatalError() }
-      try! context.setValue(.int(18 + (age - 18 + 1 + Int64.random(in: 0..<62, using: &generator)) % 63), forKey: "age", of: object)
+      try! context.setValue(
+        .int(18 + (age - 18 + 1 + Int64.random(in: 0..<62, using: &generator)) % 63), forKey: "age", of: object)
     }
     return try! context.save()!
   }
@@ -140,7 +146,9 @@ case "composite":
   var tokens: [WatchToken] = []
   tokens.reserveCapacity(count)
   measuredLoop(1) {
-    for (format, arguments) in specs { tokens.append(try! watcher.watch("Person", where: format, arguments: arguments)) }
+    for (format, arguments) in specs {
+      tokens.append(try! watcher.watch("Person", where: format, arguments: arguments))
+    }
   }
   print("\(mode): \(count) watches, \(watcher.watchCount) held")
 
@@ -162,7 +170,9 @@ case "split":
     var tokens: [WatchToken] = []
     tokens.reserveCapacity(specs.count)
     var start = DispatchTime.now().uptimeNanoseconds
-    for (format, arguments) in specs { tokens.append(try! watcher.watch("Person", where: format, arguments: arguments)) }
+    for (format, arguments) in specs {
+      tokens.append(try! watcher.watch("Person", where: format, arguments: arguments))
+    }
     let whole = perWatch(start)
     tokens.removeAll(keepingCapacity: true)
     var parsed: [PredicateSyntax] = []
@@ -188,7 +198,9 @@ case "register", "remove", "preparsed":
     let parsed = cities.map { try! PredicateParser.parse("city == %@", arguments: $0) }
     measuredLoop(1) { for predicate in parsed { tokens.append(try! watcher.watch("Person", predicate: predicate)) } }
   } else if mode == "register" {
-    measuredLoop(1) { for city in cities { tokens.append(try! watcher.watch("Person", where: "city == %@", arguments: city)) } }
+    measuredLoop(1) {
+      for city in cities { tokens.append(try! watcher.watch("Person", where: "city == %@", arguments: city)) }
+    }
   } else {
     for city in cities { tokens.append(try! watcher.watch("Person", where: "city == %@", arguments: city)) }
     measuredLoop(1) { for token in tokens { token.cancel() } }

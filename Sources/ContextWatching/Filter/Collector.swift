@@ -155,7 +155,9 @@ struct Collector {
     if !failures.isEmpty {
       // Each distinct failure once: an update's two images may fail alike.
       var seen: Set<WatchFailure> = []
-      distinctFailures = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
+      distinctFailures = failures.filter { seen.insert($0).inserted }.sorted {
+        ($0.objectID, $0.watch) < ($1.objectID, $1.watch)
+      }
     }
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
@@ -215,7 +217,9 @@ struct Collector {
     }
     if !failures.isEmpty {
       var seen: Set<WatchFailure> = []
-      let distinct = failures.filter { seen.insert($0).inserted }.sorted { ($0.objectID, $0.watch) < ($1.objectID, $1.watch) }
+      let distinct = failures.filter { seen.insert($0).inserted }.sorted {
+        ($0.objectID, $0.watch) < ($1.objectID, $1.watch)
+      }
       for failure in distinct where filter.slotInfo[failure.watch.slot].isRouted {
         let position = position(of: WatchMatch(watch: failure.watch, event: .updated))
         routes[position].changes.failures.append(failure)

@@ -77,7 +77,8 @@ extension MasterFilter {
   /// Records the marked slots of an update as updated, entered or exited,
   /// clearing their marks (a slot in both lists is recorded once).
   private mutating func classify(
-    _ slots: UnsafeBufferPointer<Int>, _ update: borrowing ObjectUpdate, _ position: Int, into collector: inout Collector
+    _ slots: UnsafeBufferPointer<Int>, _ update: borrowing ObjectUpdate, _ position: Int,
+    into collector: inout Collector
   ) {
     for slot in slots {
       let marks = takeMarks(slot)
@@ -139,7 +140,9 @@ extension MasterFilter {
 
   /// The objects that reach `start` through the relationships whose inverse
   /// slots are given, far end first.
-  private static func walkBack(from start: ObjectSnapshot, through inverseSlots: [Int], in graph: SaveGraph) -> Set<ObjectID> {
+  private static func walkBack(
+    from start: ObjectSnapshot, through inverseSlots: [Int], in graph: SaveGraph
+  ) -> Set<ObjectID> {
     var frontier = [start]
     var reached: Set<ObjectID> = []
     for (step, slot) in inverseSlots.enumerated() {

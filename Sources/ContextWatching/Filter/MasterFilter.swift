@@ -86,7 +86,6 @@ struct MasterFilter: ~Copyable {
   /// The collector's lists, reused save after save.
   let collected = Collector.Storage()
 
-
   struct PredicateKey: Hashable {
     var entity: Int
     var syntax: PredicateSyntax
@@ -371,7 +370,8 @@ struct MasterFilter: ~Copyable {
   /// The error for a watch of an entity the schema lacks.
   private func unknownEntity(_ name: String, watch: String) -> WatchError {
     let names = schema.entities.map(\.name).joined(separator: ", ")
-    return WatchError(.unknownEntity, watch: watch, entity: name, message: "unknown entity '\(name)' (entities: \(names))")
+    return WatchError(
+      .unknownEntity, watch: watch, entity: name, message: "unknown entity '\(name)' (entities: \(names))")
   }
 
   /// Removes every watch, for a watcher going away: the tokens that
@@ -475,7 +475,8 @@ struct MasterFilter: ~Copyable {
       return slot
     }
     let filter = try CompiledFilter(
-      key.syntax, source: source, resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: schema.layouts[key.entity]))
+      key.syntax, source: source,
+      resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: schema.layouts[key.entity]))
     let shared = SharedPredicate(key: key, filter: filter)
     let slot: Int
     if let free = freePredicates.popLast() {
@@ -495,7 +496,8 @@ struct MasterFilter: ~Copyable {
 
   /// Turns relationship names into the entities whose changes matter and
   /// the inverse slots that lead back to the watched object.
-  private func resolve(_ dependency: PredicateAnalysis.Dependency, from layout: EntityLayout) -> WatchEntry.Dependency? {
+  private func resolve(_ dependency: PredicateAnalysis.Dependency, from layout: EntityLayout) -> WatchEntry.Dependency?
+  {
     var current = layout
     var inverseSteps: [(entity: EntityLayout, slot: Int)] = []
     for name in dependency.path {

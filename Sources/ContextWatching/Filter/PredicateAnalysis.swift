@@ -126,7 +126,11 @@ struct PredicateAnalysis {
       let isLast = position == components.count - 1
       switch layout.slot(component) {
       case .attribute:
-        if path.isEmpty { readKeys.insert(component) } else { dependencies.insert(Dependency(path: path, keys: [component])) }
+        if path.isEmpty {
+          readKeys.insert(component)
+        } else {
+          dependencies.insert(Dependency(path: path, keys: [component]))
+        }
         return
       case .relationship(let slot):
         if path.isEmpty {

@@ -58,7 +58,8 @@ public struct ListContent: Sendable {
     precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
     guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
     let section = sectionCounts[index]
-    let visible = limit == Int.max ? section.count : Swift.min(section.count, limit - sectionCounts.weight(before: index))
+    let visible =
+      limit == Int.max ? section.count : Swift.min(section.count, limit - sectionCounts.weight(before: index))
     return ListSectionInfo(value: section.value, name: sectionName(section.value), count: visible)
   }
 

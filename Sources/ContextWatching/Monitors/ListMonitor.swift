@@ -198,10 +198,12 @@ public final class ListMonitor: Sendable {
     try context.performAndWait { context throws(WatchError) in
       let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
       let objects = try Self.fetch(request, order: side.order, context: context)
-      guard let previous = saving.withLock({ saving in
-        defer { saving = side }
-        return saving
-      }) else { return }
+      guard
+        let previous = saving.withLock({ saving in
+          defer { saving = side }
+          return saving
+        })
+      else { return }
       for token in previous.tokens { token.cancel() }
       let sectionsAreComparable = previous.request.sectionKey == request.sectionKey
       delivery.enqueue { [weak self] in

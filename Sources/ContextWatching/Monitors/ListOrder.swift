@@ -73,7 +73,8 @@ final class ListOrder: Sendable {
       throw WatchError(
         .invalidOptions, watch: label, entity: request.entity, key: sectionKey,
         message:
-          "the section key '\(sectionKey)' must be the first sort key (it is '\(first.key)'): sections appear in the order of their first object, so the sort must group them")
+          "the section key '\(sectionKey)' must be the first sort key (it is '\(first.key)'): sections appear in the order of their first object, so the sort must group them"
+      )
     }
     if let limit = request.limit, limit < 0 {
       throw WatchError(
@@ -111,7 +112,8 @@ final class ListOrder: Sendable {
           guard !relationship.isToMany else {
             throw WatchError(
               .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
-              message: "\(entity.name).\(component) is a to-many relationship: a sort key follows to-one relationships only")
+              message:
+                "\(entity.name).\(component) is a to-many relationship: a sort key follows to-one relationships only")
           }
           let destination = schema.layout(named: relationship.description.destination)!
           if !steps.isEmpty { keysRead.append(component) }
@@ -122,11 +124,14 @@ final class ListOrder: Sendable {
           throw WatchError(
             .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
             message:
-              "\(entity.name).\(component) is a relationship: a sort or section key ends at an attribute (\(sortKey.key).name, say)")
+              "\(entity.name).\(component) is a relationship: a sort or section key ends at an attribute (\(sortKey.key).name, say)"
+          )
         case .attribute where !isLast:
           throw WatchError(
             .invalidOptions, watch: label, entity: request.entity, key: sortKey.key,
-            message: "\(entity.name).\(component) is an attribute: a key path goes on through relationships only (in the sort key '\(sortKey.key)')")
+            message:
+              "\(entity.name).\(component) is an attribute: a key path goes on through relationships only (in the sort key '\(sortKey.key)')"
+          )
         default:
           let what = isLast ? "attribute" : "to-one relationship"
           throw WatchError(

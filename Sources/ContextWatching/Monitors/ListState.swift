@@ -215,7 +215,9 @@ struct ListState: Sendable {
     let oldPaths = touched.map { object in
       object.oldRank.flatMap { $0 < limit ? content.indexPath(of: object.old!, rank: $0) : nil }
     }
-    let bystanderPaths = bystanders.map { $0.oldRank < limit ? content.indexPath(of: $0.object, rank: $0.oldRank) : nil }
+    let bystanderPaths = bystanders.map {
+      $0.oldRank < limit ? content.indexPath(of: $0.object, rank: $0.oldRank) : nil
+    }
     return Plan(
       touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths, bystanderPaths: bystanderPaths,
       changesListedObjects: true, sequenceNumber: sequenceNumber)

@@ -93,7 +93,9 @@ public final class ObjectMonitor: Sendable {
       guard let object = context.object(with: objectID) else {
         return MonitorError(
           .unknownObject,
-          message: "ObjectMonitor: no object \(objectID) in context '\(context.name)' (never inserted, deleted, or rolled back)")
+          message:
+            "ObjectMonitor: no object \(objectID) in context '\(context.name)' (never inserted, deleted, or rolled back)"
+        )
       }
       do {
         let token = try hub.watcher.watch(

@@ -175,7 +175,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ///   when no element there matches.
   /// - Complexity: O(log *n*).
   @discardableResult
-  mutating func remove(at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool) -> (Int, Element)? {
+  mutating func remove(
+    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool
+  ) -> (Int, Element)? {
     guard root != nil else { return nil }
     guard let removed = Self.remove(isBefore, isMatch, from: &root!) else { return nil }
     if root!.count == 0 {
@@ -194,7 +196,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ///   matches.
   @discardableResult
   mutating func update(
-    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void
+    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool,
+    _ update: (inout Element) -> Void
   ) -> Int? {
     guard root != nil else { return nil }
     return Self.update(isBefore, isMatch, update, in: &root!)?.position

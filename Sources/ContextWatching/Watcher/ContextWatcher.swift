@@ -158,7 +158,8 @@ public final class ContextWatcher: Sendable {
     _ entities: [String], where format: String, _ arguments: FilterValue..., options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try watch(entities, predicate: parse(format, arguments, for: entities.joined(separator: ", "), options), source: format,
+    try watch(
+      entities, predicate: parse(format, arguments, for: entities.joined(separator: ", "), options), source: format,
       options: options, handler: handler)
   }
 

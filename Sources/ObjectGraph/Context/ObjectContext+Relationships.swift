@@ -7,7 +7,9 @@ extension ObjectContext {
   /// - Throws: ``ObjectGraphError`` for an unknown key, a to-many key, a
   ///   destination of the wrong entity, or a deleted object.
   /// - Important: Confined to ``queue``.
-  public func setRelationship(_ key: String, of object: ManagedObject, to destination: ManagedObject?)
+  public func setRelationship(
+    _ key: String, of object: ManagedObject, to destination: ManagedObject?
+  )
     throws(ObjectGraphError)
   {
     checkQueue()
@@ -39,7 +41,9 @@ extension ObjectContext {
   /// - Throws: ``ObjectGraphError`` for an unknown key, a to-one key, a
   ///   destination of the wrong entity, or a deleted object.
   /// - Important: Confined to ``queue``.
-  public func add(_ destination: ManagedObject, to key: String, of object: ManagedObject)
+  public func add(
+    _ destination: ManagedObject, to key: String, of object: ManagedObject
+  )
     throws(ObjectGraphError)
   {
     let (slot, relationship) = try toManyRelationship(key, of: object)
@@ -54,7 +58,9 @@ extension ObjectContext {
   /// - Throws: ``ObjectGraphError`` for an unknown key, a to-one key, or a
   ///   deleted object.
   /// - Important: Confined to ``queue``.
-  public func remove(_ destination: ManagedObject, from key: String, of object: ManagedObject)
+  public func remove(
+    _ destination: ManagedObject, from key: String, of object: ManagedObject
+  )
     throws(ObjectGraphError)
   {
     let (slot, relationship) = try toManyRelationship(key, of: object)
@@ -70,7 +76,9 @@ extension ObjectContext {
   /// - Throws: ``ObjectGraphError`` as ``add(_:to:of:)`` and
   ///   ``setRelationship(_:of:to:)`` do; nothing changes then.
   /// - Important: Confined to ``queue``.
-  public func setTargets(_ destinations: [ManagedObject], forKey key: String, of object: ManagedObject)
+  public func setTargets(
+    _ destinations: [ManagedObject], forKey key: String, of object: ManagedObject
+  )
     throws(ObjectGraphError)
   {
     checkQueue()

@@ -40,16 +40,28 @@ public final class ObjectContext: @unchecked Sendable {
   ///
   /// - Important: Confined to ``queue``.
   public var notificationCenter: NotificationCenter? {
-    get { checkQueue(); return _notificationCenter }
-    set { checkQueue(); _notificationCenter = newValue }
+    get {
+      checkQueue()
+      return _notificationCenter
+    }
+    set {
+      checkQueue()
+      _notificationCenter = newValue
+    }
   }
   /// The author label of saves that do not name one, as Core Data's
   /// `transactionAuthor`.
   ///
   /// - Important: Confined to ``queue``.
   public var author: String? {
-    get { checkQueue(); return _author }
-    set { checkQueue(); _author = newValue }
+    get {
+      checkQueue()
+      return _author
+    }
+    set {
+      checkQueue()
+      _author = newValue
+    }
   }
 
   private let queueKey = DispatchSpecificKey<Bool>()
@@ -206,7 +218,9 @@ public final class ObjectContext: @unchecked Sendable {
   ///   of the wrong type; nothing is inserted then.
   /// - Important: Confined to ``queue``.
   @discardableResult
-  public func insert(_ entity: String, values: [String: FilterValue] = [:]) throws(ObjectGraphError)
+  public func insert(
+    _ entity: String, values: [String: FilterValue] = [:]
+  ) throws(ObjectGraphError)
     -> ManagedObject
   {
     checkQueue()
@@ -284,7 +298,9 @@ public final class ObjectContext: @unchecked Sendable {
   ///   (use ``setRelationship(_:of:to:)``), a value of the wrong type (an
   ///   integer is accepted for a double attribute), or a deleted object.
   /// - Important: Confined to ``queue``.
-  public func setValue(_ value: FilterValue, forKey key: String, of object: ManagedObject)
+  public func setValue(
+    _ value: FilterValue, forKey key: String, of object: ManagedObject
+  )
     throws(ObjectGraphError)
   {
     checkQueue()
@@ -430,7 +446,9 @@ public final class ObjectContext: @unchecked Sendable {
     return " (keys: \(keys.joined(separator: ", ")))"
   }
 
-  func coerce(_ value: FilterValue, for attribute: AttributeDescription, in layout: EntityLayout)
+  func coerce(
+    _ value: FilterValue, for attribute: AttributeDescription, in layout: EntityLayout
+  )
     throws(ObjectGraphError) -> FilterValue
   {
     guard let coerced = AttributeValues.coerce(value, to: attribute.type) else {

@@ -155,7 +155,8 @@ extension ObjectContext {
   /// - Throws: As ``fetch(_:)``, and `PredicateParseError` for bad text.
   /// - Important: Confined to ``queue``.
   public func fetch(
-    _ entity: String, where format: String? = nil, _ arguments: FilterValue..., sortedBy sortKeys: [ObjectFetchRequest.SortKey] = [],
+    _ entity: String, where format: String? = nil, _ arguments: FilterValue...,
+    sortedBy sortKeys: [ObjectFetchRequest.SortKey] = [],
     limit: Int? = nil, offset: Int = 0
   ) throws -> [ManagedObject] {
     let request =

@@ -58,7 +58,9 @@ package struct ObjectKeyResolver<Object: GraphObject>: KeyResolver {
     ResolvedKey(consuming: 1, type: .unknown, entity: layout.name) { Self.record(of: $0) }
   }
 
-  private func resolve(_ path: KeyPathReference, from start: Int, in layout: EntityLayout)
+  private func resolve(
+    _ path: KeyPathReference, from start: Int, in layout: EntityLayout
+  )
     throws(PredicateCompileError) -> ResolvedKey<Object>
   {
     let key = path.components[start]
@@ -162,17 +164,22 @@ extension ObjectSchema {
   ///   `PredicateParseError` for text that is not a predicate,
   ///   `PredicateCompileError` for an unknown key or a type error, naming
   ///   the key, the entity and the position.
-  public func filter(_ format: String, arguments: [FilterValue] = [], for entity: String) throws
+  public func filter(
+    _ format: String, arguments: [FilterValue] = [], for entity: String
+  ) throws
     -> CompiledFilter<ManagedObject>
   {
-    try CompiledFilter(format, arguments: arguments, resolver: resolver(for: entity) as ObjectKeyResolver<ManagedObject>)
+    try CompiledFilter(
+      format, arguments: arguments, resolver: resolver(for: entity) as ObjectKeyResolver<ManagedObject>)
   }
 
   /// Compiles a parsed predicate for live objects of `entity`.
   ///
   /// - Throws: ``ObjectGraphError`` for an unknown entity,
   ///   `PredicateCompileError` for an unknown key or a type error.
-  public func filter(_ predicate: PredicateSyntax, source: String? = nil, for entity: String) throws
+  public func filter(
+    _ predicate: PredicateSyntax, source: String? = nil, for entity: String
+  ) throws
     -> CompiledFilter<ManagedObject>
   {
     try CompiledFilter(predicate, source: source, resolver: resolver(for: entity) as ObjectKeyResolver<ManagedObject>)
@@ -183,10 +190,13 @@ extension ObjectSchema {
   /// relationships; following a relationship is a compile error.
   ///
   /// - Throws: As ``filter(_:arguments:for:)``.
-  public func snapshotFilter(_ format: String, arguments: [FilterValue] = [], for entity: String) throws
+  public func snapshotFilter(
+    _ format: String, arguments: [FilterValue] = [], for entity: String
+  ) throws
     -> CompiledFilter<ObjectSnapshot>
   {
-    try CompiledFilter(format, arguments: arguments, resolver: resolver(for: entity) as ObjectKeyResolver<ObjectSnapshot>)
+    try CompiledFilter(
+      format, arguments: arguments, resolver: resolver(for: entity) as ObjectKeyResolver<ObjectSnapshot>)
   }
 
   package func resolver<Object: GraphObject>(for entity: String) throws(ObjectGraphError) -> ObjectKeyResolver<Object> {

@@ -45,7 +45,8 @@ package final class EntityLayout: Sendable {
 
   init(
     index: Int, name: String, parentIndex: Int?, kindIndexes: [Int], ancestorIndexes: [Int],
-    ancestorNames: [String], attributes: [AttributeDescription], relationships: [RelationshipLayout], ignoredKeys: Set<String>
+    ancestorNames: [String], attributes: [AttributeDescription], relationships: [RelationshipLayout],
+    ignoredKeys: Set<String>
   ) {
     self.index = index
     self.name = name

@@ -150,7 +150,8 @@ extension ObjectSnapshot: Codable {
       throw DecodingError.dataCorrupted(
         DecodingError.Context(
           codingPath: decoder.codingPath,
-          debugDescription: "decoding an ObjectSnapshot needs the ObjectSchema in userInfo[ObjectSnapshot.schemaUserInfoKey]"))
+          debugDescription:
+            "decoding an ObjectSnapshot needs the ObjectSchema in userInfo[ObjectSnapshot.schemaUserInfoKey]"))
     }
     let entity = try container.decode(String.self, forKey: .entity)
     guard let layout = schema.layout(named: entity) else {

@@ -116,13 +116,17 @@ enum FusedComparison {
       probe = { object in
         let value = box.reader.read(object)
         if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
-        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
+        if box.constant.exact, case .double(let double) = value {
+          return box.constant.low <= double && double <= box.constant.high
+        }
         return nil
       }
       return { object, _ throws(PredicateEvaluationError) in
         let value = box.reader.read(object)
         if case .int(let int) = value { return box.constant.lower <= int && int <= box.constant.upper }
-        if box.constant.exact, case .double(let double) = value { return box.constant.low <= double && double <= box.constant.high }
+        if box.constant.exact, case .double(let double) = value {
+          return box.constant.low <= double && double <= box.constant.high
+        }
         return try box.slow(object)
       }
     case .text(let text, let negated):

@@ -41,7 +41,8 @@ struct PredicateCompiler<Object>: Sendable {
     case .not(let operand):
       switch try compile(operand, resolver, keys: &keys) {
       case .constant(let value): return .constant(!value)
-      case .test(let test, _): return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
+      case .test(let test, _):
+        return .test { object, scope throws(PredicateEvaluationError) in try !test(object, scope) }
       }
     case .and(let operands):
       return try compound(operands, resolver, isConjunction: true, keys: &keys)
@@ -63,7 +64,8 @@ struct PredicateCompiler<Object>: Sendable {
   private func compound<Resolver: KeyResolver<Object>>(
     _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
-    try compound(operands[...], resolver, isConjunction: isConjunction, keys: &keys).condition ?? .constant(isConjunction)
+    try compound(operands[...], resolver, isConjunction: isConjunction, keys: &keys).condition
+      ?? .constant(isConjunction)
   }
 
   /// The operands as a balanced tree of closures over groups of up to five:
@@ -214,7 +216,9 @@ struct PredicateCompiler<Object>: Sendable {
 
   /// Two operands, the first a test (a constant first operand either
   /// decided the list or was dropped as neutral).
-  private static func combine(_ first: Condition<Object>, _ second: Condition<Object>, isConjunction: Bool) -> Test<Object> {
+  private static func combine(
+    _ first: Condition<Object>, _ second: Condition<Object>, isConjunction: Bool
+  ) -> Test<Object> {
     guard case .test(let first, _) = first else { preconditionFailure("a constant first operand is folded away") }
     switch (second, isConjunction) {
     case (.constant(let value), true):
@@ -242,7 +246,8 @@ struct PredicateCompiler<Object>: Sendable {
   /// same shortcut as its test, so the results, the short circuits and the
   /// errors thrown are the tests'.
   private static func probedGroup(
-    _ t1: @escaping Test<Object>, _ p1: @escaping Probe<Object>, _ t2: @escaping Test<Object>, _ p2: @escaping Probe<Object>,
+    _ t1: @escaping Test<Object>, _ p1: @escaping Probe<Object>, _ t2: @escaping Test<Object>,
+    _ p2: @escaping Probe<Object>,
     _ t3: Test<Object>?, _ p3: Probe<Object>?, _ t4: Test<Object>?, _ p4: Probe<Object>?,
     _ t5: Test<Object>?, _ p5: Probe<Object>?, isConjunction: Bool
   ) -> Test<Object> {
@@ -490,9 +495,11 @@ struct PredicateCompiler<Object>: Sendable {
   ) throws(PredicateCompileError) -> Condition<Object> {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
-      return .constant(try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+      return .constant(
+        try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
     case (.read(let read), .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
+      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      }
       if let fuse = lhs.fuse {
         var probe: Probe<Object>?
         let fused = fuse(test.fast, test.general, site, &probe)
@@ -500,7 +507,8 @@ struct PredicateCompiler<Object>: Sendable {
       }
       return .test(Self.fuse(read, test.fast, GeneralTest(test.general, site: site)))
     case (_, .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right) }
+      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      }
       let general = GeneralTest(test.general, site: site)
       let evaluate = lhs.evaluator
       return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
@@ -537,9 +545,11 @@ struct PredicateCompiler<Object>: Sendable {
         }
         // A computed right side is applied element by element, so that a nil
         // element is false before the right side's type is looked at.
-        let test = prepared ?? ValueTest { element throws(ValueFault) in
-          try ValueTest.apply(operation, options: options, element, other)
-        }
+        let test =
+          prepared
+          ?? ValueTest { element throws(ValueFault) in
+            try ValueTest.apply(operation, options: options, element, other)
+          }
         switch quantifier {
         case .all:
           for element in elements where try !test.run(element) { return false }
@@ -706,7 +716,8 @@ struct PredicateCompiler<Object>: Sendable {
 
     case .evaluatedObject:
       let resolved = try resolver.resolveSelf(at: expression.range)
-      return Operand(form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity, fuse: resolved.fuse)
+      return Operand(
+        form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity, fuse: resolved.fuse)
 
     case .keyPath(let path):
       let components = path.keyPathComponents
@@ -721,10 +732,12 @@ struct PredicateCompiler<Object>: Sendable {
 
     case .member(let base, let path):
       let components = path.keyPathComponents[...]
-      return try unary(compile(base, resolver), site: site) { value throws(ValueFault) in try value.applying(components) }
+      return try unary(compile(base, resolver), site: site) { value throws(ValueFault) in try value.applying(components)
+      }
 
     case .index(let base, .at(let index)):
-      return try binary(compile(base, resolver), compile(index, resolver), site: site) { base, index throws(ValueFault) in
+      return try binary(compile(base, resolver), compile(index, resolver), site: site) {
+        base, index throws(ValueFault) in
         try Indexing.element(of: base, at: index)
       }
 
@@ -742,7 +755,9 @@ struct PredicateCompiler<Object>: Sendable {
       return try nary(operands, site: site) { values throws(ValueFault) in .array(values) }
 
     case .negation(let operand):
-      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Arithmetic.negate(value) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in
+        try Arithmetic.negate(value)
+      }
 
     case .arithmetic(let operation, let lhs, let rhs):
       return try binary(compile(lhs, resolver), compile(rhs, resolver), site: site) { a, b throws(ValueFault) in
@@ -763,7 +778,9 @@ struct PredicateCompiler<Object>: Sendable {
           "CAST to \"\(type)\" is not supported (supported: \(Casting.supportedClasses.sorted().joined(separator: ", ")))",
           at: expression.range)
       }
-      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in try Casting.cast(value, to: type) }
+      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in
+        try Casting.cast(value, to: type)
+      }
 
     case .ternary(let condition, let then, let otherwise):
       let (a, b) = (try compile(then, resolver), try compile(otherwise, resolver))
@@ -772,9 +789,10 @@ struct PredicateCompiler<Object>: Sendable {
         return value ? a : b
       case .test(let test, _):
         let (first, second) = (a.evaluator, b.evaluator)
-        return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
-          try test(object, scope) ? first(object, scope) : second(object, scope)
-        })
+        return Operand(
+          form: .computed { object, scope throws(PredicateEvaluationError) in
+            try test(object, scope) ? first(object, scope) : second(object, scope)
+          })
       }
 
     case .subquery(let collection, let variable, let predicate):
@@ -789,7 +807,8 @@ struct PredicateCompiler<Object>: Sendable {
   ) -> Operand<Object> {
     let rest = components[resolved.componentCount...]
     if rest.isEmpty {
-      return Operand(form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
+      return Operand(
+        form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
     }
     let read = resolved.read
     let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
@@ -811,26 +830,28 @@ struct PredicateCompiler<Object>: Sendable {
     let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator
-    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
-      let value = try elementsOf(object, scope)
-      guard let elements = value.collectionElements else {
-        throw site.evaluationError(
-          ValueFault(.notACollection, "SUBQUERY needs a collection, found \(value.typeName) \(value.shortDescription)"))
-      }
-      switch condition {
-      case .constant(let keep):
-        return .array(keep ? elements : [])
-      case .test(let test, _):
-        var local = scope
-        local.bindings.append(.null)
-        var kept: [FilterValue] = []
-        for element in elements {
-          local.bindings[slot] = element
-          if try test(element, local) { kept.append(element) }
+    return Operand(
+      form: .computed { object, scope throws(PredicateEvaluationError) in
+        let value = try elementsOf(object, scope)
+        guard let elements = value.collectionElements else {
+          throw site.evaluationError(
+            ValueFault(
+              .notACollection, "SUBQUERY needs a collection, found \(value.typeName) \(value.shortDescription)"))
         }
-        return .array(kept)
-      }
-    })
+        switch condition {
+        case .constant(let keep):
+          return .array(keep ? elements : [])
+        case .test(let test, _):
+          var local = scope
+          local.bindings.append(.null)
+          var kept: [FilterValue] = []
+          for element in elements {
+            local.bindings[slot] = element
+            if try test(element, local) { kept.append(element) }
+          }
+          return .array(kept)
+        }
+      })
   }
 
   // MARK: Folding
@@ -843,10 +864,11 @@ struct PredicateCompiler<Object>: Sendable {
       return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(value) }))
     }
     let evaluate = operand.evaluator
-    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
-      let value = try evaluate(object, scope)
-      return try site.run { () throws(ValueFault) in try operation(value) }
-    })
+    return Operand(
+      form: .computed { object, scope throws(PredicateEvaluationError) in
+        let value = try evaluate(object, scope)
+        return try site.run { () throws(ValueFault) in try operation(value) }
+      })
   }
 
   private func binary(
@@ -857,11 +879,12 @@ struct PredicateCompiler<Object>: Sendable {
       return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(a, b) }))
     }
     let (left, right) = (lhs.evaluator, rhs.evaluator)
-    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
-      let a = try left(object, scope)
-      let b = try right(object, scope)
-      return try site.run { () throws(ValueFault) in try operation(a, b) }
-    })
+    return Operand(
+      form: .computed { object, scope throws(PredicateEvaluationError) in
+        let a = try left(object, scope)
+        let b = try right(object, scope)
+        return try site.run { () throws(ValueFault) in try operation(a, b) }
+      })
   }
 
   private func nary(
@@ -873,12 +896,13 @@ struct PredicateCompiler<Object>: Sendable {
       return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(constants) }))
     }
     let evaluators = operands.map(\.evaluator)
-    return Operand(form: .computed { object, scope throws(PredicateEvaluationError) in
-      var values: [FilterValue] = []
-      values.reserveCapacity(evaluators.count)
-      for evaluate in evaluators { values.append(try evaluate(object, scope)) }
-      return try site.run { () throws(ValueFault) in try operation(values) }
-    })
+    return Operand(
+      form: .computed { object, scope throws(PredicateEvaluationError) in
+        var values: [FilterValue] = []
+        values.reserveCapacity(evaluators.count)
+        for evaluate in evaluators { values.append(try evaluate(object, scope)) }
+        return try site.run { () throws(ValueFault) in try operation(values) }
+      })
   }
 }
 

@@ -81,7 +81,9 @@ enum TypeCheck {
       case .equal, .notEqual, .in:
         return
       case .contains:
-        try compatible(.equal, left: (category(element), "an element of \(describe(lhs))"), right: side(rhs), fail: { fail($0, lhs) })
+        try compatible(
+          .equal, left: (category(element), "an element of \(describe(lhs))"), right: side(rhs), fail: { fail($0, lhs) }
+        )
         return
       default:
         throw fail(
@@ -93,7 +95,8 @@ enum TypeCheck {
 
     if case .collection(let element) = rhs.type {
       if operation == .in {
-        try compatible(.equal, left: left, right: (category(element), "the elements of \(describe(rhs))"), fail: { fail($0, rhs) })
+        try compatible(
+          .equal, left: left, right: (category(element), "the elements of \(describe(rhs))"), fail: { fail($0, rhs) })
       }
       return
     }
@@ -108,13 +111,15 @@ enum TypeCheck {
         try compatible(.contains, left: left, right: side(rhs), fail: { fail($0, typed) })
       } else if let elements = constant.collectionElements {
         for element in elements where !element.isNull {
-          try compatible(.equal, left: left, right: (category(element), describe(constant: element)), fail: { fail($0, typed) })
+          try compatible(
+            .equal, left: left, right: (category(element), describe(constant: element)), fail: { fail($0, typed) })
         }
       }
     case .between:
       if let constant = rhs.constant, case .array(let bounds) = constant {
         for bound in bounds where !bound.isNull {
-          try compatible(.between, left: left, right: (category(bound), describe(constant: bound)), fail: { fail($0, typed) })
+          try compatible(
+            .between, left: left, right: (category(bound), describe(constant: bound)), fail: { fail($0, typed) })
         }
       }
     default:

@@ -67,7 +67,8 @@ struct ValueTest: Sendable {
         switch value {
         case .string(let subject): return text.matches(subject)
         case .null: return false
-        default: throw .typeMismatch("\(operation.text) needs a string, found \(value.typeName) \(value.shortDescription)")
+        default:
+          throw .typeMismatch("\(operation.text) needs a string, found \(value.typeName) \(value.shortDescription)")
         }
       case .closure(let run):
         return try run(value)
@@ -144,7 +145,8 @@ struct ValueTest: Sendable {
       if constant.isNull { return .alwaysFalse }
       guard case .string(let needle) = constant else {
         guard operation == .contains else {
-          throw .typeMismatch("\(operation.text) needs a string, found \(constant.typeName) \(constant.shortDescription)")
+          throw .typeMismatch(
+            "\(operation.text) needs a string, found \(constant.typeName) \(constant.shortDescription)")
         }
         return membershipTest(constant, folding: folding)
       }
@@ -171,7 +173,8 @@ struct ValueTest: Sendable {
     case .like, .matches:
       if constant.isNull { return .alwaysFalse }
       guard case .string(let pattern) = constant else {
-        throw .typeMismatch("\(operation.text) needs a string pattern, found \(constant.typeName) \(constant.shortDescription)")
+        throw .typeMismatch(
+          "\(operation.text) needs a string pattern, found \(constant.typeName) \(constant.shortDescription)")
       }
       let name = operation.text
       if operation == .like {
@@ -314,10 +317,11 @@ struct MembershipSet: Sendable {
 
   init(_ elements: [FilterValue], folding: StringFolding?) {
     self.folding = folding
-    keys = Set(elements.map { element in
-      if let folding, case .string(let text) = element { return MembershipKey(.string(folding.fold(text))) }
-      return MembershipKey(element)
-    })
+    keys = Set(
+      elements.map { element in
+        if let folding, case .string(let text) = element { return MembershipKey(.string(folding.fold(text))) }
+        return MembershipKey(element)
+      })
   }
 
   func contains(_ value: FilterValue) -> Bool {

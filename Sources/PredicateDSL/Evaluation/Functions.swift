@@ -12,7 +12,8 @@ package enum FunctionCall {
   }
 
   /// Calls `function` on argument values; `arguments` has the function's arity.
-  package static func apply(_ function: PredicateFunction, _ arguments: [FilterValue]) throws(ValueFault) -> FilterValue {
+  package static func apply(_ function: PredicateFunction, _ arguments: [FilterValue]) throws(ValueFault) -> FilterValue
+  {
     switch function {
     case .random: return .double(Double.random(in: 0..<1))
     case .now: return .date(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
@@ -37,7 +38,8 @@ package enum FunctionCall {
     case .uppercase, .lowercase, .length:
       if argument.isNull { return .null }
       guard case .string(let text) = argument else {
-        throw .typeMismatch("\(function.shortName) needs a string, found \(argument.typeName) \(argument.shortDescription)")
+        throw .typeMismatch(
+          "\(function.shortName) needs a string, found \(argument.typeName) \(argument.shortDescription)")
       }
       switch function {
       case .uppercase: return .string(text.uppercased())
@@ -49,7 +51,9 @@ package enum FunctionCall {
     }
   }
 
-  private static func collectionFunction(_ function: PredicateFunction, _ argument: FilterValue) throws(ValueFault) -> FilterValue {
+  private static func collectionFunction(
+    _ function: PredicateFunction, _ argument: FilterValue
+  ) throws(ValueFault) -> FilterValue {
     guard let elements = argument.collectionElements else {
       throw ValueFault(
         .notACollection,
@@ -69,10 +73,13 @@ package enum FunctionCall {
     }
   }
 
-  private static func numericFunction(_ function: PredicateFunction, _ argument: FilterValue) throws(ValueFault) -> FilterValue {
+  private static func numericFunction(
+    _ function: PredicateFunction, _ argument: FilterValue
+  ) throws(ValueFault) -> FilterValue {
     if argument.isNull { return .null }
     guard let number = NumericValue(argument) else {
-      throw .typeMismatch("\(function.shortName) needs a number, found \(argument.typeName) \(argument.shortDescription)")
+      throw .typeMismatch(
+        "\(function.shortName) needs a number, found \(argument.typeName) \(argument.shortDescription)")
     }
     if case .int(let int) = number {
       switch function {
@@ -94,7 +101,8 @@ package enum FunctionCall {
     case .truncate: return .double(x.rounded(.towardZero))
     case .absoluteValue: return .double(Swift.abs(x))
     default:
-      throw .typeMismatch("\(function.shortName) needs an integer, found \(argument.typeName) \(argument.shortDescription)")
+      throw .typeMismatch(
+        "\(function.shortName) needs an integer, found \(argument.typeName) \(argument.shortDescription)")
     }
   }
 }

@@ -136,10 +136,11 @@ enum Aggregates {
     for value in values { counts[MembershipKey(value), default: 0] += 1 }
     let highest = counts.values.max() ?? 0
     var seen: Set<MembershipKey> = []
-    return .array(values.filter { value in
-      let key = MembershipKey(value)
-      return counts[key] == highest && seen.insert(key).inserted
-    })
+    return .array(
+      values.filter { value in
+        let key = MembershipKey(value)
+        return counts[key] == highest && seen.insert(key).inserted
+      })
   }
 
   /// The values without repeats, in order of first appearance.
@@ -179,7 +180,8 @@ package enum Arithmetic {
     }
     guard let a = NumericValue(lhs), let b = NumericValue(rhs) else {
       throw .typeMismatch(
-        "cannot apply '\(operation.text)' to \(lhs.typeName) \(lhs.shortDescription) and \(rhs.typeName) \(rhs.shortDescription)")
+        "cannot apply '\(operation.text)' to \(lhs.typeName) \(lhs.shortDescription) and \(rhs.typeName) \(rhs.shortDescription)"
+      )
     }
     return try apply(operation, a, b).value
   }
@@ -219,7 +221,8 @@ package enum Arithmetic {
     case .divide: return .double(x / y)
     case .power: return .double(Foundation.pow(x, y))
     case .bitwiseAnd, .bitwiseOr, .bitwiseXor, .shiftLeft, .shiftRight:
-      throw .typeMismatch("'\(operation.text)' needs integers, found \(a.value.shortDescription) and \(b.value.shortDescription)")
+      throw .typeMismatch(
+        "'\(operation.text)' needs integers, found \(a.value.shortDescription) and \(b.value.shortDescription)")
     }
   }
 
@@ -331,18 +334,21 @@ package enum Indexing {
         throw .typeMismatch("an array index must be an integer, found \(index.typeName) \(index.shortDescription)")
       }
       guard position >= 0, position < elements.count else {
-        throw ValueFault(.indexOutOfRange, "index \(position) is out of range for an array of \(elements.count) elements")
+        throw ValueFault(
+          .indexOutOfRange, "index \(position) is out of range for an array of \(elements.count) elements")
       }
       return elements[Int(position)]
     case (.record(let record), .string(let key)):
       return record[key] ?? .null
     default:
-      throw .typeMismatch("cannot index \(base.typeName) \(base.shortDescription) with \(index.typeName) \(index.shortDescription)")
+      throw .typeMismatch(
+        "cannot index \(base.typeName) \(base.shortDescription) with \(index.typeName) \(index.shortDescription)")
     }
   }
 
   /// `[FIRST]`, `[LAST]`, `[SIZE]` (or `[…]` through `element(of:at:)`).
-  package static func apply(_ index: ExpressionSyntax.Subscript, to base: FilterValue) throws(ValueFault) -> FilterValue {
+  package static func apply(_ index: ExpressionSyntax.Subscript, to base: FilterValue) throws(ValueFault) -> FilterValue
+  {
     switch (index, base) {
     case (_, .null): return .null
     case (.first, .array(let elements)): return elements.first ?? .null

@@ -105,7 +105,8 @@ extension FilterValue {
     case (.date(let a), .date(let b)): return a < b ? -1 : (a == b ? 0 : (a > b ? 1 : nil))
     default:
       if let a = NumericValue(lhs), let b = NumericValue(rhs) { return NumericValue.compare(a, b) }
-      throw .typeMismatch("cannot order \(lhs.typeName) \(lhs.shortDescription) against \(rhs.typeName) \(rhs.shortDescription)")
+      throw .typeMismatch(
+        "cannot order \(lhs.typeName) \(lhs.shortDescription) against \(rhs.typeName) \(rhs.shortDescription)")
     }
   }
 

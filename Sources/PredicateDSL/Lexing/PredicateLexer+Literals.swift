@@ -103,7 +103,9 @@ extension PredicateLexer {
     }
   }
 
-  private func hexValue(from start: Int, digits: Int, end: Int, escapeStart: Int)
+  private func hexValue(
+    from start: Int, digits: Int, end: Int, escapeStart: Int
+  )
     throws(LiteralProblem) -> UInt32
   {
     var value: UInt32 = 0

@@ -170,7 +170,9 @@ struct PredicateLexer {
     position = index
   }
 
-  private mutating func lexSigil(_ sigil: UInt8, as kind: PredicateToken.Kind)
+  private mutating func lexSigil(
+    _ sigil: UInt8, as kind: PredicateToken.Kind
+  )
     -> PredicateToken.Kind
   {
     guard Self.isIdentifierStart(byte(at: position)) else { return .invalid(.bareSigil(sigil)) }

@@ -78,7 +78,9 @@ extension Parser {
 
   /// Checks that a `%K` argument is a dotted path of keys and collection
   /// operators, so that the printout can spell it.
-  func validateKeyPath(_ path: String, at range: SyntaxRange, position: Int)
+  func validateKeyPath(
+    _ path: String, at range: SyntaxRange, position: Int
+  )
     throws(PredicateParseError)
   {
     func invalid(_ reason: String) -> PredicateParseError {

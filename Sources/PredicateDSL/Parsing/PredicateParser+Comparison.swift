@@ -121,7 +121,9 @@ extension Parser {
 
   /// `[c]`, `[cd]`, `[n]`…: the letters c, d, n and l in any order, each at
   /// most once, case-insensitively.
-  mutating func parseOptions(for op: ComparisonSyntax.Operator) throws(PredicateParseError)
+  mutating func parseOptions(
+    for op: ComparisonSyntax.Operator
+  ) throws(PredicateParseError)
     -> ComparisonSyntax.Options
   {
     let open = token

@@ -17,7 +17,9 @@ extension Parser {
 
   /// An expression. `seed`, when given, is an already parsed primary (a
   /// parenthesised expression read by the group logic) to continue from.
-  mutating func parseExpression(seed: consuming ExpressionSyntax?) throws(PredicateParseError)
+  mutating func parseExpression(
+    seed: consuming ExpressionSyntax?
+  ) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     guard seed == nil, token.kind != .minus else { return try parseBinary(minimumPrecedence: 1, seed: consume seed) }
@@ -40,7 +42,9 @@ extension Parser {
   /// chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`),
   /// so each counts toward the depth limit: printing, comparing and freeing
   /// a tree recurse over its depth.
-  mutating func parseBinary(minimumPrecedence: Int, seed: consuming ExpressionSyntax?)
+  mutating func parseBinary(
+    minimumPrecedence: Int, seed: consuming ExpressionSyntax?
+  )
     throws(PredicateParseError) -> ExpressionSyntax
   {
     var lhs: ExpressionSyntax
@@ -104,7 +108,9 @@ extension Parser {
 
   /// Key path steps and subscripts after a primary. Like arithmetic
   /// chains, each step nests the tree and counts toward the depth limit.
-  mutating func parsePostfix(_ primary: consuming ExpressionSyntax) throws(PredicateParseError)
+  mutating func parsePostfix(
+    _ primary: consuming ExpressionSyntax
+  ) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     var expression = primary
@@ -167,7 +173,9 @@ extension Parser {
   }
 
   /// `[FIRST]`, `[LAST]`, `[SIZE]` or `[expression]` after `base`.
-  mutating func parseSubscript(of base: consuming ExpressionSyntax) throws(PredicateParseError)
+  mutating func parseSubscript(
+    of base: consuming ExpressionSyntax
+  ) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     // The caller, `parsePostfix`, counted this level of nesting.
@@ -298,7 +306,9 @@ extension Parser {
   }
 
   /// `parseIdentifierPrimary` once past its identifier, `start`.
-  mutating func parseIdentifierPrimary(after start: PredicateToken) throws(PredicateParseError)
+  mutating func parseIdentifierPrimary(
+    after start: PredicateToken
+  ) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     // The next token decides: `(` makes a call, `:` a selector (`:=` is
@@ -354,7 +364,9 @@ extension Parser {
   /// step that is not an adjacent `.key` or `.@operator` (a known one), and
   /// `parsePostfix` goes on from there, so the tree and any error are the
   /// ones `parsePostfix` alone would give, nesting count included.
-  mutating func parseAdjacentKeyPath(from first: PredicateToken) throws(PredicateParseError)
+  mutating func parseAdjacentKeyPath(
+    from first: PredicateToken
+  ) throws(PredicateParseError)
     -> ExpressionSyntax
   {
     // `parsePostfix` counts a run of `.key` steps as one level of nesting,
@@ -408,7 +420,9 @@ extension Parser {
 
   /// Comma-separated expressions from the opening token (current) to
   /// `closer`, one level of nesting deeper.
-  mutating func parseExpressionList(closer: PredicateToken.Kind, closerText: String)
+  mutating func parseExpressionList(
+    closer: PredicateToken.Kind, closerText: String
+  )
     throws(PredicateParseError) -> ([ExpressionSyntax], end: Int)
   {
     advance()
@@ -429,7 +443,9 @@ extension Parser {
     return (elements, end)
   }
 
-  mutating func parseCall(_ function: PredicateFunction, start: PredicateToken)
+  mutating func parseCall(
+    _ function: PredicateFunction, start: PredicateToken
+  )
     throws(PredicateParseError) -> ExpressionSyntax
   {
     let (arguments, end) = try parseArguments()
@@ -530,7 +546,7 @@ extension Parser {
       defer { constantLists = .allowed }
       do {
         return try parseConstantAggregate()
-      } catch where error.code == .notConstant {
+      } catch  where error.code == .notConstant {
         (lexer, token, argumentIndex, depth) = (lexerAtBrace, brace, argumentsUsed, depthAtBrace)
         constantLists = .disabled
         return try parseExpressionAggregate()

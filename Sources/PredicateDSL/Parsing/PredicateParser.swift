@@ -327,7 +327,9 @@ struct Parser {
   /// chain's first operator: a chain of two gets an array of two. Out of
   /// line, so that the common loops above test for no pair.
   @inline(never)
-  mutating func parseChain(pairing head: consuming PredicateSyntax, or: Bool) throws(PredicateParseError)
+  mutating func parseChain(
+    pairing head: consuming PredicateSyntax, or: Bool
+  ) throws(PredicateParseError)
     -> PredicateSyntax
   {
     func continues(_ parser: Parser) -> Bool { or ? parser.isOr(parser.token.kind) : parser.isAnd(parser.token.kind) }
@@ -531,7 +533,9 @@ struct Parser {
 
   /// After a complete expression inside a group: either the group closes
   /// (it was an expression) or a comparison follows (it was a predicate).
-  mutating func continueGroup(with expression: consuming ExpressionSyntax) throws(PredicateParseError)
+  mutating func continueGroup(
+    with expression: consuming ExpressionSyntax
+  ) throws(PredicateParseError)
     -> GroupContent
   {
     if token.kind == .rightParen { return .expression(expression) }

@@ -257,13 +257,15 @@ extension PredicateSyntax {
       switch comparison.lhs.kind {
       case .keyPath(let key):
         switch comparison.rhs.kind {
-        case .constant(let value): return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: false)
+        case .constant(let value):
+          return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: false)
         default: return nil
         }
       case .constant(let value):
         guard operation.mirrored != nil else { return nil }
         switch comparison.rhs.kind {
-        case .keyPath(let key): return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: true)
+        case .keyPath(let key):
+          return KeyConstantComparison(keyPath: key, constant: value, operator: operation, constantFirst: true)
         default: return nil
         }
       default:

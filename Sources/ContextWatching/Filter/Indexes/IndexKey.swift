@@ -1,4 +1,5 @@
 import PredicateDSL
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)

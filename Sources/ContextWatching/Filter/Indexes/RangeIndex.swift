@@ -135,9 +135,13 @@ class RangeIndex {
     }
   }
 
-  private static func byLower(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.presentLower, b.presentLower) ?? 0) < 0 }
+  private static func byLower(_ a: Entry, _ b: Entry) -> Bool {
+    (RangeKey.order(a.presentLower, b.presentLower) ?? 0) < 0
+  }
   /// Upper bounds descend: a value reaches a prefix of them.
-  private static func byUpper(_ a: Entry, _ b: Entry) -> Bool { (RangeKey.order(a.presentUpper, b.presentUpper) ?? 0) > 0 }
+  private static func byUpper(_ a: Entry, _ b: Entry) -> Bool {
+    (RangeKey.order(a.presentUpper, b.presentUpper) ?? 0) > 0
+  }
 
   /// Moves a sorted list's last element down to its place.
   private static func moveLastIntoPlace(_ list: inout [Entry], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
