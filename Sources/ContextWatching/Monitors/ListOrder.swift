@@ -213,8 +213,11 @@ final class ListOrder: Sendable {
   /// The order of two strings by Unicode scalar values, as
   /// ``FilterValue/predicateOrder(_:_:)`` orders them: UTF-8 byte order,
   /// then length.
+  ///
+  /// Never `==` first: it treats canonically equivalent strings (`"é"` and
+  /// `"e\u{301}"`) as equal, which bytes do not, and one order must hold
+  /// for every comparison of a list.
   private static func stringOrder(_ a: String, _ b: String) -> Int {
-    if a == b { return 0 }
     var (x, y) = (a, b)
     return x.withUTF8 { x in
       y.withUTF8 { y in
