@@ -487,9 +487,9 @@ public final class ObjectContext: @unchecked Sendable {
 /// each indexed attribute, the live objects by value.
 ///
 /// Invariant: an object is in `valueIndexes[slot][v]` exactly when it is
-/// in `slots` and its value at `slot` is `v` (stored values are coerced to
-/// the attribute's type, so equal values are equal `FilterValue`s); each
-/// such list is in identifier order.
+/// in `slots` and its value at `slot` is `v` and not NaN (stored values are
+/// coerced to the attribute's type, so equal values are equal
+/// `FilterValue`s); each such list is in identifier order.
 struct EntityMembers {
   private(set) var slots: [ManagedObject?] = []
   /// For each indexed attribute's slot, the live objects by value, each
@@ -536,10 +536,21 @@ struct EntityMembers {
 
   private mutating func index(_ object: ManagedObject, slot: Int) {
     let id = object.objectID
+    guard !Self.isUnmatchable(object.values[slot]) else { return }
     valueIndexes[slot]![object.values[slot], default: []].insertInOrder(object, id: id)
   }
 
+  /// A NaN equals nothing, itself included (as a dictionary key too): no
+  /// `==` or `IN` selects it, so it is not indexed.
+  private static func isUnmatchable(_ value: FilterValue) -> Bool {
+    switch value {
+    case .double(let number), .date(secondsSinceReferenceDate: let number): number.isNaN
+    default: false
+    }
+  }
+
   private mutating func unindex(_ object: ManagedObject, slot: Int, value: FilterValue) {
+    guard !Self.isUnmatchable(value) else { return }
     let id = object.objectID
     guard valueIndexes[slot]![value]?.removeInOrder(id: id) == true else { return }
     if valueIndexes[slot]![value]!.isEmpty { valueIndexes[slot]![value] = nil }

@@ -81,7 +81,7 @@ extension ObjectContext {
   /// pending deletes excluded, as Core Data fetches do.
   ///
   /// The predicate is compiled once per call and evaluated on each object
-  /// of the entity (and its sub-entities); when one of its top conjuncts is
+  /// of the entity (and its sub-entities); when its first conjunct is
   /// `key == constant` or `key IN {constants}` (no options) on an attribute
   /// marked indexed, only the objects the attribute's index holds for
   /// those values are read. Without sort keys, objects come in identifier
@@ -132,7 +132,7 @@ extension ObjectContext {
 
   /// The objects an indexed conjunct of the plan's predicate selects, in
   /// identifier order (a superset of the matches: the whole predicate is
-  /// still evaluated on each), or nil when no top conjunct can use an index.
+  /// still evaluated on each), or nil when the first conjunct cannot use an index.
   private func indexedCandidates(_ plan: FetchPlan) -> [ManagedObject]? {
     guard let (slot, values) = plan.indexedConjunct else { return nil }
     var lists: [[ManagedObject]] = []
@@ -200,9 +200,12 @@ private struct FetchPlan {
   let entityIndexes: [Int]
   let filter: CompiledFilter<ManagedObject>?
   let sortSlots: [(slot: Int, ascending: Bool)]
-  /// A top conjunct `key == constant` or `key IN {constants}`, without
-  /// options, on an indexed attribute: its slot and its constants coerced
-  /// to the attribute's type.
+  /// The first conjunct, when it is `key == constant` or
+  /// `key IN {constants}`, without options, on an indexed attribute: its
+  /// slot and its constants coerced to the attribute's type. Only the
+  /// first: an AND is evaluated left to right, so an object the first
+  /// conjunct rejects is never evaluated further by a scan either, and the
+  /// indexed fetch raises the same evaluation errors as the scan.
   let indexedConjunct: (slot: Int, values: [FilterValue])?
 
   init(_ request: ObjectFetchRequest, schema: ObjectSchema) throws {
@@ -243,26 +246,22 @@ private struct FetchPlan {
   private static func indexedConjunct(
     of predicate: PredicateSyntax, layout: EntityLayout
   ) -> (slot: Int, values: [FilterValue])? {
-    guard !layout.indexedSlots.isEmpty else { return nil }
-    for position in 0..<predicate.conjunctCount {
-      guard let comparison = predicate.keyConstantComparison(ofConjunct: position),
-        case .attribute(let slot)? = layout.slot(comparison.keyPath), layout.attributes[slot].isIndexed
-      else { continue }
-      let type = layout.attributes[slot].type
-      let constants: [FilterValue]
-      switch (comparison.operator, comparison.constant, comparison.constantFirst) {
-      case (.equal, let constant, _): constants = [constant]
-      case (.in, .array(let elements), false): constants = elements
-      case (.in, .set(let elements), false): constants = Array(elements)
-      default: continue
-      }
-      // A constant of another type could still match through the
-      // predicate's own rules: then the index is not used.
-      let coerced = constants.compactMap { AttributeValues.coerce($0, to: type) }
-      guard coerced.count == constants.count else { continue }
-      return (slot, coerced)
+    guard !layout.indexedSlots.isEmpty, let comparison = predicate.keyConstantComparison(ofConjunct: 0),
+      case .attribute(let slot)? = layout.slot(comparison.keyPath), layout.attributes[slot].isIndexed
+    else { return nil }
+    let type = layout.attributes[slot].type
+    let constants: [FilterValue]
+    switch (comparison.operator, comparison.constant, comparison.constantFirst) {
+    case (.equal, let constant, _): constants = [constant]
+    case (.in, .array(let elements), false): constants = elements
+    case (.in, .set(let elements), false): constants = Array(elements)
+    default: return nil
     }
-    return nil
+    // A constant of another type could still match through the
+    // predicate's own rules: then the index is not used.
+    let coerced = constants.compactMap { AttributeValues.coerce($0, to: type) }
+    guard coerced.count == constants.count else { return nil }
+    return (slot, coerced)
   }
 
   func sort(_ objects: inout [ManagedObject]) throws {

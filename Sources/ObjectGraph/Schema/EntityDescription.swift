@@ -62,9 +62,10 @@ public struct AttributeDescription: Hashable, Sendable {
   /// The value a new object starts with; nil means no value.
   public var defaultValue: FilterValue?
   /// Whether the context keeps a table from value to objects, so that a
-  /// fetch (and a list monitor's first fetch) whose predicate has an
-  /// equality or `IN` conjunct on the attribute reads only the matching
-  /// objects. It costs a hash-table update per change of the value.
+  /// fetch (and a list monitor's first fetch) whose predicate begins with
+  /// an equality or `IN` on the attribute reads only the matching objects.
+  /// It costs, per change of the value, a hash lookup and an update of the
+  /// value's list of objects (linear in that list's length).
   public var isIndexed: Bool
 
   /// Creates an attribute description. Attributes are required unless
