@@ -121,7 +121,7 @@ enum MonitorDemo {
         }
       ),
       (
-        "The Shop is renamed Store: its people move to the new section, though they did not change.",
+        "The Shop is renamed Store: its people go to the new section, though they did not change.",
         { _ in
           try departments["shop"]!.setValue("Store", forKey: "name")
         }

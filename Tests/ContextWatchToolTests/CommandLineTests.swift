@@ -172,8 +172,8 @@ struct CommandLineTests {
         + "     end updates; the table: R&D: Ann, Di | Shop: Cy",
       "   ↳ Ann's monitor: updated department\n   ↳ list: begin updates\n"
         + "       move row [0, 0] → [1, 0] (Ann; department)\n",
-      "       delete section 1 (Shop)\n       insert section 1 (Store)\n"
-        + "       move row [1, 0] → [1, 0] (Ann; department)\n       move row [1, 1] → [1, 1] (Cy; department)\n",
+      "       delete row [1, 0] (Ann)\n       delete row [1, 1] (Cy)\n       delete section 1 (Shop)\n"
+        + "       insert section 1 (Store)\n       insert row [1, 0] (Ann)\n       insert row [1, 1] (Cy)\n",
       "       delete row [0, 0] (Di)\n       delete section 0 (R&D)\n     end updates; the table: Store: Ann, Cy",
     ] {
       #expect(output.contains(expected), "missing: \(expected)")

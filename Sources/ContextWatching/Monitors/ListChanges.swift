@@ -49,11 +49,13 @@ public struct ListSectionInfo: Hashable, Sendable {
 /// index paths; inserted sections, inserted objects, the destinations of
 /// moves and updated objects in the new list's.
 ///
-/// Each array is sorted by index path. An object in a deleted section is
-/// also reported deleted, and one in an inserted section inserted (as
-/// NSFetchedResultsController reports them). An object that stays and
-/// changes values is updated; one whose place among the others changes is
-/// moved, never also updated.
+/// Each array is sorted by index path (moves by source, then
+/// destination). An object in a deleted section is also reported deleted,
+/// and one in an inserted section inserted, even when it stays listed: a
+/// table view moves rows only between sections that stay. An object that
+/// stays and changes values is updated, at its new index path (UIKit's
+/// `reloadRows` takes old ones: reconfigure updated rows after the batch);
+/// one whose place among the others changes is moved, never also updated.
 ///
 /// ```swift
 /// tableView.performBatchUpdates {

@@ -281,13 +281,34 @@ struct ListState: Sendable {
         break
       }
     }
+    Self.finish(&changes)
+    return changes
+  }
+
+  /// Turns a move out of a deleted section, or into an inserted one, into
+  /// a deletion and an insertion (a table view moves rows only between
+  /// sections that stay), and sorts every array.
+  private static func finish(_ changes: inout ListChanges) {
+    if !changes.moved.isEmpty && !(changes.deletedSections.isEmpty && changes.insertedSections.isEmpty) {
+      let deleted = Set(changes.deletedSections.map(\.index))
+      let inserted = Set(changes.insertedSections.map(\.index))
+      var moves: [ListChanges.Move] = []
+      for move in changes.moved {
+        if deleted.contains(move.from.section) || inserted.contains(move.to.section) {
+          changes.deleted.append(.init(indexPath: move.from, object: move.object))
+          changes.inserted.append(.init(indexPath: move.to, object: move.object))
+        } else {
+          moves.append(move)
+        }
+      }
+      changes.moved = moves
+    }
     changes.deletedSections.sort { $0.index < $1.index }
     changes.insertedSections.sort { $0.index < $1.index }
     changes.deleted.sort { $0.indexPath < $1.indexPath }
     changes.inserted.sort { $0.indexPath < $1.indexPath }
     changes.updated.sort { $0.indexPath < $1.indexPath }
     changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) }
-    return changes
   }
 
   /// The identifier of the object at `rank`, or nil past either end.
@@ -389,10 +410,22 @@ struct ListState: Sendable {
     let oldSections = old.sections
     let newSections = new.sections
     if sectionsAreComparable {
-      let newValues = newSections.map(\.value)
-      let oldValues = oldSections.map(\.value)
-      oldSectionKept = oldValues.map { value in newValues.contains { ListOrder.order($0, value) == 0 } }
-      newSectionKept = newValues.map { value in oldValues.contains { ListOrder.order($0, value) == 0 } }
+      // A merge of the two lists of values, each sorted: O(s log s).
+      oldSectionKept = Array(repeating: false, count: oldSections.count)
+      newSectionKept = Array(repeating: false, count: newSections.count)
+      let isBefore = { (a: (FilterValue, Int), b: (FilterValue, Int)) in ListOrder.order(a.0, b.0) < 0 }
+      let olds = oldSections.enumerated().map { ($0.element.value, $0.offset) }.sorted(by: isBefore)
+      let news = newSections.enumerated().map { ($0.element.value, $0.offset) }.sorted(by: isBefore)
+      var (i, j) = (0, 0)
+      while i < olds.count && j < news.count {
+        let order = ListOrder.order(olds[i].0, news[j].0)
+        if order == 0 {
+          oldSectionKept[olds[i].1] = true
+          newSectionKept[news[j].1] = true
+        }
+        if order <= 0 { i += 1 }
+        if order >= 0 { j += 1 }
+      }
     } else {
       oldSectionKept = Array(repeating: false, count: oldSections.count)
       newSectionKept = Array(repeating: false, count: newSections.count)
@@ -427,9 +460,7 @@ struct ListState: Sendable {
         changes.moved.append(.init(from: from, to: to, object: snapshot))
       }
     }
-    changes.deleted.sort { $0.indexPath < $1.indexPath }
-    changes.inserted.sort { $0.indexPath < $1.indexPath }
-    changes.moved.sort { $0.to < $1.to }
+    Self.finish(&changes)
     return changes
   }
 
