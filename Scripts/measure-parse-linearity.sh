@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times parsing, and freeing the parsed tree, apart, per byte, for the
 # benchmarks' inputs (the 140-byte predicate, 10 KB and 100 KB), without the
-# benchmark runner: the linearity target of issue #2 in isolation
+# benchmark runner: the parser's linearity target in isolation
 # (docs/benchmarks.md).
 #
 #   Scripts/measure-parse-linearity.sh [ROUNDS]

@@ -1,4 +1,4 @@
-// Benchmarks of the object graph (issue #4):
+// Benchmarks of the object graph:
 // - inserting 100,000 objects of five attributes and saving them once,
 // - saving a change of one attribute on 10,000 of 100,000 saved objects,
 // - fetching with a predicate from 100,000 objects, against the compiled

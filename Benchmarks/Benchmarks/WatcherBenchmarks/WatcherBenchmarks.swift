@@ -1,4 +1,4 @@
-// Benchmarks of the context watcher (issue #5):
+// Benchmarks of the context watcher:
 // 1. a ZSContextWatcher-style baseline (one left-deep OR of 1,000
 //    entity-guarded predicates, evaluated by the reference interpreter on a
 //    record form of each changed object) against `watcher.process(save)` on

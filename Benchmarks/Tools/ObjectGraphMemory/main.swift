@@ -1,4 +1,4 @@
-// Heap bytes per object of the object graph (issue #4).
+// Heap bytes per object of the object graph.
 //
 //   swift run -c release ObjectGraphMemory            # 100,000 objects
 //   swift run -c release ObjectGraphMemory 10000 1000000

@@ -1,4 +1,4 @@
-// A driver for profiling the object graph under callgrind (issue #4): the
+// A driver for profiling the object graph under callgrind: the
 // work of one benchmark inside a function named `measuredLoop`, so that
 // callgrind can count it alone.
 //

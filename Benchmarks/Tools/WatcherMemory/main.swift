@@ -1,4 +1,4 @@
-// Heap bytes per watch of a ContextWatcher (issue #5).
+// Heap bytes per watch of a ContextWatcher.
 //
 //   swift run -c release WatcherMemory                # 100,000 watches
 //   swift run -c release WatcherMemory 10000 1000000  # other counts

@@ -96,6 +96,8 @@ func people(_ count: Int, cities: Int, into context: ObjectContext) -> [ManagedO
   }
 }
 
+// @unchecked Sendable: counted from one delivery queue at a time, and read
+// after a flush, which orders the reads after the writes.
 final class Counter: @unchecked Sendable {
   var matches = 0
 }
@@ -210,6 +212,8 @@ case "register", "remove", "preparsed":
 case "save", "save1":
   let rounds = numbers.first ?? 200
   let (watchCount, peopleCount, cities, step) = mode == "save" ? (10_000, 10_000, 1_000, 100) : (10, 100, 10, 100)
+  // @unchecked Sendable: written on the delegate's serial queue, read after
+  // watcher.flush(), which orders the read after every write.
   final class Probe: ContextWatcherDelegate, @unchecked Sendable {
     var matches = 0
     func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
