@@ -201,6 +201,29 @@ struct ListMonitorTests {
     #expect(monitor.sections.map(\.name) == ["Ops", "QA"])
   }
 
+  /// "é" and "e\u{301}" are equal Swift strings but different bytes: one
+  /// order (by bytes) must hold for both, or the list loses track of them.
+  @Test func canonicallyEquivalentNamesKeepOneOrder() throws {
+    let context = WatcherFixtures.context()
+    let monitor = try ListMonitor(
+      context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]), scheduler: .immediate)
+    let ids = try context.performAndWait { context in
+      let ids = try ["e\u{301}", "é", "e\u{301}", "é"].map {
+        try context.insert("Person", values: ["name": .string($0)]).objectID
+      }
+      _ = try context.save()
+      return ids
+    }
+    #expect(monitor.count == 4)
+    try context.performAndWait { context in
+      for id in ids { try context.setValue("x", forKey: "name", of: context.object(with: id)!) }
+      _ = try context.save()
+      for id in ids.prefix(2) { try context.delete(context.object(with: id)!) }
+      _ = try context.save()
+    }
+    #expect(monitor.objectIDs == Array(ids.suffix(2)))
+  }
+
   @Test func invalidRequestsAreRefusedWithTheKeyAndTheReason() throws {
     let context = WatcherFixtures.context()
     func refusal(_ request: ListRequest) -> String? {

@@ -26,6 +26,9 @@ struct IndexedFetchTests {
     ("age IN {1, 2, 3, 30}", []), ("age == %@ OR city == 'Oslo'", [30]), ("score == 2", []),
     ("age > 10 AND city IN {'Lima', 'Kyiv'}", []), ("city ==[c] 'oslo'", []), ("age == 30.5", []),
     ("name == 'x' AND age == 3", []),
+    // The index reads the first conjunct only: a later one that raises
+    // (division by zero at age 0) raises through both routes alike.
+    ("city == 'Oslo' AND 100 / age > 1", []), ("100 / age > 1 AND city == 'Oslo'", []),
   ]
 
   @Test func indexedFetchesEqualScansThroughEveryKindOfChange() throws {
@@ -39,7 +42,8 @@ struct IndexedFetchTests {
       let values: [String: FilterValue] = [
         "name": .string("p\(step)"), "city": cities.randomElement(using: &random)!,
         "age": Int.random(in: 0..<5, using: &random) == 0 ? .null : .int(Int64.random(in: 0..<40, using: &random)),
-        "score": .double(Double(Int.random(in: 0..<4, using: &random))),
+        "score": Int.random(in: 0..<8, using: &random) == 0
+          ? .double(.nan) : .double(Double(Int.random(in: 0..<4, using: &random))),
       ]
       let pick = Int.random(in: 0..<1_000, using: &random)
       for context in contexts {
@@ -61,13 +65,16 @@ struct IndexedFetchTests {
         let request = try ObjectFetchRequest(entity: "Person", predicate: format, arguments: arguments)
         // Objects are named after the step that inserted them: the same
         // names in the same (identifier) order.
-        let names = { (objects: [ManagedObject]) in objects.map { $0["name"]!.description } }
-        let (indexed, scanned) = try (
-          contexts[0].performAndWait { try names($0.fetch(request)) },
-          contexts[1].performAndWait { try names($0.fetch(request)) }
-        )
+        // An evaluation error is an outcome too: its message.
+        let outcome = { (context: ObjectContext) -> [String] in
+          context.performAndWait { context in
+            do { return try context.fetch(request).map { $0["name"]!.description } } catch { return ["\(error)"] }
+          }
+        }
+        let (indexed, scanned) = (outcome(contexts[0]), outcome(contexts[1]))
         #expect(indexed == scanned, "\(format), step \(step), seed \(seed)")
-        #expect(try contexts[0].performAndWait { try $0.count(request) } == scanned.count)
+        let count = contexts[0].performAndWait { try? $0.count(request) }
+        #expect(count == nil || count == scanned.count)
       }
     }
   }
