@@ -9,9 +9,11 @@ public import ObjectGraph
 /// watcher delivering to an async sequence has none: its watches' handlers
 /// then run on a serial queue of their own that targets the global queue).
 /// Each watch's calls come one at a time, in save order, exactly once per
-/// save the watch saw something in; handlers of different watches run
-/// independently of each other and of the watcher's own target, which
-/// still receives every delivery (use ``DeliveryTarget/watchHandlers(on:)``
+/// save the watch saw something in. A handler that names a scheduler gets a
+/// serial queue of its own and runs independently of the others; handlers
+/// on the watcher's scheduler share one serial queue, so one slow handler
+/// delays the others there. The watcher's own target still receives every
+/// delivery (use ``DeliveryTarget/watchHandlers(on:)``
 /// for a watcher that delivers to its watches' handlers only).
 ///
 /// ```swift
