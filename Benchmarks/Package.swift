@@ -113,6 +113,7 @@ let package = Package(
       name: "ListMonitorTiming",
       dependencies: [
         "MallocInfo",
+        .product(name: "ContextWatcherTestSupport", package: root),
         .product(name: "ContextWatching", package: root),
         .product(name: "ObjectGraph", package: root),
         .product(name: "PredicateDSL", package: root),

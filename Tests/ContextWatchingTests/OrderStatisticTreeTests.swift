@@ -21,7 +21,7 @@ struct OrderStatisticTreeTests {
     var versions: [(OrderStatisticTree<Int>, [Int])] = []
     for step in 0..<20_000 {
       let value = Int.random(in: 0..<3_000, using: &random)
-      let position = array.partitionPoint { $0 < value }
+      let position = array.firstIndex { $0 >= value } ?? array.count
       let present = position < array.count && array[position] == value
       // Grow to about 1,500 elements, then churn around that size.
       if !present && (array.count < 1_500 || Bool.random(using: &random)) {

@@ -37,6 +37,7 @@ import MallocInfo
 import ObjectGraph
 import PredicateDSL
 import Synchronization
+import TestSupport
 
 let schema = try! ObjectSchema([
   EntityDescription(
@@ -44,21 +45,9 @@ let schema = try! ObjectSchema([
     attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
 ])
 
-/// A small, seedable generator, so that runs are alike.
-struct Generator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
   let context = ObjectContext(schema: schema, name: "people", notificationCenter: nil)
-  var random = Generator(state: 42)
+  var random = SeededGenerator(seed: 42)
   let people = try! context.performAndWait { context in
     let people = try (0..<count).map { index in
       try context.insert(
@@ -78,7 +67,7 @@ let request = ListRequest("Person", sortedBy: [.ascending("city"), .ascending("s
 let sortKeys: [ObjectFetchRequest.SortKey] = [.ascending("city"), .ascending("score")]
 
 /// Changes 10 people of `people` and saves: 5 scores, 5 names.
-func saveTenChanges(_ context: ObjectContext, _ people: [ManagedObject], round: Int, random: inout Generator) {
+func saveTenChanges(_ context: ObjectContext, _ people: [ManagedObject], round: Int, random: inout SeededGenerator) {
   try! context.performAndWait { context in
     for index in 0..<10 {
       let person = people[Int.random(in: 0..<people.count, using: &random)]
@@ -116,8 +105,8 @@ func measure(_ count: Int, rounds: Int) -> Result {
   var previous = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
     .map(\.objectID)
   var (monitorTimes, plainTimes, refetchTimes) = ([UInt64](), [UInt64](), [UInt64]())
-  var random = Generator(state: 7)
-  var plainRandom = Generator(state: 7)
+  var random = SeededGenerator(seed: 7)
+  var plainRandom = SeededGenerator(seed: 7)
   for round in 0..<rounds {
     var start = now()
     saveTenChanges(watched, watchedPeople, round: round, random: &random)
@@ -158,7 +147,7 @@ if CommandLine.arguments.contains("--saves-only") {
   // For profilers: monitored saves alone, on the first size.
   let (context, people) = populate(sizes.first ?? 100_000)
   let monitor = try! ListMonitor(context: context, request: request, scheduler: .immediate)
-  var random = Generator(state: 7)
+  var random = SeededGenerator(seed: 7)
   for round in 0..<(sizes.dropFirst().first ?? 1_000) { saveTenChanges(context, people, round: round, random: &random) }
   withExtendedLifetime(monitor) {}
   exit(0)

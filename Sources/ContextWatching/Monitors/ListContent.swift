@@ -121,13 +121,6 @@ public struct ListContent: Sendable {
 
   // MARK: Positions
 
-  /// The position of the first object of the section with `value`: the
-  /// number of objects whose section sorts before it.
-  func start(of value: FilterValue) -> Int {
-    let order = order
-    return sectionCounts.partitionPointAndWeight { order.isSectionBefore($0.value, value) }.weight
-  }
-
   /// The index path of the object at `rank` in the whole list (limit not
   /// checked).
   func indexPath(rank: Int) -> ListIndexPath {

@@ -468,7 +468,7 @@ struct ListState: Sendable {
   ///
   /// - Complexity: O(*n* log *n*).
   static func longestIncreasingRun(_ values: [Int]) -> [Int] {
-    var tails: [Int] = []  // index into values of the smallest tail of each length
+    var tails: ContiguousArray<Int> = []  // index into values of the smallest tail of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (index, value) in values.enumerated() {
       let length = tails.partitionPoint { values[$0] < value }

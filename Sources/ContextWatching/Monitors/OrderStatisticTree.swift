@@ -147,9 +147,6 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     }
   }
 
-  /// The sum of the weights of every element.
-  var totalWeight: Int { root?.weight ?? 0 }
-
   /// Inserts `element` at the partition point of `isBefore`, which must be
   /// where it belongs in the order.
   ///
@@ -545,26 +542,6 @@ extension ContiguousArray {
         let middle = low + half
         if isBefore(buffer[middle]) {
           low = middle + 1
-          length -= half + 1
-        } else {
-          length = half
-        }
-      }
-      return low
-    }
-  }
-}
-
-extension Array {
-  /// As `ContiguousArray.partitionPoint(_:)`.
-  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
-    withUnsafeBufferPointer { buffer in
-      var low = 0
-      var length = buffer.count
-      while length > 0 {
-        let half = length / 2
-        if isBefore(buffer[low + half]) {
-          low += half + 1
           length -= half + 1
         } else {
           length = half
