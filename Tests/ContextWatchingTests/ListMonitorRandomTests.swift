@@ -141,6 +141,8 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
       predicate: "department.name BEGINSWITH 'D'", sortKeys: [("age", false)], sectionKey: nil, limit: 8),
     ListConfiguration(
       predicate: "age < 30", sortKeys: [("age", true), ("name", false)], sectionKey: "age", limit: 25),
+    ListConfiguration(
+      predicate: nil, sortKeys: [("name", false), ("city", true), ("age", true)], sectionKey: "name", limit: nil),
   ]
 }
 
@@ -162,8 +164,11 @@ struct RandomWrites {
   static let cities: [String?] = ["Lima", "Oslo", "Rome", "Kyiv", nil]
   static let letters = ["a", "b", "c", "d", "e"]
 
+  /// Two letters, or two letters after a shared prefix longer than the
+  /// list's encoded sort values hold (so that the values decide).
   mutating func name() -> String {
-    (0..<2).map { _ in Self.letters.randomElement(using: &random)! }.joined()
+    let letters = (0..<2).map { _ in Self.letters.randomElement(using: &random)! }.joined()
+    return Bool.random(using: &random) ? letters : "Department of " + letters
   }
 
   mutating func age() -> FilterValue {

@@ -25,15 +25,15 @@ struct OrderStatisticTreeTests {
       let present = position < array.count && array[position] == value
       // Grow to about 1,500 elements, then churn around that size.
       if !present && (array.count < 1_500 || Bool.random(using: &random)) {
-        let at = tree.insert(value, at: { $0 < value })
+        let at = tree.insert(value, at: { $0.pointee < value })
         array.insert(value, at: position)
         #expect(at == position, "insert at step \(step), seed \(seed)")
       } else if present {
-        let removed = tree.remove(at: { $0 < value }, where: { $0 == value })
+        let removed = tree.remove(at: { $0.pointee < value }, where: { $0.pointee == value })
         array.remove(at: position)
         #expect(removed?.0 == position && removed?.1 == value, "remove at step \(step), seed \(seed)")
       } else {
-        #expect(tree.remove(at: { $0 < value }, where: { $0 == value }) == nil)
+        #expect(tree.remove(at: { $0.pointee < value }, where: { $0.pointee == value }) == nil)
       }
       if step % 997 == 0 { versions.append((tree, array)) }
       if step % 101 == 0 {
@@ -59,14 +59,14 @@ struct OrderStatisticTreeTests {
     #expect(tree.count == 100)
     #expect(tree.checkInvariants(<=))
     let copy = tree
-    #expect(tree.update(at: { $0 < 40 }, where: { $0 == 40 }) { $0 = 40 } == 40)
-    #expect(tree.update(at: { $0 < 400 }, where: { $0 == 400 }) { $0 = 1 } == nil)
+    #expect(tree.update(at: { $0.pointee < 40 }, where: { $0.pointee == 40 }) { $0 = 40 } == 40)
+    #expect(tree.update(at: { $0.pointee < 400 }, where: { $0.pointee == 400 }) { $0 = 1 } == nil)
     for value in (0..<100).reversed() {
-      #expect(tree.remove(at: { $0 < value }, where: { $0 == value })?.0 == value)
+      #expect(tree.remove(at: { $0.pointee < value }, where: { $0.pointee == value })?.0 == value)
     }
     #expect(tree.isEmpty && Array(tree).isEmpty)
     #expect(Array(copy) == Array(0..<100))
-    #expect(copy.partitionPoint { $0 < 57 } == 57)
+    #expect(copy.partitionPoint { $0.pointee < 57 } == 57)
   }
 
   @Test func longestIncreasingRunIsLongestAndIncreasing() {

@@ -2,15 +2,6 @@ public import Foundation
 public import ObjectGraph
 import PredicateDSL
 
-/// The number of listed objects that share one section value.
-struct SectionCount: Sendable, OrderStatisticElement {
-  var value: FilterValue
-  var count: Int
-
-  /// The section's objects: a section's start is the weight before it.
-  var weight: Int { count }
-}
-
 /// A list's content at one save: its objects in order and its sections, as
 /// a value that stays as it is while the list moves on.
 ///
@@ -125,36 +116,38 @@ public struct ListContent: Sendable {
   /// checked).
   func indexPath(rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
-    return objects.read(rank) { indexPath(of: $0, rank: rank) }
+    return objects.read(rank) { indexPath(of: $0.pointee, rank: rank) }
   }
 
   /// The index path of `object`, at `rank` in the list (limit not
   /// checked).
   func indexPath(of object: borrowing ListedObject, rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
-    let value = order.sectionValue(of: object)
+    let key = order.sectionKey(of: object)
     let order = order
-    let (section, start) = sectionCounts.partitionPointAndWeight { order.isSectionBefore($0.value, value) }
+    let (section, start) = sectionCounts.partitionPointAndWeight { order.isSectionBefore($0, key) }
     return ListIndexPath(item: rank - start, section: section)
   }
 
   /// The position `object` has, or would have, in the whole list.
-  func rank(of object: borrowing ListedObject) -> Int {
-    objects.partitionPoint { order.isBefore($0, object) }
+  func rank(of object: ListedObject) -> Int {
+    withUnsafePointer(to: object) { object in objects.partitionPoint { order.isBefore($0, object) } }
   }
 
-  /// The index (in the full list of sections) of the section with `value`,
-  /// or nil when no object has it.
-  func sectionIndex(of value: FilterValue) -> Int? {
-    let index = sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }
-    guard index < sectionCounts.count, ListOrder.order(sectionCounts[index].value, value) == 0 else { return nil }
+  /// The index (in the full list of sections) of section `key`, or nil
+  /// when no object has it.
+  func sectionIndex(of key: SectionKey) -> Int? {
+    let index = sectionCounts.partitionPoint { order.isSectionBefore($0, key) }
+    guard index < sectionCounts.count, sectionCounts.read(index, { order.isSameSection($0, key) }) else {
+      return nil
+    }
     return index
   }
 
-  /// The index of the section with `value` when it has a listed object
-  /// (within the limit), else nil.
-  func listedSectionIndex(of value: FilterValue) -> Int? {
-    guard let index = sectionIndex(of: value), limit == Int.max || sectionCounts.weight(before: index) < limit else {
+  /// The index of section `key` when it has a listed object (within the
+  /// limit), else nil.
+  func listedSectionIndex(of key: SectionKey) -> Int? {
+    guard let index = sectionIndex(of: key), limit == Int.max || sectionCounts.weight(before: index) < limit else {
       return nil
     }
     return index

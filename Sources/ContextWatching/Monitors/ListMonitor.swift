@@ -277,7 +277,7 @@ public final class ListMonitor: Sendable {
           edits.append(
             ListEdit(
               objectID: root.objectID,
-              new: ListedObject(snapshot: root.snapshot(), derived: side.order.derivedValues(of: root, in: context)),
+              new: side.order.listed(root.snapshot(), derived: side.order.derivedValues(of: root, in: context)),
               changedKeys: [String(key)], isRelatedOnly: true))
         }
       }
@@ -398,7 +398,7 @@ public final class ListMonitor: Sendable {
     _ request: ListRequest, order: ListOrder, context: ObjectContext
   ) throws(WatchError) -> [ListedObject] {
     if let fetched = try? context.fetch(ObjectFetchRequest(entity: request.entity, predicate: request.predicate)) {
-      return fetched.map { ListedObject(snapshot: $0.snapshot(), derived: order.derivedValues(of: $0, in: context)) }
+      return fetched.map { order.listed($0.snapshot(), derived: order.derivedValues(of: $0, in: context)) }
     }
     let objects: [ManagedObject]
     do {
@@ -421,17 +421,17 @@ public final class ListMonitor: Sendable {
     }
     var listed: [ListedObject] = []
     for object in objects where (try? filter?.evaluate(object)) ?? (filter == nil) {
-      listed.append(ListedObject(snapshot: object.snapshot(), derived: order.derivedValues(of: object, in: context)))
+      listed.append(order.listed(object.snapshot(), derived: order.derivedValues(of: object, in: context)))
     }
     return listed
   }
 
   private static func listed(_ snapshot: ObjectSnapshot, order: ListOrder, context: ObjectContext) -> ListedObject {
-    guard !order.paths.isEmpty else { return ListedObject(snapshot: snapshot, derived: []) }
+    guard !order.paths.isEmpty else { return order.listed(snapshot, derived: []) }
     guard let object = context.object(with: snapshot.objectID) else {
-      return ListedObject(snapshot: snapshot, derived: Array(repeating: .null, count: order.paths.count))
+      return order.listed(snapshot, derived: Array(repeating: .null, count: order.paths.count))
     }
-    return ListedObject(snapshot: snapshot, derived: order.derivedValues(of: object, in: context))
+    return order.listed(snapshot, derived: order.derivedValues(of: object, in: context))
   }
 
   /// The listed-entity objects that reach `far` along `path`'s first

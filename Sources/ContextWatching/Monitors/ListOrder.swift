@@ -2,19 +2,6 @@ import Foundation
 import ObjectGraph
 import PredicateDSL
 
-/// One listed object: its latest snapshot and the values of the sort keys
-/// that read through relationships, which the snapshot cannot answer.
-struct ListedObject: Sendable, OrderStatisticElement {
-  var snapshot: ObjectSnapshot
-  /// One value per ``ListOrder/paths`` entry; empty when the order reads
-  /// no relationship.
-  var derived: [FilterValue]
-
-  var objectID: ObjectID { snapshot.objectID }
-
-  var weight: Int { 1 }
-}
-
 /// A ``ListRequest``'s sort and section keys resolved against the schema:
 /// the strict total order of a list (sort keys, then object identifier) and
 /// its sections.
@@ -145,6 +132,20 @@ final class ListOrder: Sendable {
     isSectioned = request.sectionKey != nil
   }
 
+  /// A listed object with its sort values encoded.
+  func listed(_ snapshot: ObjectSnapshot, derived: [FilterValue]) -> ListedObject {
+    var object = ListedObject(snapshot: snapshot, derived: derived, key: ListSortKey(first: 0, second: 0, inexact: 0))
+    let (first, firstIsExact) = ListSortKey.encode(value(0, of: object))
+    object.key.first = keys[0].ascending ? first : ~first
+    if !firstIsExact { object.key.inexact |= 1 }
+    if keys.count > 1 {
+      let (second, secondIsExact) = ListSortKey.encode(value(1, of: object))
+      object.key.second = keys[1].ascending ? second : ~second
+      if !secondIsExact { object.key.inexact |= 2 }
+    }
+    return object
+  }
+
   /// The value of sort key `index` for `object`.
   func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
     switch keys[index].source {
@@ -153,41 +154,92 @@ final class ListOrder: Sendable {
     }
   }
 
-  /// The section value of an object: its first sort key's value.
-  func sectionValue(of object: borrowing ListedObject) -> FilterValue { value(0, of: object) }
+  /// The section of an object: its first sort key's value.
+  func sectionKey(of object: borrowing ListedObject) -> SectionKey {
+    SectionKey(value: value(0, of: object), word: object.key.first, isExact: object.key.inexact & 1 == 0)
+  }
 
-  /// The order of `a` and `b` on sort key `index`, read in place.
-  @inline(__always)
-  private func compare(_ index: Int, _ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Int {
-    switch keys[index].source {
-    case .attribute(let slot):
-      a.snapshot.values.withUnsafeBufferPointer { x in
-        b.snapshot.values.withUnsafeBufferPointer { y in Self.order(x[slot], y[slot]) }
+  /// The order of `a` and `b` on sort key `index`, its direction applied,
+  /// read from the values.
+  private func directedOrder(_ index: Int, _ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Int {
+    let order =
+      switch keys[index].source {
+      case .attribute(let slot): Self.order(a.pointee.snapshot.values[slot], b.pointee.snapshot.values[slot])
+      case .path(let path): Self.order(a.pointee.derived[path], b.pointee.derived[path])
       }
-    case .path(let path):
-      a.derived.withUnsafeBufferPointer { x in b.derived.withUnsafeBufferPointer { y in Self.order(x[path], y[path]) } }
+    return keys[index].ascending ? order : -order
+  }
+
+  /// The order of `a` and `b` on every sort key, direction applied, the
+  /// identifier aside: the encoded words first, the values only where the
+  /// words tie without being exact, and for keys beyond the second.
+  @inline(__always)
+  private func keyOrder(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Int {
+    let (x, y) = (a.pointee.key, b.pointee.key)
+    if x.first != y.first { return x.first < y.first ? -1 : 1 }
+    let inexact = x.inexact | y.inexact
+    if inexact & 1 != 0 {
+      let order = directedOrder(0, a, b)
+      if order != 0 { return order }
     }
+    guard keys.count > 1 else { return 0 }
+    if x.second != y.second { return x.second < y.second ? -1 : 1 }
+    if inexact & 2 != 0 {
+      let order = directedOrder(1, a, b)
+      if order != 0 { return order }
+    }
+    var index = 2
+    while index < keys.count {
+      let order = directedOrder(index, a, b)
+      if order != 0 { return order }
+      index += 1
+    }
+    return 0
   }
 
   /// Whether `a` comes before `b`: sort keys, then identifier.
-  func isBefore(_ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Bool {
-    for index in keys.indices {
-      let order = compare(index, a, b)
-      if order != 0 { return keys[index].ascending ? order < 0 : order > 0 }
-    }
-    return a.snapshot.objectID < b.snapshot.objectID
+  ///
+  /// Reads both through pointers, field by field: an object is never
+  /// copied whole (four references retained and released) to be compared.
+  func isBefore(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
+    let order = keyOrder(a, b)
+    return order != 0 ? order < 0 : a.pointee.snapshot.objectID < b.pointee.snapshot.objectID
+  }
+
+  /// Whether `a` comes before `b`, for values at hand.
+  func isBefore(_ a: ListedObject, _ b: ListedObject) -> Bool {
+    withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in isBefore(a, b) } }
   }
 
   /// Whether two objects sort in the same place on every key.
-  func hasSameKeys(_ a: borrowing ListedObject, _ b: borrowing ListedObject) -> Bool {
-    for index in keys.indices where compare(index, a, b) != 0 { return false }
-    return true
+  func hasSameKeys(_ a: ListedObject, _ b: ListedObject) -> Bool {
+    withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 } }
   }
 
-  /// Whether section value `a` comes before `b`.
-  func isSectionBefore(_ a: FilterValue, _ b: FilterValue) -> Bool {
-    let order = Self.order(a, b)
-    return keys[0].ascending ? order < 0 : order > 0
+  /// The order of section `a` (in a list's sections) and section `b`,
+  /// direction applied.
+  func sectionOrder(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Int {
+    let (word, isExact) = (a.pointee.key.word, a.pointee.key.isExact)
+    if word != b.word { return word < b.word ? -1 : 1 }
+    if isExact && b.isExact { return 0 }
+    let order = Self.order(a.pointee.key.value, b.value)
+    return keys[0].ascending ? order : -order
+  }
+
+  /// Whether section `a` (in a list's sections) comes before section `b`.
+  func isSectionBefore(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Bool { sectionOrder(a, b) < 0 }
+
+  /// Whether section `a` (in a list's sections) is section `b`.
+  func isSameSection(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Bool { sectionOrder(a, b) == 0 }
+
+  /// Whether section `a` comes before section `b`, for keys at hand.
+  func isSectionBefore(_ a: SectionKey, _ b: SectionKey) -> Bool {
+    withUnsafePointer(to: SectionCount(key: a, count: 0)) { sectionOrder($0, b) < 0 }
+  }
+
+  /// Whether `a` and `b` are one section, for keys at hand.
+  func isSameSection(_ a: SectionKey, _ b: SectionKey) -> Bool {
+    withUnsafePointer(to: SectionCount(key: a, count: 0)) { sectionOrder($0, b) == 0 }
   }
 
   /// A total order on values: nil first, then values in the predicate

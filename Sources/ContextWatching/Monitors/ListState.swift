@@ -53,11 +53,11 @@ struct ListState: Sendable {
     var sections: [SectionCount] = []
     if order.isSectioned {
       for object in sorted {
-        let value = order.sectionValue(of: object)
-        if let last = sections.last, ListOrder.order(last.value, value) == 0 {
+        let key = order.sectionKey(of: object)
+        if let last = sections.last, order.isSameSection(last.key, key) {
           sections[sections.count - 1].count += 1
         } else {
-          sections.append(SectionCount(value: value, count: 1))
+          sections.append(SectionCount(key: key, count: 1))
         }
       }
     }
@@ -108,7 +108,7 @@ struct ListState: Sendable {
   /// A section an edit may create, empty or carry across the limit: its
   /// place before the edits.
   fileprivate struct SectionBefore {
-    let value: FilterValue
+    let key: SectionKey
     /// The section's index and description before the edits, when it was
     /// listed (within the limit).
     let listed: (index: Int, info: ListSectionInfo)?
@@ -186,30 +186,28 @@ struct ListState: Sendable {
       let low = Swift.max(0, limit - 2 * shift)
       let high = Swift.min(content.objects.count, limit + 2 * shift)
       if low < high {
-        for rank in low..<high where !touchedIDs.contains(content.objects.read(rank) { $0.objectID }) {
+        for rank in low..<high where !touchedIDs.contains(content.objects.read(rank) { $0.pointee.snapshot.objectID }) {
           bystanders.append(Bystander(object: content.objects[rank], oldRank: rank))
         }
       }
     }
     var sections: [SectionBefore] = []
     if order.isSectioned {
-      var values: [FilterValue] = []
+      var keys: [SectionKey] = []
       for object in touched {
-        if let old = object.old { values.append(order.sectionValue(of: old)) }
-        if let new = object.new { values.append(order.sectionValue(of: new)) }
+        if let old = object.old { keys.append(order.sectionKey(of: old)) }
+        if let new = object.new { keys.append(order.sectionKey(of: new)) }
       }
-      for bystander in bystanders { values.append(order.sectionValue(of: bystander.object)) }
-      // Each section value once: values at one place among the sections
-      // are compared, not every pair.
-      let placed = values.map { value in
-        (place: content.sectionCounts.partitionPoint { order.isSectionBefore($0.value, value) }, value: value)
-      }.sorted { $0.place != $1.place ? $0.place < $1.place : order.isSectionBefore($0.value, $1.value) }
-      var previous: (place: Int, value: FilterValue)?
-      for (place, value) in placed {
-        if let previous, previous.place == place, ListOrder.order(previous.value, value) == 0 { continue }
-        previous = (place, value)
-        let index = content.listedSectionIndex(of: value)
-        sections.append(SectionBefore(value: value, listed: index.map { ($0, content.section(at: $0)) }))
+      for bystander in bystanders { keys.append(order.sectionKey(of: bystander.object)) }
+      // Each section once: sections are few next to objects, and sorting
+      // the keys puts equal ones side by side.
+      keys.sort { order.isSectionBefore($0, $1) }
+      var previous: SectionKey?
+      for key in keys {
+        if let previous, order.isSameSection(previous, key) { continue }
+        previous = key
+        let index = content.listedSectionIndex(of: key)
+        sections.append(SectionBefore(key: key, listed: index.map { ($0, content.section(at: $0)) }))
       }
     }
     let oldPaths = touched.map { object in
@@ -271,7 +269,7 @@ struct ListState: Sendable {
       }
     }
     for section in sections {
-      let index = content.listedSectionIndex(of: section.value)
+      let index = content.listedSectionIndex(of: section.key)
       switch (section.listed, index) {
       case (let before?, nil):
         changes.deletedSections.append(.init(index: before.index, info: before.info))
@@ -314,7 +312,7 @@ struct ListState: Sendable {
   /// The identifier of the object at `rank`, or nil past either end.
   private func neighbour(_ rank: Int) -> ObjectID? {
     guard rank >= 0 && rank < content.objects.count else { return nil }
-    return content.objects.read(rank) { $0.objectID }
+    return content.objects.read(rank) { $0.pointee.snapshot.objectID }
   }
 
   /// Moves, removes, inserts or replaces one touched object.
@@ -329,21 +327,27 @@ struct ListState: Sendable {
 
   private mutating func replace(_ previous: ListedObject, with new: ListedObject) {
     let order = content.order
-    content.objects.update(at: { order.isBefore($0, previous) }, where: { $0.objectID == previous.objectID }) {
-      $0 = new
+    withUnsafePointer(to: previous) { previous in
+      let id = previous.pointee.snapshot.objectID
+      content.objects.update(at: { order.isBefore($0, previous) }, where: { $0.pointee.snapshot.objectID == id }) {
+        $0 = new
+      }
     }
     members[new.objectID] = new
   }
 
   private mutating func remove(_ object: ListedObject) {
     let order = content.order
-    let removed = content.objects.remove(at: { order.isBefore($0, object) }, where: { $0.objectID == object.objectID })
+    let id = object.objectID
+    let removed = withUnsafePointer(to: object) { object in
+      content.objects.remove(at: { order.isBefore($0, object) }, where: { $0.pointee.snapshot.objectID == id })
+    }
     precondition(removed != nil, "a listed object is missing from its list")
     members[object.objectID] = nil
     guard order.isSectioned else { return }
-    let value = order.sectionValue(of: object)
-    let isBefore: (borrowing SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
-    let isMatch: (borrowing SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
+    let key = order.sectionKey(of: object)
+    let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }
+    let isMatch: (UnsafePointer<SectionCount>) -> Bool = { order.isSameSection($0, key) }
     var emptied = false
     content.sectionCounts.update(at: isBefore, where: isMatch) { section in
       section.count -= 1
@@ -354,14 +358,16 @@ struct ListState: Sendable {
 
   private mutating func insert(_ object: ListedObject) {
     let order = content.order
-    content.objects.insert(object, at: { order.isBefore($0, object) })
+    withUnsafePointer(to: object) { pointer in
+      _ = content.objects.insert(object, at: { order.isBefore($0, pointer) })
+    }
     members[object.objectID] = object
     guard order.isSectioned else { return }
-    let value = order.sectionValue(of: object)
-    let isBefore: (borrowing SectionCount) -> Bool = { order.isSectionBefore($0.value, value) }
-    let isMatch: (borrowing SectionCount) -> Bool = { ListOrder.order($0.value, value) == 0 }
+    let key = order.sectionKey(of: object)
+    let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }
+    let isMatch: (UnsafePointer<SectionCount>) -> Bool = { order.isSameSection($0, key) }
     if content.sectionCounts.update(at: isBefore, where: isMatch, { $0.count += 1 }) == nil {
-      content.sectionCounts.insert(SectionCount(value: value, count: 1), at: isBefore)
+      content.sectionCounts.insert(SectionCount(key: key, count: 1), at: isBefore)
     }
   }
 
@@ -371,7 +377,7 @@ struct ListState: Sendable {
   /// the change is an update, not a move.
   private func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: Set<ObjectID>) -> Bool {
     guard let (before, after) = object.oldNeighbours,
-      ListOrder.order(order.sectionValue(of: object.old!), order.sectionValue(of: object.new!)) == 0
+      order.isSameSection(order.sectionKey(of: object.old!), order.sectionKey(of: object.new!))
     else { return false }
     let (newBefore, newAfter) = (neighbour(newRank - 1), neighbour(newRank + 1))
     guard before == newBefore && after == newAfter else { return false }
@@ -471,7 +477,7 @@ struct ListState: Sendable {
     var tails: ContiguousArray<Int> = []  // index into values of the smallest tail of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (index, value) in values.enumerated() {
-      let length = tails.partitionPoint { values[$0] < value }
+      let length = tails.partitionPoint { values[$0.pointee] < value }
       if length > 0 { previous[index] = tails[length - 1] }
       if length == tails.count { tails.append(index) } else { tails[length] = index }
     }

@@ -11,6 +11,11 @@
 /// predicate, `isBefore`, that is true for a prefix of the elements in
 /// order (the elements that sort before a probe) and false for the rest;
 /// the caller must use one strict total order for every call.
+///
+/// Searches hand each predicate a pointer to the element in the node's
+/// storage, valid for that call only: a predicate that reads a field
+/// through it (`$0.pointee.key`) copies that field alone, where passing
+/// the element would copy it whole, retaining each of its references.
 struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// The most elements in a leaf and the most children of an inner node.
   static var capacity: Int { 32 }
@@ -63,14 +68,15 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Precondition: `0 <= position < count`.
   /// - Complexity: O(log *n*).
   subscript(position: Int) -> Element {
-    read(position) { copy $0 }
+    read(position) { $0.pointee }
   }
 
-  /// Reads the element at `position` in place.
+  /// Reads the element at `position` in place, through a pointer valid
+  /// during `body`.
   ///
   /// - Precondition: `0 <= position < count`.
   /// - Complexity: O(log *n*).
-  func read<Result>(_ position: Int, _ body: (borrowing Element) -> Result) -> Result {
+  func read<Result>(_ position: Int, _ body: (UnsafePointer<Element>) -> Result) -> Result {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
     var node = root.unsafelyUnwrapped
     var offset = position
@@ -78,14 +84,14 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       let index = node.childIndex(containing: &offset)
       node = node.children[index]
     }
-    return node.elements.withUnsafeBufferPointer { body($0[offset]) }
+    return node.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
   }
 
   /// The number of elements for which `isBefore` is true: the position of
   /// the first element for which it is false, or `count`.
   ///
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
-  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
+  func partitionPoint(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
     guard var node = root else { return 0 }
     var position = 0
     while !node.isLeaf {
@@ -100,7 +106,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// sum of the weights of the elements before it, in one descent.
   ///
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
-  func partitionPointAndWeight(_ isBefore: (borrowing Element) -> Bool) -> (position: Int, weight: Int) {
+  func partitionPointAndWeight(_ isBefore: (UnsafePointer<Element>) -> Bool) -> (position: Int, weight: Int) {
     guard var node = root else { return (0, 0) }
     var position = 0
     var weight = 0
@@ -153,7 +159,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Returns: The element's position.
   /// - Complexity: O(log *n*).
   @discardableResult
-  mutating func insert(_ element: Element, at isBefore: (borrowing Element) -> Bool) -> Int {
+  mutating func insert(_ element: Element, at isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
     guard root != nil else {
       root = Node(elements: [element])
       return 0
@@ -173,7 +179,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   @discardableResult
   mutating func remove(
-    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool
+    at isBefore: (UnsafePointer<Element>) -> Bool, where isMatch: (UnsafePointer<Element>) -> Bool
   ) -> (Int, Element)? {
     guard root != nil else { return nil }
     guard let removed = Self.remove(isBefore, isMatch, from: &root!) else { return nil }
@@ -193,7 +199,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ///   matches.
   @discardableResult
   mutating func update(
-    at isBefore: (borrowing Element) -> Bool, where isMatch: (borrowing Element) -> Bool,
+    at isBefore: (UnsafePointer<Element>) -> Bool, where isMatch: (UnsafePointer<Element>) -> Bool,
     _ update: (inout Element) -> Void
   ) -> Int? {
     guard root != nil else { return nil }
@@ -283,7 +289,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
 
     /// The child whose subtree holds the partition point: the last child
     /// whose first element is before it (the first child when none is).
-    func childIndex(_ isBefore: (borrowing Element) -> Bool) -> Int {
+    func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
       Swift.max(0, firsts.partitionPoint(isBefore) - 1)
     }
   }
@@ -294,7 +300,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   }
 
   private static func insert(
-    _ element: Element, _ isBefore: (borrowing Element) -> Bool, into node: inout Node
+    _ element: Element, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: inout Node
   ) -> (position: Int, split: Node?) {
     unshare(&node)
     node.count += 1
@@ -338,11 +344,13 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   }
 
   private static func remove(
-    _ isBefore: (borrowing Element) -> Bool, _ isMatch: (borrowing Element) -> Bool, from node: inout Node
+    _ isBefore: (UnsafePointer<Element>) -> Bool, _ isMatch: (UnsafePointer<Element>) -> Bool, from node: inout Node
   ) -> (Int, Element)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
-      guard index < node.elements.count, node.elements.withUnsafeBufferPointer({ isMatch($0[index]) }) else {
+      guard index < node.elements.count,
+        node.elements.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index) })
+      else {
         return nil
       }
       unshare(&node)
@@ -354,7 +362,11 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var index = node.childIndex(isBefore)
     // The partition point may be the end of one child and the match (an
     // element sorts in one place only) the first element of the next.
-    if index + 1 < node.children.count, node.firsts.withUnsafeBufferPointer({ isMatch($0[index + 1]) }) { index += 1 }
+    if index + 1 < node.children.count,
+      node.firsts.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) })
+    {
+      index += 1
+    }
     unshare(&node)
     var position = 0
     position += node.count(before: index)
@@ -426,12 +438,15 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   }
 
   private static func update(
-    _ isBefore: (borrowing Element) -> Bool, _ isMatch: (borrowing Element) -> Bool, _ update: (inout Element) -> Void,
+    _ isBefore: (UnsafePointer<Element>) -> Bool, _ isMatch: (UnsafePointer<Element>) -> Bool,
+    _ update: (inout Element) -> Void,
     in node: inout Node
   ) -> (position: Int, weightChange: Int)? {
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
-      guard index < node.elements.count, node.elements.withUnsafeBufferPointer({ isMatch($0[index]) }) else {
+      guard index < node.elements.count,
+        node.elements.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index) })
+      else {
         return nil
       }
       unshare(&node)
@@ -442,7 +457,11 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       return (index, change)
     }
     var index = node.childIndex(isBefore)
-    if index + 1 < node.children.count, node.firsts.withUnsafeBufferPointer({ isMatch($0[index + 1]) }) { index += 1 }
+    if index + 1 < node.children.count,
+      node.firsts.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) })
+    {
+      index += 1
+    }
     unshare(&node)
     let position = node.count(before: index)
     guard let (inner, change) = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }
@@ -533,14 +552,14 @@ extension ContiguousArray {
   /// The index of the first element for which `isBefore` is false, where
   /// it is true for a prefix of the array: a binary search that reads the
   /// elements in place (no copy, no retain, per probe).
-  func partitionPoint(_ isBefore: (borrowing Element) -> Bool) -> Int {
+  func partitionPoint(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
     withUnsafeBufferPointer { buffer in
       var low = 0
       var length = buffer.count
       while length > 0 {
         let half = length / 2
         let middle = low + half
-        if isBefore(buffer[middle]) {
+        if isBefore(buffer.baseAddress.unsafelyUnwrapped + middle) {
           low = middle + 1
           length -= half + 1
         } else {

@@ -1,0 +1,84 @@
+import PredicateDSL
+
+/// A listed object's first two sort values as two unsigned integers that
+/// order as the values do, so that most comparisons of a list read two
+/// words stored in the list itself, and never a value's storage.
+///
+/// Each word encodes one sort key's value (``encode(_:)``), complemented
+/// for a descending key, so that for either direction a smaller word means
+/// an earlier object. The encoding is monotone: a smaller word always means
+/// a smaller value. Equal words mean equal values only when both are
+/// exact; otherwise the values themselves decide (``ListOrder`` compares
+/// them then), which happens for strings longer than 7 bytes that share
+/// their first 7, numbers that agree in all but their last 3 bits, and
+/// values of kinds without an encoding.
+struct ListSortKey: Sendable {
+  /// The first sort key's word.
+  var first: UInt64
+  /// The second sort key's word; 0 for a list with one sort key.
+  var second: UInt64
+  /// Bit 0: `first` is not exact; bit 1: `second` is not exact.
+  var inexact: UInt8
+
+  /// Encodes `value` as one word and whether the word is exact.
+  ///
+  /// The top 3 bits are the kind, in the order ``ListOrder/order(_:_:)``
+  /// gives the kinds: nil, numbers (booleans as 0 and 1), NaN, strings,
+  /// dates, NaN dates, then every other kind. The other 61 bits order the
+  /// values of a kind:
+  /// - a number or a date: the top 61 bits of its double's order-preserving
+  ///   bit pattern (an integer as the nearest double; exact when the double
+  ///   is the integer and the 3 dropped bits are zero);
+  /// - a string: its first 7 UTF-8 bytes, zero-padded, then its length up
+  ///   to 8 (exact for at most 7 bytes): byte order, then the shorter first,
+  ///   as ``ListOrder/order(_:_:)`` orders strings.
+  static func encode(_ value: FilterValue) -> (word: UInt64, isExact: Bool) {
+    switch value {
+    case .null:
+      return (0, true)
+    case .bool(let flag):
+      return number(flag ? 1 : 0, isRepresentable: true)
+    case .int(let integer):
+      let double = Double(integer)
+      // `Int64(exactly:)` rejects 2⁶³, the double nearest to Int64.max.
+      return number(double, isRepresentable: Int64(exactly: double) == integer)
+    case .double(let double) where double.isNaN:
+      return (kind(2), true)
+    case .double(let double):
+      return number(double, isRepresentable: true)
+    case .string(let string):
+      return text(string)
+    case .date(let seconds) where seconds.isNaN:
+      return (kind(5), true)
+    case .date(let seconds):
+      let (word, isExact) = number(seconds, isRepresentable: true)
+      return (word & ~kind(7) | kind(4), isExact)
+    default:
+      return (kind(6), false)
+    }
+  }
+
+  private static func kind(_ kind: UInt64) -> UInt64 { kind << 61 }
+
+  /// A number of kind 1: its order-preserving bit pattern (the sign bit
+  /// set for positive numbers, every bit flipped for negative ones), cut to
+  /// 61 bits. Zero and negative zero are one value.
+  private static func number(_ value: Double, isRepresentable: Bool) -> (word: UInt64, isExact: Bool) {
+    let bits = (value == 0 ? 0.0 : value).bitPattern
+    let ordered = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
+    return (kind(1) | ordered >> 3, isRepresentable && ordered & 0b111 == 0)
+  }
+
+  /// A string of kind 3: its first 7 UTF-8 bytes in bits 60 to 5, and its
+  /// length up to 8 in bits 4 to 0.
+  private static func text(_ string: String) -> (word: UInt64, isExact: Bool) {
+    var prefix: UInt64 = 0
+    var length = 0
+    for byte in string.utf8 {
+      if length < 7 { prefix |= UInt64(byte) << (8 * (6 - length)) }
+      length += 1
+      if length == 8 { break }
+    }
+    return (kind(3) | prefix << 5 | UInt64(length), length <= 7)
+  }
+}
