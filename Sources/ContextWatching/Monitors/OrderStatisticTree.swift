@@ -112,12 +112,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var weight = 0
     while !node.isLeaf {
       let index = node.childIndex(isBefore)
-      node.children.withUnsafeBufferPointer { children in
-        for child in 0..<index {
-          position += children[child].count
-          weight += children[child].weight
-        }
-      }
+      position += node.count(before: index)
+      weight += node.weight(before: index)
       node = node.children[index]
     }
     let offset = node.elements.partitionPoint(isBefore)
@@ -139,11 +135,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var sum = 0
     while !node.isLeaf {
       let index = node.childIndex(containing: &offset)
-      sum += node.children.withUnsafeBufferPointer { children in
-        var before = 0
-        for child in 0..<index { before += children[child].weight }
-        return before
-      }
+      sum += node.weight(before: index)
       node = node.children[index]
     }
     return node.elements.withUnsafeBufferPointer { elements in
@@ -224,6 +216,13 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     @exclusivity(unchecked) var elements: ContiguousArray<Element>
     /// An inner node's children, in order; empty in a leaf.
     @exclusivity(unchecked) var children: ContiguousArray<Node>
+    /// Each child's `count` and `weight`, kept beside the children so that
+    /// a position is summed from one contiguous array instead of a visit
+    /// to every child before it (a cache miss each, in a large tree).
+    /// Invariant: `counts[i] == children[i].count` and `weights[i] ==
+    /// children[i].weight` whenever no mutation is in progress.
+    @exclusivity(unchecked) var counts: ContiguousArray<Int>
+    @exclusivity(unchecked) var weights: ContiguousArray<Int>
     /// The first element of each child, for choosing a child without
     /// descending into it.
     @exclusivity(unchecked) var firsts: ContiguousArray<Element>
@@ -234,13 +233,17 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       weight = elements.reduce(0) { $0 + $1.weight }
       self.elements = elements
       children = []
+      counts = []
+      weights = []
       firsts = []
       isLeaf = true
     }
 
     init(children: ContiguousArray<Node>) {
-      self.count = children.reduce(0) { $0 + $1.count }
-      weight = children.reduce(0) { $0 + $1.weight }
+      counts = ContiguousArray(children.lazy.map(\.count))
+      weights = ContiguousArray(children.lazy.map(\.weight))
+      self.count = counts.reduce(0, +)
+      weight = weights.reduce(0, +)
       self.children = children
       firsts = ContiguousArray(children.map(\.first))
       elements = []
@@ -252,6 +255,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       weight = node.weight
       elements = node.elements
       children = node.children
+      counts = node.counts
+      weights = node.weights
       firsts = node.firsts
       isLeaf = node.isLeaf
     }
@@ -264,12 +269,20 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     /// Items: elements of a leaf, children of an inner node.
     var itemCount: Int { isLeaf ? elements.count : children.count }
 
-    /// The number of elements in the children before `index`. Reads the
-    /// children in place: no retain per child.
+    /// The number of elements in the children before `index`.
     func count(before index: Int) -> Int {
-      children.withUnsafeBufferPointer { children in
+      counts.withUnsafeBufferPointer { counts in
         var sum = 0
-        for child in 0..<index { sum += children[child].count }
+        for child in 0..<index { sum += counts[child] }
+        return sum
+      }
+    }
+
+    /// The sum of the weights of the children before `index`.
+    func weight(before index: Int) -> Int {
+      weights.withUnsafeBufferPointer { weights in
+        var sum = 0
+        for child in 0..<index { sum += weights[child] }
         return sum
       }
     }
@@ -277,14 +290,37 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     /// The child that holds the element at `offset` in this subtree;
     /// `offset` becomes the element's offset in that child.
     func childIndex(containing offset: inout Int) -> Int {
-      children.withUnsafeBufferPointer { children in
+      counts.withUnsafeBufferPointer { counts in
         var index = 0
-        while offset >= children[index].count {
-          offset -= children[index].count
+        while offset >= counts[index] {
+          offset -= counts[index]
           index += 1
         }
         return index
       }
+    }
+
+    /// Reads child `index`'s count and weight into `counts` and `weights`.
+    func refresh(_ index: Int) {
+      counts[index] = children[index].count
+      weights[index] = children[index].weight
+    }
+
+    /// Inserts `child` at `index`, with its count, weight and first element.
+    func insertChild(_ child: Node, at index: Int) {
+      children.insert(child, at: index)
+      counts.insert(child.count, at: index)
+      weights.insert(child.weight, at: index)
+      firsts.insert(child.first, at: index)
+    }
+
+    /// Removes the child at `index`, with its count, weight and first
+    /// element.
+    func removeChild(at index: Int) {
+      children.remove(at: index)
+      counts.remove(at: index)
+      weights.remove(at: index)
+      firsts.remove(at: index)
     }
 
     /// The child whose subtree holds the partition point: the last child
@@ -314,12 +350,10 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     var position = 0
     position += node.count(before: index)
     let (inner, split) = insert(element, isBefore, into: &node.children[index])
+    node.refresh(index)
     // The child's first element changes only when the element goes first.
     if inner == 0 { node.firsts[index] = node.children[index].first }
-    if let split {
-      node.children.insert(split, at: index + 1)
-      node.firsts.insert(split.first, at: index + 1)
-    }
+    if let split { node.insertChild(split, at: index + 1) }
     return (position + inner, splitIfFull(node))
   }
 
@@ -337,6 +371,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     }
     let right = Node(children: ContiguousArray(node.children[half...]))
     node.children.removeSubrange(half...)
+    node.counts.removeSubrange(half...)
+    node.weights.removeSubrange(half...)
     node.firsts.removeSubrange(half...)
     node.count -= right.count
     node.weight -= right.weight
@@ -373,6 +409,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     guard let (inner, element) = remove(isBefore, isMatch, from: &node.children[index]) else { return nil }
     node.count -= 1
     node.weight -= element.weight
+    node.refresh(index)
     // The child's first element changes only when its first one goes.
     if inner == 0 && node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
     rebalance(node, child: index)
@@ -384,8 +421,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   private static func rebalance(_ node: Node, child index: Int) {
     let child = node.children[index]
     if child.count == 0 {
-      node.children.remove(at: index)
-      node.firsts.remove(at: index)
+      node.removeChild(at: index)
       return
     }
     guard child.itemCount < minimumFill, node.children.count > 1 else { return }
@@ -399,12 +435,14 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
         a.elements.append(contentsOf: b.elements)
       } else {
         a.children.append(contentsOf: b.children)
+        a.counts.append(contentsOf: b.counts)
+        a.weights.append(contentsOf: b.weights)
         a.firsts.append(contentsOf: b.firsts)
       }
       a.count += b.count
       a.weight += b.weight
-      node.children.remove(at: left + 1)
-      node.firsts.remove(at: left + 1)
+      node.removeChild(at: left + 1)
+      node.refresh(left)
       return
     }
     // Share the items of a and b evenly.
@@ -428,11 +466,17 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       b.children = ContiguousArray(all[keep...])
       a.firsts = ContiguousArray(firsts[..<keep])
       b.firsts = ContiguousArray(firsts[keep...])
-      a.count = a.children.reduce(0) { $0 + $1.count }
-      b.count = b.children.reduce(0) { $0 + $1.count }
-      a.weight = a.children.reduce(0) { $0 + $1.weight }
-      b.weight = b.children.reduce(0) { $0 + $1.weight }
+      a.counts = ContiguousArray(a.children.lazy.map(\.count))
+      b.counts = ContiguousArray(b.children.lazy.map(\.count))
+      a.weights = ContiguousArray(a.children.lazy.map(\.weight))
+      b.weights = ContiguousArray(b.children.lazy.map(\.weight))
+      a.count = a.counts.reduce(0, +)
+      b.count = b.counts.reduce(0, +)
+      a.weight = a.weights.reduce(0, +)
+      b.weight = b.weights.reduce(0, +)
     }
+    node.refresh(left)
+    node.refresh(left + 1)
     node.firsts[left] = a.first
     node.firsts[left + 1] = b.first
   }
@@ -468,6 +512,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     // The child's first element changes only when the update is to it.
     if inner == 0 { node.firsts[index] = node.children[index].first }
     node.weight += change
+    node.weights[index] += change
     return (position + inner, change)
   }
 }
@@ -530,6 +575,9 @@ extension OrderStatisticTree {
         return node.count == node.elements.count && node.weight == node.elements.reduce(0) { $0 + $1.weight }
       }
       guard node.weight == node.children.reduce(0, { $0 + $1.weight }) else { return false }
+      guard node.counts.elementsEqual(node.children.lazy.map(\.count)),
+        node.weights.elementsEqual(node.children.lazy.map(\.weight))
+      else { return false }
       guard node.count == node.children.reduce(0, { $0 + $1.count }), node.firsts.count == node.children.count
       else { return false }
       for (child, first) in zip(node.children, node.firsts) {
