@@ -73,6 +73,16 @@ struct ListSortKeyTests {
         } else if x.isExact && y.isExact {
           #expect(order == 0, "\(a) and \(b) encode alike and exactly but order \(order), seed \(seed)")
         }
+        // A key's words, either direction: decided where the encodings
+        // decide, nil (the values decide) where they tie inexactly.
+        let ascending = ListSortKey.order(
+          ListSortKey.word(a, ascending: true), ListSortKey.word(b, ascending: true))
+        let descending = ListSortKey.order(
+          ListSortKey.word(a, ascending: false), ListSortKey.word(b, ascending: false))
+        if let ascending { #expect(ascending == order.signum(), "\(a), \(b) ascending, seed \(seed)") }
+        if let descending { #expect(descending == -order.signum(), "\(a), \(b) descending, seed \(seed)") }
+        #expect((ascending == nil) == (descending == nil))
+        #expect((ascending == nil) == (x.word == y.word && !(x.isExact && y.isExact)))
       }
     }
   }

@@ -134,15 +134,9 @@ final class ListOrder: Sendable {
 
   /// A listed object with its sort values encoded.
   func listed(_ snapshot: ObjectSnapshot, derived: [FilterValue]) -> ListedObject {
-    var object = ListedObject(snapshot: snapshot, derived: derived, key: ListSortKey(first: 0, second: 0, inexact: 0))
-    let (first, firstIsExact) = ListSortKey.encode(value(0, of: object))
-    object.key.first = keys[0].ascending ? first : ~first
-    if !firstIsExact { object.key.inexact |= 1 }
-    if keys.count > 1 {
-      let (second, secondIsExact) = ListSortKey.encode(value(1, of: object))
-      object.key.second = keys[1].ascending ? second : ~second
-      if !secondIsExact { object.key.inexact |= 2 }
-    }
+    var object = ListedObject(snapshot: snapshot, derived: derived, key: ListSortKey(first: 0, second: 0))
+    object.key.first = ListSortKey.word(value(0, of: object), ascending: keys[0].ascending)
+    if keys.count > 1 { object.key.second = ListSortKey.word(value(1, of: object), ascending: keys[1].ascending) }
     return object
   }
 
@@ -156,7 +150,7 @@ final class ListOrder: Sendable {
 
   /// The section of an object: its first sort key's value.
   func sectionKey(of object: borrowing ListedObject) -> SectionKey {
-    SectionKey(value: value(0, of: object), word: object.key.first, isExact: object.key.inexact & 1 == 0)
+    SectionKey(value: value(0, of: object), word: object.key.first)
   }
 
   /// The order of `a` and `b` on sort key `index`, its direction applied,
@@ -176,18 +170,11 @@ final class ListOrder: Sendable {
   @inline(__always)
   private func keyOrder(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Int {
     let (x, y) = (a.pointee.key, b.pointee.key)
-    if x.first != y.first { return x.first < y.first ? -1 : 1 }
-    let inexact = x.inexact | y.inexact
-    if inexact & 1 != 0 {
-      let order = directedOrder(0, a, b)
-      if order != 0 { return order }
-    }
+    let first = ListSortKey.order(x.first, y.first) ?? directedOrder(0, a, b)
+    if first != 0 { return first }
     guard keys.count > 1 else { return 0 }
-    if x.second != y.second { return x.second < y.second ? -1 : 1 }
-    if inexact & 2 != 0 {
-      let order = directedOrder(1, a, b)
-      if order != 0 { return order }
-    }
+    let second = ListSortKey.order(x.second, y.second) ?? directedOrder(1, a, b)
+    if second != 0 { return second }
     var index = 2
     while index < keys.count {
       let order = directedOrder(index, a, b)
@@ -219,9 +206,7 @@ final class ListOrder: Sendable {
   /// The order of section `a` (in a list's sections) and section `b`,
   /// direction applied.
   func sectionOrder(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Int {
-    let (word, isExact) = (a.pointee.key.word, a.pointee.key.isExact)
-    if word != b.word { return word < b.word ? -1 : 1 }
-    if isExact && b.isExact { return 0 }
+    if let order = ListSortKey.order(a.pointee.key.word, b.word) { return order }
     let order = Self.order(a.pointee.key.value, b.value)
     return keys[0].ascending ? order : -order
   }

@@ -4,31 +4,46 @@ import PredicateDSL
 /// order as the values do, so that most comparisons of a list read two
 /// words stored in the list itself, and never a value's storage.
 ///
-/// Each word encodes one sort key's value (``encode(_:)``), complemented
-/// for a descending key, so that for either direction a smaller word means
-/// an earlier object. The encoding is monotone: a smaller word always means
-/// a smaller value. Equal words mean equal values only when both are
-/// exact; otherwise the values themselves decide (``ListOrder`` compares
-/// them then), which happens for strings longer than 7 bytes that share
-/// their first 7, numbers that agree in all but their last 3 bits, and
-/// values of kinds without an encoding.
+/// Each word holds one sort key's value: in bits 63 to 1 its encoding
+/// (``encode(_:)``), complemented for a descending key, so that for either
+/// direction a smaller encoding means an earlier object; bit 0 is set when
+/// the encoding is not exact. The encoding is monotone: a smaller encoding
+/// always means a smaller value. Equal encodings mean equal values only
+/// when both are exact; otherwise the values themselves decide
+/// (``ListOrder`` compares them then), which happens for strings longer
+/// than 7 bytes that share their first 7, numbers that agree in all but
+/// their last 4 bits, and values of kinds without an encoding.
 struct ListSortKey: Sendable {
   /// The first sort key's word.
   var first: UInt64
   /// The second sort key's word; 0 for a list with one sort key.
   var second: UInt64
-  /// Bit 0: `first` is not exact; bit 1: `second` is not exact.
-  var inexact: UInt8
 
-  /// Encodes `value` as one word and whether the word is exact.
+  /// The word of `value` for a key sorted in `ascending` order or not.
+  static func word(_ value: FilterValue, ascending: Bool) -> UInt64 {
+    let (encoding, isExact) = encode(value)
+    let directed = ascending ? encoding : ~encoding & (1 << 63 - 1)
+    return directed << 1 | (isExact ? 0 : 1)
+  }
+
+  /// The order of two words of one key: -1, 0 or 1, or nil when their
+  /// encodings tie without both being exact (the values decide).
+  @inline(__always)
+  static func order(_ x: UInt64, _ y: UInt64) -> Int? {
+    let (a, b) = (x >> 1, y >> 1)
+    if a != b { return a < b ? -1 : 1 }
+    return (x | y) & 1 == 0 ? 0 : nil
+  }
+
+  /// Encodes `value` in 63 bits, and whether the encoding is exact.
   ///
-  /// The top 3 bits are the kind, in the order ``ListOrder/order(_:_:)``
+  /// Bits 62 to 60 are the kind, in the order ``ListOrder/order(_:_:)``
   /// gives the kinds: nil, numbers (booleans as 0 and 1), NaN, strings,
-  /// dates, NaN dates, then every other kind. The other 61 bits order the
+  /// dates, NaN dates, then every other kind. The other 60 bits order the
   /// values of a kind:
-  /// - a number or a date: the top 61 bits of its double's order-preserving
+  /// - a number or a date: the top 60 bits of its double's order-preserving
   ///   bit pattern (an integer as the nearest double; exact when the double
-  ///   is the integer and the 3 dropped bits are zero);
+  ///   is the integer and the 4 dropped bits are zero);
   /// - a string: its first 7 UTF-8 bytes, zero-padded, then its length up
   ///   to 8 (exact for at most 7 bytes): byte order, then the shorter first,
   ///   as ``ListOrder/order(_:_:)`` orders strings.
@@ -58,19 +73,19 @@ struct ListSortKey: Sendable {
     }
   }
 
-  private static func kind(_ kind: UInt64) -> UInt64 { kind << 61 }
+  private static func kind(_ kind: UInt64) -> UInt64 { kind << 60 }
 
   /// A number of kind 1: its order-preserving bit pattern (the sign bit
   /// set for positive numbers, every bit flipped for negative ones), cut to
-  /// 61 bits. Zero and negative zero are one value.
+  /// 60 bits. Zero and negative zero are one value.
   private static func number(_ value: Double, isRepresentable: Bool) -> (word: UInt64, isExact: Bool) {
     let bits = (value == 0 ? 0.0 : value).bitPattern
     let ordered = bits & (1 << 63) == 0 ? bits | (1 << 63) : ~bits
-    return (kind(1) | ordered >> 3, isRepresentable && ordered & 0b111 == 0)
+    return (kind(1) | ordered >> 4, isRepresentable && ordered & 0b1111 == 0)
   }
 
-  /// A string of kind 3: its first 7 UTF-8 bytes in bits 60 to 5, and its
-  /// length up to 8 in bits 4 to 0.
+  /// A string of kind 3: its first 7 UTF-8 bytes in bits 59 to 4, and its
+  /// length up to 8 in bits 3 to 0.
   private static func text(_ string: String) -> (word: UInt64, isExact: Bool) {
     var prefix: UInt64 = 0
     var length = 0
@@ -79,6 +94,6 @@ struct ListSortKey: Sendable {
       length += 1
       if length == 8 { break }
     }
-    return (kind(3) | prefix << 5 | UInt64(length), length <= 7)
+    return (kind(3) | prefix << 4 | UInt64(length), length <= 7)
   }
 }

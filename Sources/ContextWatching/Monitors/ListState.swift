@@ -26,9 +26,14 @@ struct ListState: Sendable {
   /// Every matching object in order (beyond the limit too, so that an
   /// object leaving the window lets the next one in), and the sections.
   var content: ListContent
-  /// The listed objects by identifier, as ``content`` holds them: where to
-  /// find an object whose values changed.
-  var members: [ObjectID: ListedObject]
+  /// The listed objects' snapshots by identifier, as ``content`` holds
+  /// them: where to find an object whose values changed. (A table of
+  /// whole listed objects would hold their encoded keys twice; ``member(_:)``
+  /// encodes them again.)
+  private var snapshots: [ObjectID: ObjectSnapshot]
+  /// The listed objects' ``ListedObject/derived`` values, for an order
+  /// that reads relationships; empty otherwise.
+  private var derivedValues: [ObjectID: [FilterValue]]
   /// The last save applied.
   var sequenceNumber: Int
 
@@ -36,7 +41,8 @@ struct ListState: Sendable {
     content = ListContent(
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
       sectionName: sectionName)
-    members = [:]
+    snapshots = [:]
+    derivedValues = [:]
     self.sequenceNumber = sequenceNumber
   }
 
@@ -49,7 +55,9 @@ struct ListState: Sendable {
     let order = content.order
     let sorted = objects.sorted(by: order.isBefore)
     content.objects = OrderStatisticTree(sorted: sorted)
-    members = Dictionary(uniqueKeysWithValues: sorted.lazy.map { ($0.objectID, $0) })
+    snapshots = Dictionary(uniqueKeysWithValues: sorted.lazy.map { ($0.objectID, $0.snapshot) })
+    derivedValues =
+      order.paths.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: sorted.lazy.map { ($0.objectID, $0.derived) })
     var sections: [SectionCount] = []
     if order.isSectioned {
       for object in sorted {
@@ -147,7 +155,7 @@ struct ListState: Sendable {
     var isListedChange = false
     var shift = 0
     for edit in edits {
-      let previous = members[edit.objectID]
+      let previous = member(edit.objectID)
       if edit.isRelatedOnly && previous == nil { continue }
       guard previous != nil || edit.new != nil else { continue }
       let inPlace = previous != nil && edit.new != nil && order.hasSameKeys(previous!, edit.new!)
@@ -309,6 +317,18 @@ struct ListState: Sendable {
     changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) }
   }
 
+  /// The listed object `id` as the list holds it, or nil when it is not
+  /// listed.
+  func member(_ id: ObjectID) -> ListedObject? {
+    guard let snapshot = snapshots[id] else { return nil }
+    return content.order.listed(snapshot, derived: order.paths.isEmpty ? [] : derivedValues[id] ?? [])
+  }
+
+  private mutating func remember(_ object: ListedObject) {
+    snapshots[object.objectID] = object.snapshot
+    if !order.paths.isEmpty { derivedValues[object.objectID] = object.derived }
+  }
+
   /// The identifier of the object at `rank`, or nil past either end.
   private func neighbour(_ rank: Int) -> ObjectID? {
     guard rank >= 0 && rank < content.objects.count else { return nil }
@@ -333,7 +353,7 @@ struct ListState: Sendable {
         $0 = new
       }
     }
-    members[new.objectID] = new
+    remember(new)
   }
 
   private mutating func remove(_ object: ListedObject) {
@@ -343,7 +363,8 @@ struct ListState: Sendable {
       content.objects.remove(at: { order.isBefore($0, object) }, where: { $0.pointee.snapshot.objectID == id })
     }
     precondition(removed != nil, "a listed object is missing from its list")
-    members[object.objectID] = nil
+    snapshots[object.objectID] = nil
+    if !order.paths.isEmpty { derivedValues[object.objectID] = nil }
     guard order.isSectioned else { return }
     let key = order.sectionKey(of: object)
     let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }
@@ -361,7 +382,7 @@ struct ListState: Sendable {
     withUnsafePointer(to: object) { pointer in
       _ = content.objects.insert(object, at: { order.isBefore($0, pointer) })
     }
-    members[object.objectID] = object
+    remember(object)
     guard order.isSectioned else { return }
     let key = order.sectionKey(of: object)
     let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }

@@ -15,7 +15,6 @@ struct SectionCount: Sendable, OrderStatisticElement {
 /// sections.
 struct SectionKey: Sendable {
   var value: FilterValue
-  /// The first sort key's word (complemented when it descends).
+  /// The first sort key's word (see ``ListSortKey``).
   var word: UInt64
-  var isExact: Bool
 }
