@@ -2,15 +2,24 @@ extension RangeIndex {
   /// A tree of maxima over a range index's intervals, sorted by lower
   /// bound: each node holds the greatest upper bound of the intervals under
   /// it, so that a search leaves at once every run of intervals that ends
-  /// below a value.
+  /// below a value, and the least lower bound (its first interval's), so
+  /// that it leaves every run that starts above the value without a
+  /// binary search of the list first.
   ///
   /// The tree is implicit, as in a binary heap: node 1 is the root, node
   /// `j` has children `2j` and `2j + 1`, and the nodes from `width` to
   /// `2 * width - 1` are the intervals themselves (the leaves, read from
   /// the sorted list, not stored). `width` is the least power of two at
   /// least the number of intervals; leaves past the last interval hold no
-  /// bound. So the tree stores `width - 1` nodes of 16 bytes: at most 32
-  /// bytes an interval. Building it is O(n), bottom up.
+  /// bound. So the tree stores `width - 1` nodes of 24 bytes, both bounds
+  /// in one read: at most 48 bytes an interval. Building it is O(n),
+  /// bottom up.
+  ///
+  /// A search visits the nodes whose run starts at or below the value and
+  /// holds an upper bound that admits it. Such a node lies entirely within
+  /// the prefix of intervals starting at or below the value, where it holds
+  /// a match, or straddles the prefix's end, on the one path to it: O(log n)
+  /// nodes for each interval reported, and O(log n) when none is.
   ///
   /// Invariant: built over the list as it is now (same entries, same
   /// order), or not built (`isBuilt` false) and then never read.
@@ -20,45 +29,71 @@ extension RangeIndex {
     static let minimumCount = 16
 
     /// Nodes 1 to `width - 1` (node 0 is unused).
-    private var nodes: [Bound] = []
+    private var nodes: [Node] = []
     /// The number of leaves, a power of two; 0 when not built.
     private var width = 0
 
-    /// An upper bound and whether it is included; `isPresent` false for
-    /// the leaves past the last interval, which admit nothing.
-    struct Bound {
-      var key: RangeKey
-      var isIncluded: Bool
-      var isPresent: Bool
+    /// A run's greatest upper bound (and whether it is included) and least
+    /// lower bound; `isPresent` false for a run of leaves past the last
+    /// interval, which admits nothing.
+    struct Node {
+      private var upperBits: UInt64
+      private var lowerBits: UInt64
+      private var flags: Flags
 
-      static let absent = Bound(key: RangeKey(bits: 0, isDouble: false), isIncluded: false, isPresent: false)
-
-      init(key: RangeKey, isIncluded: Bool, isPresent: Bool) {
-        self.key = key
-        self.isIncluded = isIncluded
-        self.isPresent = isPresent
+      private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let isPresent = Flags(rawValue: 1)
+        static let upperIsDouble = Flags(rawValue: 2)
+        static let upperIncluded = Flags(rawValue: 4)
+        static let lowerIsDouble = Flags(rawValue: 8)
       }
 
-      /// The upper bound of an interval's entry.
+      static let absent = Node(upperBits: 0, lowerBits: 0, flags: [])
+
+      private init(upperBits: UInt64, lowerBits: UInt64, flags: Flags) {
+        self.upperBits = upperBits
+        self.lowerBits = lowerBits
+        self.flags = flags
+      }
+
+      /// The node of one interval's entry.
       init(_ entry: Entry) {
-        self.init(key: entry.presentUpper, isIncluded: entry.upperIncluded, isPresent: true)
+        let (upper, lower) = (entry.presentUpper, entry.presentLower)
+        var flags: Flags = .isPresent
+        if upper.isDouble { flags.insert(.upperIsDouble) }
+        if entry.upperIncluded { flags.insert(.upperIncluded) }
+        if lower.isDouble { flags.insert(.lowerIsDouble) }
+        self.init(upperBits: upper.bits, lowerBits: lower.bits, flags: flags)
       }
 
-      /// Whether a value at `key` passes this upper bound.
+      var isPresent: Bool { flags.contains(.isPresent) }
+      private var upper: RangeKey { RangeKey(bits: upperBits, isDouble: flags.contains(.upperIsDouble)) }
+      private var lower: RangeKey { RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) }
+
+      /// Whether some interval of the run may hold `key`: the first starts
+      /// at or below it and the greatest upper bound admits it.
       @inline(__always)
-      func admits(_ key: RangeKey) -> Bool {
-        guard isPresent, let order = RangeKey.order(key, self.key) else { return false }
-        return order < 0 || (order == 0 && isIncluded)
+      func mayHold(_ key: RangeKey) -> Bool {
+        guard isPresent, let start = RangeKey.order(lower, key), start <= 0,
+          let end = RangeKey.order(key, upper)
+        else { return false }
+        return end < 0 || (end == 0 && flags.contains(.upperIncluded))
       }
 
-      /// The greater of two bounds: the one that admits every value the
-      /// other admits (at equal keys, the included one).
-      static func greater(_ a: Bound, _ b: Bound) -> Bound {
-        guard a.isPresent else { return b }
-        guard b.isPresent else { return a }
-        let order = RangeKey.order(a.key, b.key) ?? 0
-        if order != 0 { return order > 0 ? a : b }
-        return a.isIncluded ? a : b
+      /// The node over two runs, `left` before `right`: the left's lower
+      /// bound (the list is sorted) and the greater upper bound (the one
+      /// that admits every value the other admits; at equal keys, the
+      /// included one).
+      static func joining(_ left: Node, _ right: Node) -> Node {
+        guard left.isPresent else { return left }
+        guard right.isPresent else { return left }
+        let order = RangeKey.order(left.upper, right.upper) ?? 0
+        let takesRight = order < 0 || (order == 0 && !left.flags.contains(.upperIncluded))
+        guard takesRight else { return left }
+        var flags = left.flags.subtracting([.upperIsDouble, .upperIncluded])
+        flags.formUnion(right.flags.intersection([.upperIsDouble, .upperIncluded]))
+        return Node(upperBits: right.upperBits, lowerBits: left.lowerBits, flags: flags)
       }
     }
 
@@ -82,27 +117,24 @@ extension RangeIndex {
           // their children.
           for node in stride(from: width - 1, through: width / 2, by: -1) {
             let first = 2 * node - width
-            let left = first < count ? Bound(entries[first]) : .absent
-            let right = first + 1 < count ? Bound(entries[first + 1]) : .absent
-            nodes[node] = Bound.greater(left, right)
+            let left = first < count ? Node(entries[first]) : .absent
+            let right = first + 1 < count ? Node(entries[first + 1]) : .absent
+            nodes[node] = Node.joining(left, right)
           }
           for node in stride(from: width / 2 - 1, through: 1, by: -1) {
-            nodes[node] = Bound.greater(nodes[2 * node], nodes[2 * node + 1])
+            nodes[node] = Node.joining(nodes[2 * node], nodes[2 * node + 1])
           }
         }
       }
     }
 
-    /// Calls `body` with each of the first `end` entries (`end` at least 1)
-    /// under a node whose greatest upper bound admits `key`: every interval
-    /// among them whose upper bound admits it, and no other.
+    /// Calls `body` with every entry (of the `count` the tree was built
+    /// over) whose interval holds `key`, and no other.
     @inline(__always)
-    func visit(
-      reaching key: RangeKey, below end: Int, of entries: UnsafeBufferPointer<Entry>, _ body: (Entry) -> Void
-    ) {
+    func visit(holding key: RangeKey, of entries: UnsafeBufferPointer<Entry>, _ body: (Entry) -> Void) {
       let width = width
-      let depth = width.trailingZeroBitCount
       nodes.withUnsafeBufferPointer { nodes in
+        guard nodes[1].mayHold(key) else { return }
         // Depth-first, left to right, on a stack of node numbers: a node
         // pushes its two children, so the stack holds at most one node per
         // level beyond the current path (64 levels at most).
@@ -113,21 +145,20 @@ extension RangeIndex {
             top -= 1
             let node = stack[top]
             if node >= width {
-              let entry = entries[node - width]
-              if Bound(entry).admits(key) { body(entry) }
+              let leaf = node - width
+              if leaf < entries.count, entries[leaf].admits(key) { body(entries[leaf]) }
               continue
             }
-            guard nodes[node].admits(key) else { continue }
-            // The right child's first leaf must lie in the prefix; the left
-            // child's is its parent's, which does.
-            let right = 2 * node + 1
-            let level = Int.bitWidth - 1 - right.leadingZeroBitCount
-            if (right << (depth - level)) - width < end {
+            // The node may hold the key (checked before it was pushed).
+            let (left, right) = (2 * node, 2 * node + 1)
+            if right >= width || nodes[right].mayHold(key) {
               stack[top] = right
               top += 1
             }
-            stack[top] = 2 * node
-            top += 1
+            if left >= width || nodes[left].mayHold(key) {
+              stack[top] = left
+              top += 1
+            }
           }
         }
       }

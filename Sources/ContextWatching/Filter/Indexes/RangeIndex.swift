@@ -8,12 +8,11 @@ import PredicateDSL
 ///   descending: again a prefix.
 /// - Watches with both (`BETWEEN`, `key >= a AND key < b`) are sorted by
 ///   lower bound, and a tree of maxima over that order (`Reach`) holds, for
-///   each run of entries, the greatest upper bound among them. A value
-///   reaches the prefix of intervals starting at or below it; the descent
-///   reports those of the prefix whose upper bound admits it, and leaves
-///   every run whose greatest upper bound is below it: O(log n) nodes per
-///   interval reported, whatever the widths and overlaps. Every decision is
-///   exact (`RangeKey.order`), no rounding is involved.
+///   each run of entries, the greatest upper bound among them and the
+///   least lower bound. A search descends into the runs that start at or
+///   below the value and whose greatest upper bound admits it: O(log n)
+///   nodes per interval reported, whatever the widths and overlaps. Every
+///   decision is exact (`RangeKey.order`), no rounding is involved.
 ///
 /// Insertion appends and the lists are sorted (and the tree rebuilt, O(n))
 /// once per save, before matching (`MasterFilter.prepareRanges`); removal
@@ -216,9 +215,8 @@ class RangeIndex {
   /// prefix) and whose upper bound admits it. Few are scanned; more are
   /// reached through the tree of greatest upper bounds.
   private func collectIntervals(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    let end = Self.partition(intervals) { RangeKey.order($0.presentLower, key)! <= 0 }
-    guard end > 0 else { return }
     guard reach.isBuilt else {
+      let end = Self.partition(intervals) { RangeKey.order($0.presentLower, key)! <= 0 }
       slots.reserve(end)
       for entry in intervals[..<end] where entry.admits(key) && liveness.admits(entry) {
         slots.appendReserved(entry.slot)
@@ -226,10 +224,8 @@ class RangeIndex {
       return
     }
     intervals.withUnsafeBufferPointer { entries in
-      reach.visit(reaching: key, below: end, of: entries) { entry in
-        // The node admitted the value's side of the upper bound; the entry
-        // is checked whole (a lower bound equal to the value and excluded).
-        if entry.admits(key) && liveness.admits(entry) { slots.append(entry.slot) }
+      reach.visit(holding: key, of: entries) { entry in
+        if liveness.admits(entry) { slots.append(entry.slot) }
       }
     }
   }
