@@ -28,10 +28,13 @@ extension RangeIndex {
     /// to keep than it saves.
     static let minimumCount = 16
 
-    /// Nodes 1 to `width - 1` (node 0 is unused).
+    /// Nodes 1 to `width - 1` (node 0 is unused); empty when not built.
+    /// The one stored property: every range index, and so every key of an
+    /// equality index (`MasterFilter.KeyedWatches`), holds a tree.
     private var nodes: [Node] = []
-    /// The number of leaves, a power of two; 0 when not built.
-    private var width = 0
+    /// The number of leaves, a power of two, as many as nodes (node 0
+    /// unused); 0 when not built.
+    private var width: Int { nodes.count }
 
     /// A run's greatest upper bound (and whether it is included) and least
     /// lower bound; `isPresent` false for a run of leaves past the last
@@ -104,12 +107,11 @@ extension RangeIndex {
     /// they are few.
     mutating func build(over entries: [Entry]) {
       guard entries.count > Self.minimumCount else {
-        if width != 0 { self = Reach() }
+        if !nodes.isEmpty { nodes = [] }
         return
       }
       let width = 1 << (Int.bitWidth - (entries.count - 1).leadingZeroBitCount)
       if nodes.count != width { nodes = Array(repeating: .absent, count: width) }
-      self.width = width
       let count = entries.count
       entries.withUnsafeBufferPointer { entries in
         nodes.withUnsafeMutableBufferPointer { nodes in
@@ -132,8 +134,8 @@ extension RangeIndex {
     /// over) whose interval holds `key`, and no other.
     @inline(__always)
     func visit(holding key: RangeKey, of entries: UnsafeBufferPointer<Entry>, _ body: (Entry) -> Void) {
-      let width = width
       nodes.withUnsafeBufferPointer { nodes in
+        let width = nodes.count
         guard nodes[1].mayHold(key) else { return }
         // Depth-first, left to right, on a stack of node numbers: a node
         // pushes its two children, so the stack holds at most one node per
