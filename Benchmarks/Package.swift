@@ -120,6 +120,19 @@ let package = Package(
       ],
       path: "Tools/ListMonitorTiming"
     ),
+    // Interval watches: matching, registering, removing, heap bytes:
+    //   swift run -c release IntervalTiming
+    .executableTarget(
+      name: "IntervalTiming",
+      dependencies: [
+        "MallocInfo",
+        .product(name: "ContextWatcherTestSupport", package: root),
+        .product(name: "ContextWatching", package: root),
+        .product(name: "ObjectGraph", package: root),
+        .product(name: "PredicateDSL", package: root),
+      ],
+      path: "Tools/IntervalTiming"
+    ),
     // A fetch through an indexed attribute against a scan:
     //   swift run -c release FetchTiming
     .executableTarget(

@@ -1,6 +1,8 @@
 // Tests of the master filter's internals (through @testable import): index
-// keys and the limit on watches held at once.
+// keys, the limit on watches held at once, and the analysis of range
+// conjuncts into intervals.
 
+import ObjectGraph
 import PredicateDSL
 import TestSupport
 import Testing
@@ -243,5 +245,58 @@ struct RangeBoundsTests {
     let id = WatchID(number: 9, slot: 12_345)
     let entry = RangeIndex.Entry(bounds: RangeBounds(lower: (.int(1), true), upper: nil)!, id: id)
     #expect(entry.slot == 12_345 && entry.id == id)
+  }
+}
+
+/// The analysis of a watch's predicate into index keys: range conjuncts on
+/// one attribute are one interval, in any order and among other conjuncts.
+@Suite("Watcher: interval analysis")
+struct IntervalAnalysisTests {
+  let person = WatcherFixtures.schema.layout(named: "Person")!
+
+  func split(_ format: String) throws -> IndexedConjunct.Split {
+    IndexedConjunct.split(try PredicateSyntax(parsing: format), entity: person)
+  }
+
+  /// The interval as text: `[18, 65)`, `(-∞, 3]`.
+  func describe(_ bounds: RangeBounds) -> String {
+    func text(_ key: RangeKey?) -> String { key.map { "\($0.approximate)" } ?? "∞" }
+    return (bounds.lower == nil ? "(-" : (bounds.lowerIncluded ? "[" : "(")) + text(bounds.lower) + ", "
+      + text(bounds.upper) + (bounds.upper == nil || !bounds.upperIncluded ? ")" : "]")
+  }
+
+  func interval(_ format: String) throws -> String? {
+    guard case .range(let bounds)? = try split(format).kind else { return nil }
+    return describe(bounds)
+  }
+
+  @Test func comparisonsOnOneKeyAreOneInterval() throws {
+    #expect(try interval("age >= 18 AND age < 65") == "[18.0, 65.0)")
+    #expect(try interval("age < 65 AND age >= 18") == "[18.0, 65.0)")
+    #expect(try interval("65 > age AND 18 < age") == "(18.0, 65.0)")
+    #expect(try interval("age BETWEEN {18, 65}") == "[18.0, 65.0]")
+    // The tighter bound wins; at equal bounds the excluded one.
+    #expect(try interval("age > 10 AND age >= 20 AND age <= 30 AND age < 30") == "[20.0, 30.0)")
+    #expect(try interval("age BETWEEN {0, 100} AND age > 0.5") == "(0.5, 100.0]")
+    #expect(try interval("age > 3") == "(3.0, ∞)")
+    #expect(try interval("age <= 3") == "(-∞, 3.0]")
+  }
+
+  @Test func otherConjunctsStayInTheResidual() throws {
+    let parts = try split("name != 'x' AND age > 18 AND lastSeen > 5 AND age <= 65 AND name != 'y'")
+    #expect(parts.kind.map { if case .range(let bounds) = $0 { describe(bounds) } else { "equal" } } == "(18.0, 65.0]")
+    #expect(parts.residual?.description == "name != \"x\" AND lastSeen > 5 AND name != \"y\"")
+    // Everything is the interval: no residual.
+    #expect(try split("age >= 1 AND age < 2").residual == nil)
+  }
+
+  @Test func intervalsUnderAnEqualityKeyAreOne() throws {
+    let parts = try split("age < 65 AND city == 'Oslo' AND name != 'x' AND age >= 18")
+    guard case .equal? = parts.kind else {
+      Issue.record("not keyed by city")
+      return
+    }
+    #expect(parts.secondary.map { describe($0.bounds) } == "[18.0, 65.0)")
+    #expect(parts.residual?.description == "name != \"x\"")
   }
 }

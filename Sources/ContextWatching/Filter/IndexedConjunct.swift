@@ -5,7 +5,9 @@ import PredicateDSL
 /// the predicate (alone, or in an AND), without options, on an attribute
 /// of the watched entity: `key == constant` or `key IN {constants}` (a hash
 /// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
-/// number or date attribute (sorted bounds).
+/// number or date attribute (sorted bounds). Range conjuncts on one
+/// attribute are one interval: `age >= 18 AND age < 65`, in any order and
+/// among other conjuncts, is filed as [18, 65), alone or under an equality.
 enum IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
@@ -74,33 +76,42 @@ enum IndexedConjunct {
         }
       }
     }
-    guard let (position, slot, kind) = found else { return (0, nil, nil, predicate) }
-    // Under an equality, a range conjunct on another attribute narrows the
+    guard let (position, slot, foundKind) = found else { return (0, nil, nil, predicate) }
+    // The conjuncts taken out of the predicate, in the order they appear.
+    var taken = [position]
+    var kind = foundKind
+    // Every other range conjunct on the same attribute narrows the same
+    // interval: `age >= 18 AND age < 65` is one watch on [18, 65).
+    if case .range(var bounds) = kind {
+      bounds = merged(bounds, on: slot, from: position + 1, of: predicate, entity: entity, taking: &taken)
+      kind = .range(bounds)
+    }
+    // Under an equality, range conjuncts on another attribute narrow the
     // watches filed under each key (a composite index).
     var secondary: (slot: Int, bounds: RangeBounds)?
-    var rangePosition = -1
     if case .equal = kind {
       for other in 0..<count where other != position {
         if let parts = predicate.keyConstantComparison(ofConjunct: other),
           let (rangeSlot, bounds) = range(parts, entity: entity)
         {
-          secondary = (rangeSlot, bounds)
-          rangePosition = other
+          taken.append(other)
+          let all = merged(bounds, on: rangeSlot, from: other + 1, of: predicate, entity: entity, taking: &taken)
+          secondary = (rangeSlot, all)
           break
         }
       }
     }
-    let restCount = count - (rangePosition < 0 ? 1 : 2)
+    let restCount = count - taken.count
     guard restCount > 0, case .and(let conjuncts) = predicate.kind else { return (slot, kind, secondary, nil) }
     let residual: PredicateSyntax?
     if restCount == 1 {
-      let only = conjuncts.indices.first { $0 != position && $0 != rangePosition }!
+      let only = conjuncts.indices.first { !taken.contains($0) }!
       // `city == 'Oslo' AND TRUEPREDICATE` has nothing left either.
       if case .constant(true) = conjuncts[only].kind { residual = nil } else { residual = conjuncts[only] }
     } else {
       var rest: [PredicateSyntax] = []
       rest.reserveCapacity(restCount)
-      for other in conjuncts.indices where other != position && other != rangePosition { rest.append(conjuncts[other]) }
+      for other in conjuncts.indices where !taken.contains(other) { rest.append(conjuncts[other]) }
       residual = PredicateSyntax(.and(rest), range: predicate.range)
     }
     return (slot, kind, secondary, residual)
@@ -127,6 +138,25 @@ extension IndexedConjunct {
 }
 
 extension IndexedConjunct {
+  /// `bounds` narrowed by every range conjunct on attribute `slot` from
+  /// conjunct `start` on (their conjunction is the intersection); their
+  /// positions are added to `taken`.
+  private static func merged(
+    _ bounds: RangeBounds, on slot: Int, from start: Int, of predicate: PredicateSyntax, entity: EntityLayout,
+    taking taken: inout [Int]
+  ) -> RangeBounds {
+    var bounds = bounds
+    for other in start..<predicate.conjunctCount where !taken.contains(other) {
+      if let parts = predicate.keyConstantComparison(ofConjunct: other),
+        let (otherSlot, more) = range(parts, entity: entity), otherSlot == slot
+      {
+        bounds = bounds.intersection(more)
+        taken.append(other)
+      }
+    }
+    return bounds
+  }
+
   /// The equality an index serves, from a conjunct's parts.
   private static func equality(
     _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout

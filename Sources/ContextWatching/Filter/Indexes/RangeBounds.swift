@@ -39,6 +39,44 @@ struct RangeBounds {
     }
   }
 
+  private init() {}
+
+  /// The bounds a value passes exactly when it passes both `self` and
+  /// `other` (two range conjuncts on one attribute, as one interval): the
+  /// greater lower bound and the lesser upper bound, the excluded one where
+  /// two are equal.
+  func intersection(_ other: RangeBounds) -> RangeBounds {
+    var result = RangeBounds()
+    let lower = Self.tighter(self.lower.map { ($0, lowerIncluded) }, other.lower.map { ($0, other.lowerIncluded) }, 1)
+    let upper = Self.tighter(self.upper.map { ($0, upperIncluded) }, other.upper.map { ($0, other.upperIncluded) }, -1)
+    if let (key, included) = lower {
+      result.lowerBits = key.bits
+      result.flags.insert(.hasLower)
+      if key.isDouble { result.flags.insert(.lowerIsDouble) }
+      if included { result.flags.insert(.lowerIncluded) }
+    }
+    if let (key, included) = upper {
+      result.upperBits = key.bits
+      result.flags.insert(.hasUpper)
+      if key.isDouble { result.flags.insert(.upperIsDouble) }
+      if included { result.flags.insert(.upperIncluded) }
+    }
+    return result
+  }
+
+  /// Of two bounds on one side, the one fewer values pass: the greater
+  /// (`side` 1, lower bounds) or the lesser (`side` -1, upper bounds); at
+  /// equal keys, included only if both are. Bounds are never NaN.
+  private static func tighter(
+    _ a: (key: RangeKey, included: Bool)?, _ b: (key: RangeKey, included: Bool)?, _ side: Int
+  ) -> (key: RangeKey, included: Bool)? {
+    guard let a else { return b }
+    guard let b else { return a }
+    let order = RangeKey.order(a.key, b.key) ?? 0
+    if order == 0 { return (a.key, a.included && b.included) }
+    return order * side > 0 ? a : b
+  }
+
   /// The lower bound, if any.
   var lower: RangeKey? {
     flags.contains(.hasLower) ? RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) : nil

@@ -6,19 +6,21 @@ import PredicateDSL
 ///   reaches exactly a prefix of them.
 /// - Watches with only an upper bound (`key < c`) are sorted by it,
 ///   descending: again a prefix.
-/// - Watches with both (`BETWEEN`) are grouped by the width of their
-///   interval, in powers of two, and sorted by lower bound within a group:
-///   an interval of width at most 2ᵏ that holds `v` starts at or after
-///   `v - 2ᵏ`, so each group is scanned from a binary search to `v`. The
-///   scan meets only intervals that start near the value, whatever their
-///   number.
+/// - Watches with both (`BETWEEN`, `key >= a AND key < b`) are sorted by
+///   lower bound, and a tree of maxima over that order (`Reach`) holds, for
+///   each run of entries, the greatest upper bound among them and the
+///   least lower bound. A search descends into the runs that start at or
+///   below the value and whose greatest upper bound admits it: O(log n)
+///   nodes per interval reported, whatever the widths and overlaps. Every
+///   decision is exact (`RangeKey.order`), no rounding is involved.
 ///
-/// Insertion appends and the lists are sorted once per save, before
-/// matching (`MasterFilter.prepareRanges`); removal leaves a stale entry
-/// (recognised by its watch identifier) that the next sort after enough
-/// removals drops. Both are O(1) when they happen. The small indexes under
-/// the keys of a composite index are kept sorted and exact instead
-/// (`insertInOrder`, `remove`).
+/// Insertion appends and the lists are sorted (and the tree rebuilt, O(n))
+/// once per save, before matching (`MasterFilter.prepareRanges`); removal
+/// leaves a stale entry (recognised by its watch identifier) that the next
+/// sort after enough removals drops. Both are O(1) when they happen. The
+/// small indexes under the keys of a composite index are kept sorted and
+/// exact instead (`insertInOrder`, `remove`), their tree rebuilt with them
+/// once they hold more than `Reach.minimumCount` intervals.
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
@@ -57,8 +59,11 @@ class RangeIndex {
   // No run-time exclusivity checks: invariant 1 in Scratch/ScratchBuffer.swift.
   @exclusivity(unchecked) private var lowers: [Entry] = []
   @exclusivity(unchecked) private var uppers: [Entry] = []
-  /// Intervals by the exponent of their width's power-of-two ceiling.
-  @exclusivity(unchecked) private var intervals: [Int: [Entry]] = [:]
+  /// Intervals (both bounds), by lower bound.
+  @exclusivity(unchecked) private var intervals: [Entry] = []
+  /// The greatest upper bounds over runs of `intervals`; empty while
+  /// they are few enough to scan.
+  @exclusivity(unchecked) private var reach = Reach()
   @exclusivity(unchecked) private(set) var count = 0
   /// Removed watches whose entries are still in the lists (at most the
   /// watches a watcher holds, 2²⁴); 32 bits beside `isSorted`, so that the
@@ -76,8 +81,7 @@ class RangeIndex {
 
   /// The list an entry went to.
   private enum List {
-    case lowers, uppers
-    case interval(widthClass: Int)
+    case lowers, uppers, intervals
   }
 
   @discardableResult
@@ -85,13 +89,9 @@ class RangeIndex {
     let entry = Entry(bounds: bounds, id: id)
     count += 1
     switch (entry.lower, entry.upper) {
-    case (let lower?, let upper?):
-      // Rounding large integers to doubles can shrink the width: add a few
-      // units in the last place, so the class is never too small.
-      let slack = 4 * max(abs(lower.approximate).ulp, abs(upper.approximate).ulp)
-      let widthClass = Self.widthClass(upper.approximate - lower.approximate + slack)
-      Self.append(entry, to: &intervals[widthClass, default: []])
-      return .interval(widthClass: widthClass)
+    case (.some, .some):
+      Self.append(entry, to: &intervals)
+      return .intervals
     case (.some, nil):
       Self.append(entry, to: &lowers)
       return .lowers
@@ -110,14 +110,6 @@ class RangeIndex {
     list.append(entry)
   }
 
-  /// The exponent of the smallest power of two at least `width` (clamped;
-  /// empty, negative and NaN widths go to the first class).
-  private static func widthClass(_ width: Double) -> Int {
-    guard width > 1 else { return 0 }
-    guard width.isFinite else { return 1100 }
-    return Int(width.exponent) + 1
-  }
-
   func noteRemoval() {
     stale += 1
     count -= 1
@@ -131,7 +123,9 @@ class RangeIndex {
     switch append(bounds, id: id) {
     case .lowers: Self.moveLastIntoPlace(&lowers, by: Self.byLower)
     case .uppers: Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
-    case .interval(let widthClass): Self.moveLastIntoPlace(&intervals[widthClass]!, by: Self.byLower)
+    case .intervals:
+      Self.moveLastIntoPlace(&intervals, by: Self.byLower)
+      reach.build(over: intervals)
     }
   }
 
@@ -162,6 +156,7 @@ class RangeIndex {
     swap(&lowers, &other.lowers)
     swap(&uppers, &other.uppers)
     swap(&intervals, &other.intervals)
+    swap(&reach, &other.reach)
     swap(&isSorted, &other.isSorted)
     swap(&stale, &other.stale)
     swap(&count, &other.count)
@@ -170,19 +165,17 @@ class RangeIndex {
   /// Removes a watch at once, for the small indexes under each key.
   func remove(_ id: WatchID) {
     count -= removeEntries { $0.id == id }
+    if isSorted { reach.build(over: intervals) }
   }
 
   /// Removes the entries `shouldRemove` picks from every list; returns
   /// how many.
   private func removeEntries(where shouldRemove: (Entry) -> Bool) -> Int {
-    let before = lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count }
+    let before = lowers.count + uppers.count + intervals.count
     lowers.removeAll(where: shouldRemove)
     uppers.removeAll(where: shouldRemove)
-    for key in Array(intervals.keys) {
-      intervals[key]!.removeAll(where: shouldRemove)
-      if intervals[key]!.isEmpty { intervals[key] = nil }
-    }
-    return before - (lowers.count + uppers.count + intervals.values.reduce(0) { $0 + $1.count })
+    intervals.removeAll(where: shouldRemove)
+    return before - (lowers.count + uppers.count + intervals.count)
   }
 
   /// Sorts after insertions and drops stale entries after many removals.
@@ -190,6 +183,8 @@ class RangeIndex {
     if stale > 32 && stale > count {
       _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
+      // Removal keeps the order: only the tree changes.
+      if isSorted { reach.build(over: intervals) }
     }
     sortIfNeeded()
   }
@@ -198,7 +193,8 @@ class RangeIndex {
     guard !isSorted else { return }
     lowers.sort(by: Self.byLower)
     uppers.sort(by: Self.byUpper)
-    for key in Array(intervals.keys) { intervals[key]!.sort(by: Self.byLower) }
+    intervals.sort(by: Self.byLower)
+    reach.build(over: intervals)
     isSorted = true
   }
 
@@ -212,27 +208,24 @@ class RangeIndex {
     let liveness = Liveness(entries: entries, checks: entries != nil && stale > 0)
     if !lowers.isEmpty { collectLowers(key, liveness, into: slots) }
     if !uppers.isEmpty { collectUppers(key, liveness, into: slots) }
-    guard !intervals.isEmpty else { return }
-    for (widthClass, group) in intervals {
-      // Intervals of this class that hold the value start at or after
-      // value - 2^class; start a little lower, to absorb rounding.
-      let reach = widthClass >= 1100 ? Double.infinity : Double(sign: .plus, exponent: widthClass, significand: 1)
-      // The slack covers rounding: relative to the reach, one unit, and a
-      // few units in the last place of the value (large integers).
-      let slack = reach * 1e-9 + 1 + 4 * abs(key.approximate).ulp
-      let threshold = RangeKey(.double(key.approximate - reach - slack))!
-      var low = 0
-      var high = group.count
-      while low < high {
-        let middle = (low + high) / 2
-        if (RangeKey.order(group[middle].presentLower, threshold) ?? 1) < 0 { low = middle + 1 } else { high = middle }
-      }
-      slots.reserve(group.count - low)
-      for entry in group[low...] {
-        guard let order = RangeKey.order(key, entry.presentLower) else { break }
-        if order < 0 { break }
-        guard entry.admits(key), liveness.admits(entry) else { continue }
+    if !intervals.isEmpty { collectIntervals(key, liveness, into: slots) }
+  }
+
+  /// Intervals, by lower bound: those that start at or below the value (a
+  /// prefix) and whose upper bound admits it. Few are scanned; more are
+  /// reached through the tree of greatest upper bounds.
+  private func collectIntervals(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
+    guard reach.isBuilt else {
+      let end = Self.partition(intervals) { RangeKey.order($0.presentLower, key)! <= 0 }
+      slots.reserve(end)
+      for entry in intervals[..<end] where entry.admits(key) && liveness.admits(entry) {
         slots.appendReserved(entry.slot)
+      }
+      return
+    }
+    intervals.withUnsafeBufferPointer { entries in
+      reach.visit(holding: key, of: entries) { entry in
+        if liveness.admits(entry) { slots.append(entry.slot) }
       }
     }
   }
