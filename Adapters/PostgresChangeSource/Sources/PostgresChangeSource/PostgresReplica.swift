@@ -292,8 +292,8 @@ public actor PostgresReplica {
     return (saves, transactions.count)
   }
 
-  /// Polls until the task is cancelled: at once after a poll that made
-  /// saves, otherwise after ``Configuration/pollInterval`` or a
+  /// Polls until the task is cancelled: at once after a poll that read
+  /// transactions, otherwise after ``Configuration/pollInterval`` or a
   /// notification on ``Configuration/notificationChannel``, whichever comes
   /// first. A lost connection is retried every poll interval; other errors
   /// end the run under ``FailurePolicy/stop``.
@@ -306,13 +306,13 @@ public actor PostgresReplica {
     }
     defer { listener?.cancel() }
     while !Task.isCancelled {
-      var madeSaves = false
+      var readSome = false
       do {
-        madeSaves = try await poll() > 0
+        readSome = try await pollOnce().transactions > 0
       } catch let error as PostgresReplicaError where error.code == .connectionLost {
         logger.warning("\(error)")
       }
-      if !madeSaves {
+      if !readSome {
         await wakeUps.wait(upTo: configuration.pollInterval)
       }
     }

@@ -163,3 +163,61 @@ final class Recorder<Value: Sendable>: Sendable {
   func append(_ value: Value) { storage.withLock { $0.append(value) } }
   var values: [Value] { storage.withLock { $0 } }
 }
+
+@Suite("Running a replica", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+struct RunTests {
+  /// Waits up to `seconds` for `condition`.
+  static func eventually(_ seconds: Double, _ condition: () async -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+      if await condition() { return true }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+  }
+
+  @Test func aNotificationWakesTheReplicaBeforeThePollInterval() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let replica = PostgresReplica(
+      configuration: .init(
+        connection: try .fromEnvironment(), slot: namespace, mapping: try TestDatabase.mapping(in: namespace),
+        pollInterval: .seconds(60), notificationChannel: "\(namespace)_wake"))
+    try await replica.start()
+    let running = Task { try await replica.run() }
+    // The first poll of run() finds nothing; then only a notification wakes it.
+    try await Task.sleep(for: .milliseconds(500))
+    try await TestDatabase.execute(
+      "INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL); NOTIFY \(namespace)_wake")
+    let arrived = try await Self.eventually(20) { TestDatabase.replicaContent(replica).count == 1 }
+    #expect(arrived)
+    running.cancel()
+    _ = try? await running.value
+    let lag = try await replica.lag()
+    #expect(lag.acknowledged == (await replica.position))
+    try await replica.dropSlot()
+  }
+
+  @Test func pollingAtTheIntervalFollowsTheDatabase() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let replica = PostgresReplica(
+      configuration: .init(
+        connection: try .fromEnvironment(), slot: namespace, mapping: try TestDatabase.mapping(in: namespace),
+        pollInterval: .milliseconds(20)))
+    try await replica.start()
+    let running = Task { try await replica.run() }
+    try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")
+    #expect(try await Self.eventually(20) { TestDatabase.replicaContent(replica).count == 1 })
+    try await TestDatabase.execute("UPDATE \(namespace).company SET name = 'Beta'")
+    #expect(
+      try await Self.eventually(20) {
+        TestDatabase.replicaContent(replica) == ["Company 1 name=Beta founded=nil"]
+      })
+    running.cancel()
+    _ = try? await running.value
+    try await replica.dropSlot()
+  }
+}
