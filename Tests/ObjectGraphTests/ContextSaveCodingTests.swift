@@ -36,17 +36,24 @@ struct ContextSaveCodingTests {
   @Test func encodesTheDocumentedForm() throws {
     let save = try Self.sampleSave()
     let json = String(decoding: try Self.encoder().encode(save), as: UTF8.self)
+    // Object identifiers are unique in the process, so the test reads them
+    // from the save.
+    #expect(save.updated.count == 2 && save.deleted.count == 1 && save.inserted.count == 1)
+    let acme = try #require(save.updated.first?.objectID.rawValue)
+    let ann = try #require(save.updated.last?.objectID.rawValue)
+    let bob = try #require(save.deleted.first?.objectID.rawValue)
+    let passport = try #require(save.inserted.first?.objectID.rawValue)
     let expected =
       #"{"author":"importer","context":"replica","#
-      + #""deleted":[{"entity":"Person","id":3,"relationships":{},"values":{"active":true,"age":{"int":0},"name":"Bob"}}],"#
-      + #""inserted":[{"entity":"Passport","id":4,"relationships":{},"values":{"number":"X1"}}],"#
+      + #""deleted":[{"entity":"Person","id":\#(bob),"relationships":{},"values":{"active":true,"age":{"int":0},"name":"Bob"}}],"#
+      + #""inserted":[{"entity":"Passport","id":\#(passport),"relationships":{},"values":{"number":"X1"}}],"#
       + #""sequenceNumber":2,"#
       + #""updated":["#
-      + #"{"after":{"entity":"Company","id":1,"relationships":{"employees":[2]},"values":{"name":"Acme"}},"#
-      + #""before":{"entity":"Company","id":1,"relationships":{},"values":{"name":"Acme"}},"#
+      + #"{"after":{"entity":"Company","id":\#(acme),"relationships":{"employees":[\#(ann)]},"values":{"name":"Acme"}},"#
+      + #""before":{"entity":"Company","id":\#(acme),"relationships":{},"values":{"name":"Acme"}},"#
       + #""changedKeys":["employees"]},"#
-      + #"{"after":{"entity":"Person","id":2,"relationships":{"employer":[1]},"values":{"active":true,"age":{"int":31},"name":"Ann"}},"#
-      + #""before":{"entity":"Person","id":2,"relationships":{},"values":{"active":true,"age":{"int":30},"name":"Ann"}},"#
+      + #"{"after":{"entity":"Person","id":\#(ann),"relationships":{"employer":[\#(acme)]},"values":{"active":true,"age":{"int":31},"name":"Ann"}},"#
+      + #""before":{"entity":"Person","id":\#(ann),"relationships":{},"values":{"active":true,"age":{"int":30},"name":"Ann"}},"#
       + #""changedKeys":["age","employer"]}]}"#
     #expect(json == expected)
   }
