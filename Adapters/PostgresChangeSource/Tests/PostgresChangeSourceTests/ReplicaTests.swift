@@ -135,6 +135,27 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
+  @Test func aTruncateDeletesTheTablesObjectsInOneSave() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    try await TestDatabase.execute(
+      """
+      INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL);
+      INSERT INTO \(namespace).person (id, name, employer_id) VALUES (10, 'Ann', 1)
+      """)
+    let replica = try TestDatabase.replica(in: namespace)
+    let saves = Recorder<ContextSave>()
+    let token = replica.context.addSaveObserver { saves.append($0) }
+    defer { token.cancel() }
+    try await replica.start()
+    try await TestDatabase.execute("TRUNCATE \(namespace).person")
+    #expect(try await replica.catchUp() == 1)
+    #expect(saves.values.last?.deleted.map { $0["name"] } == ["Ann"])
+    #expect(TestDatabase.replicaContent(replica) == ["Company 1 name=Acme founded=nil"])
+    try await replica.dropSlot()
+  }
+
   @Test func refusesAMappingThatDoesNotMatchTheCatalog() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
