@@ -134,9 +134,13 @@ public actor PostgresReplica {
     if let connection, !connection.isClosed { Task { try? await connection.close() } }
   }
 
+  /// How many of the latest saves ``position(ofSave:)`` remembers.
+  static let rememberedPositions = 65_536
+
   /// The commit position of the transaction a save of ``context`` applied,
-  /// by the save's sequence number; nil for the load's save and for
-  /// numbers the replica never saved.
+  /// by the save's sequence number, for the latest 65,536 saves; nil for
+  /// the load's save, for older saves and for numbers the replica never
+  /// saved.
   public nonisolated func position(ofSave sequenceNumber: Int) -> PostgresPosition? {
     savePositions.withLock { $0[sequenceNumber] }
   }
@@ -268,7 +272,12 @@ public actor PostgresReplica {
       }
       switch result {
       case .success(let save):
-        if let save { savePositions.withLock { $0[save.sequenceNumber] = transaction.position } }
+        if let save {
+          savePositions.withLock { positions in
+            positions[save.sequenceNumber] = transaction.position
+            positions[save.sequenceNumber - Self.rememberedPositions] = nil
+          }
+        }
         saves += 1
         position = transaction.position
       case .failure(let error):
