@@ -7,7 +7,9 @@
 #   Scripts/format.sh --check   # swift format lint --strict
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests Fuzz/ParserFuzzer Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/Tools)
+paths=(Package.swift Sources Tests Fuzz/ParserFuzzer Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/Tools
+  Adapters/PostgresChangeSource/Package.swift Adapters/PostgresChangeSource/Sources
+  Adapters/PostgresChangeSource/Tests)
 if [[ "${1:-}" == "--check" ]]; then
   swift format lint --strict --parallel -r "${paths[@]}"
   echo "format: clean"

@@ -1,0 +1,43 @@
+public import PostgresNIO
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+extension PostgresConnection.Configuration {
+  /// A configuration from libpq's environment variables: `PGHOST` (default
+  /// `127.0.0.1`; a path starting with `/` is a Unix socket folder),
+  /// `PGPORT` (5432), `PGUSER` (`postgres`), `PGPASSWORD` (none) and
+  /// `PGDATABASE` (the user's name), without TLS.
+  ///
+  /// ```swift
+  /// let configuration = try PostgresConnection.Configuration.fromEnvironment()
+  /// ```
+  ///
+  /// - Throws: ``PostgresReplicaError/Code/connectionLost`` when `PGPORT`
+  ///   is not a port number.
+  public static func fromEnvironment() throws -> PostgresConnection.Configuration {
+    func variable(_ name: String) -> String? {
+      guard let value = getenv(name) else { return nil }
+      let text = String(cString: value)
+      return text.isEmpty ? nil : text
+    }
+    let host = variable("PGHOST") ?? "127.0.0.1"
+    let portText = variable("PGPORT") ?? "5432"
+    guard let port = Int(portText), (1...65_535).contains(port) else {
+      throw PostgresReplicaError(.connectionLost, "PGPORT '\(portText)' is not a port number")
+    }
+    let user = variable("PGUSER") ?? "postgres"
+    let database = variable("PGDATABASE") ?? user
+    let password = variable("PGPASSWORD")
+    if host.hasPrefix("/") {
+      return .init(
+        unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+    }
+    return .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+  }
+}

@@ -1,0 +1,237 @@
+import Dispatch
+import ObjectGraph
+import PredicateDSL
+
+/// Applies transactions to the replica's context, one save each, all or
+/// nothing, and keeps the map between primary keys and object identifiers.
+///
+/// `@unchecked Sendable`: every method runs on the context's queue (each
+/// begins with `dispatchPrecondition`), and only those methods touch
+/// `keys` and `primaryKeys`.
+final class ReplicaApplier: @unchecked Sendable {
+  let context: ObjectContext
+  let mapping: ReplicaMapping
+  let authorSource: PostgresReplica.AuthorSource
+  private let tables: [String: ResolvedTable]
+  /// Objects by entity, then by primary key text.
+  private var keys: [String: [String: ObjectID]] = [:]
+  /// Primary key text by object.
+  private var primaryKeys: [ObjectID: String] = [:]
+
+  init(context: ObjectContext, mapping: ReplicaMapping, authorSource: PostgresReplica.AuthorSource) {
+    self.context = context
+    self.mapping = mapping
+    self.authorSource = authorSource
+    tables = Dictionary(uniqueKeysWithValues: mapping.resolved.map { ($0.qualifiedName, $0) })
+  }
+
+  /// Whether any change of `transaction` is to a mapped table.
+  func touchesMappedTables(_ transaction: ReplicationTransaction) -> Bool {
+    transaction.changes.contains { tables[$0.qualifiedTable] != nil }
+  }
+
+  /// The primary key, as text, of an object of the replica.
+  func primaryKey(of id: ObjectID) -> String? {
+    dispatchPrecondition(condition: .onQueue(context.queue))
+    return primaryKeys[id]
+  }
+
+  /// The author of a transaction, from the configured source.
+  func author(of transaction: ReplicationTransaction) -> String? {
+    switch authorSource {
+    case .none: return nil
+    case .message(let prefix): return transaction.messages.last { $0.prefix == prefix }?.content
+    case .column(let column):
+      for change in transaction.changes where tables[change.qualifiedTable] != nil {
+        let row = change.kind == .delete ? change.identity : change.columns
+        if let text = row.first(where: { $0.name == column })?.text { return text }
+      }
+      return nil
+    }
+  }
+
+  /// Applies one transaction as one save; on any problem the context is
+  /// rolled back to its last save and the error says what and where.
+  func apply(_ transaction: ReplicationTransaction) throws(PostgresReplicaError) -> ContextSave? {
+    dispatchPrecondition(condition: .onQueue(context.queue))
+    var keys = self.keys
+    var primaryKeys = self.primaryKeys
+    do {
+      // Foreign keys are set once all rows are in, from each object's last
+      // image: a row the transaction changes again (a referenced row deleted
+      // later sets it NULL) links as it was at commit.
+      var links: [ObjectID: (ManagedObject, ResolvedTable, [ColumnValue])] = [:]
+      var linkOrder: [ObjectID] = []
+      func link(_ object: ManagedObject, _ table: ResolvedTable, _ columns: [ColumnValue]) {
+        if links.updateValue((object, table, columns), forKey: object.objectID) == nil {
+          linkOrder.append(object.objectID)
+        }
+      }
+      for change in transaction.changes {
+        guard let table = tables[change.qualifiedTable] else { continue }
+        switch change.kind {
+        case .insert:
+          let key = try primaryKey(change.columns, table)
+          guard keys[table.entity]?[key] == nil else {
+            throw PostgresReplicaError(
+              .brokenRow, "\(table.qualifiedName): inserted row \(table.primaryKey) = \(key) is already replicated")
+          }
+          let object = try insert(change.columns, table)
+          keys[table.entity, default: [:]][key] = object.objectID
+          primaryKeys[object.objectID] = key
+          link(object, table, change.columns)
+        case .update:
+          let oldKey = try primaryKey(change.identity, table)
+          let object = try existing(oldKey, table, keys, change.kind)
+          try context.setValues(try values(change.columns, table), of: object)
+          let newKey = try primaryKey(change.columns, table)
+          if newKey != oldKey {
+            keys[table.entity]?[oldKey] = nil
+            keys[table.entity, default: [:]][newKey] = object.objectID
+            primaryKeys[object.objectID] = newKey
+          }
+          link(object, table, change.columns)
+        case .delete:
+          let key = try primaryKey(change.identity, table)
+          let object = try existing(key, table, keys, change.kind)
+          if !object.isDeleted { try context.delete(object) }
+        case .truncate:
+          for id in (keys[table.entity] ?? [:]).values {
+            if let object = context.object(with: id), !object.isDeleted { try context.delete(object) }
+          }
+        }
+      }
+      for id in linkOrder {
+        guard let (object, table, columns) = links[id], !object.isDeleted else { continue }
+        for foreignKey in table.foreignKeys {
+          let target = try destination(foreignKey, columns, table, keys)
+          try context.setRelationship(foreignKey.relationship, of: object, to: target)
+        }
+      }
+      let save = try context.save(author: author(of: transaction))
+      for snapshot in save?.deleted ?? [] {
+        if let key = primaryKeys.removeValue(forKey: snapshot.objectID) {
+          keys[snapshot.entityName]?[key] = nil
+        }
+      }
+      self.keys = keys
+      self.primaryKeys = primaryKeys
+      return save
+    } catch {
+      context.rollback()
+      throw Self.replicaError(error, at: transaction.position)
+    }
+  }
+
+  /// Inserts every row of a load and saves once; on any problem nothing is
+  /// inserted.
+  func load(_ rows: [(ResolvedTable, [[ColumnValue]])]) throws(PostgresReplicaError) -> ContextSave? {
+    dispatchPrecondition(condition: .onQueue(context.queue))
+    var keys = self.keys
+    var primaryKeys = self.primaryKeys
+    do {
+      var links: [(ManagedObject, ResolvedTable, [ColumnValue])] = []
+      for (table, tableRows) in rows {
+        for row in tableRows {
+          let key = try primaryKey(row, table)
+          let object = try insert(row, table)
+          keys[table.entity, default: [:]][key] = object.objectID
+          primaryKeys[object.objectID] = key
+          links.append((object, table, row))
+        }
+      }
+      for (object, table, columns) in links {
+        for foreignKey in table.foreignKeys {
+          let target = try destination(foreignKey, columns, table, keys)
+          try context.setRelationship(foreignKey.relationship, of: object, to: target)
+        }
+      }
+      let save = try context.save(author: nil)
+      self.keys = keys
+      self.primaryKeys = primaryKeys
+      return save
+    } catch {
+      context.rollback()
+      throw Self.replicaError(error, at: nil)
+    }
+  }
+
+  private static func replicaError(_ error: any Error, at position: PostgresPosition?) -> PostgresReplicaError {
+    switch error {
+    case var error as PostgresReplicaError:
+      error.position = position
+      return error
+    case let error as ContextSaveError:
+      return PostgresReplicaError(.saveFailed, "the replica refused the changes: \(error)", position: position)
+    default:
+      return PostgresReplicaError(.brokenRow, "\(error)", position: position)
+    }
+  }
+
+  private func insert(_ row: [ColumnValue], _ table: ResolvedTable) throws -> ManagedObject {
+    try context.insert(table.entity, values: try values(row, table))
+  }
+
+  private func existing(
+    _ key: String, _ table: ResolvedTable, _ keys: [String: [String: ObjectID]], _ kind: RowChange.Kind
+  ) throws(PostgresReplicaError) -> ManagedObject {
+    guard let id = keys[table.entity]?[key], let object = context.object(with: id) else {
+      throw PostgresReplicaError(
+        .brokenRow, "\(table.qualifiedName): \(kind) of row \(table.primaryKey) = \(key), which is not replicated")
+    }
+    return object
+  }
+
+  private func column(
+    _ name: String, _ row: [ColumnValue], _ table: ResolvedTable
+  ) throws(PostgresReplicaError)
+    -> ColumnValue
+  {
+    guard let value = row.first(where: { $0.name == name }) else {
+      throw PostgresReplicaError(
+        .brokenRow, "\(table.qualifiedName).\(name): the row has no such column (was it dropped?)")
+    }
+    return value
+  }
+
+  private func primaryKey(_ row: [ColumnValue], _ table: ResolvedTable) throws(PostgresReplicaError) -> String {
+    guard let text = try column(table.primaryKey, row, table).text else {
+      throw PostgresReplicaError(.brokenRow, "\(table.qualifiedName).\(table.primaryKey): the primary key is NULL")
+    }
+    return text
+  }
+
+  private func values(
+    _ row: [ColumnValue], _ table: ResolvedTable
+  ) throws(PostgresReplicaError)
+    -> [String: FilterValue]
+  {
+    var values: [String: FilterValue] = [:]
+    for attribute in table.attributes {
+      let value = try column(attribute.column, row, table)
+      switch ColumnConversion.value(value.text, oid: value.typeOID, as: attribute.type) {
+      case .success(let converted): values[attribute.name] = converted
+      case .failure(let problem):
+        let code: PostgresReplicaError.Code
+        if case .unadmitted = problem { code = .unadmittedType } else { code = .brokenRow }
+        throw PostgresReplicaError(
+          code, "\(table.qualifiedName).\(attribute.column) (\(table.entity).\(attribute.name)): \(problem.message)")
+      }
+    }
+    return values
+  }
+
+  private func destination(
+    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable,
+    _ keys: [String: [String: ObjectID]]
+  ) throws(PostgresReplicaError) -> ManagedObject? {
+    guard let text = try column(foreignKey.column, row, table).text else { return nil }
+    guard let id = keys[foreignKey.destination]?[text], let object = context.object(with: id) else {
+      throw PostgresReplicaError(
+        .brokenRow,
+        "\(table.qualifiedName).\(foreignKey.column) (\(table.entity).\(foreignKey.relationship)) = \(text)"
+          + " names no replicated \(foreignKey.destination)")
+    }
+    return object
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// One line of wal2json's format version 2 (with `include-xids`,
+/// `include-lsn` and `include-type-oids`):
+///
+/// ```
+/// {"action":"B","xid":724,"lsn":"0/1504B58","nextlsn":"0/15050C0"}
+/// {"action":"I","xid":724,"schema":"public","table":"t","columns":[{"name":"id","typeoid":20,"value":1}]}
+/// {"action":"M","xid":725,"transactional":true,"prefix":"p","content":"alice"}
+/// {"action":"C","xid":724,"lsn":"0/1504B58","nextlsn":"0/15050C0"}
+/// ```
+struct Wal2JSONRecord: Decodable {
+  var action: String
+  var xid: UInt32?
+  var lsn: String?
+  var schema: String?
+  var table: String?
+  var columns: [Column]?
+  var identity: [Column]?
+  var transactional: Bool?
+  var prefix: String?
+  var content: String?
+
+  struct Column: Decodable {
+    var name: String
+    var typeoid: UInt32
+    var value: Scalar
+  }
+
+  /// A JSON scalar as PostgreSQL's text form would spell it: numbers as
+  /// written, Booleans as `t`/`f`, null as nil.
+  struct Scalar: Decodable {
+    var text: String?
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if container.decodeNil() {
+        text = nil
+      } else if let flag = try? container.decode(Bool.self) {
+        text = flag ? "t" : "f"
+      } else if let integer = try? container.decode(Int64.self) {
+        text = String(integer)
+      } else if let number = try? container.decode(Double.self) {
+        text = "\(number)"
+      } else {
+        text = try container.decode(String.self)
+      }
+    }
+  }
+
+  static func decode(_ line: String) throws -> Wal2JSONRecord {
+    try JSONDecoder().decode(Wal2JSONRecord.self, from: Data(line.utf8))
+  }
+}
+
+/// Assembles wal2json lines into whole transactions; a transaction without
+/// its commit line is never returned.
+struct TransactionAssembler {
+  private var current: ReplicationTransaction?
+  private(set) var completed: [ReplicationTransaction] = []
+  let messagePrefixes: Set<String>
+
+  init(messagePrefixes: Set<String>) { self.messagePrefixes = messagePrefixes }
+
+  /// Adds one line; `slotPosition` is the log position the slot reported
+  /// for it, named in errors.
+  mutating func add(_ line: String, at slotPosition: String) throws(PostgresReplicaError) {
+    let record: Wal2JSONRecord
+    do {
+      record = try Wal2JSONRecord.decode(line)
+    } catch {
+      throw PostgresReplicaError(
+        .brokenRecord, "the change stream's record at \(slotPosition) is not wal2json output: \(error)")
+    }
+    func malformed(_ what: String) -> PostgresReplicaError {
+      PostgresReplicaError(.brokenRecord, "the change stream's '\(record.action)' record at \(slotPosition) \(what)")
+    }
+    switch record.action {
+    case "B":
+      guard let xid = record.xid else { throw malformed("has no xid") }
+      current = ReplicationTransaction(position: PostgresPosition(rawValue: 0), xid: xid, changes: [])
+    case "C":
+      guard var transaction = current else { throw malformed("commits no open transaction") }
+      guard let text = record.lsn, let position = PostgresPosition(text) else {
+        throw malformed("has no commit position")
+      }
+      transaction.position = position
+      completed.append(transaction)
+      current = nil
+    case "I", "U", "D":
+      guard current != nil else { throw malformed("is outside a transaction") }
+      guard let schema = record.schema, let table = record.table else { throw malformed("names no table") }
+      let kind: RowChange.Kind = record.action == "I" ? .insert : record.action == "U" ? .update : .delete
+      let columns = (record.columns ?? []).map { ColumnValue(name: $0.name, typeOID: $0.typeoid, text: $0.value.text) }
+      let identity = (record.identity ?? []).map {
+        ColumnValue(name: $0.name, typeOID: $0.typeoid, text: $0.value.text)
+      }
+      if kind != .delete && columns.isEmpty { throw malformed("has no columns") }
+      if kind != .insert && identity.isEmpty {
+        throw malformed("has no old row: is \(schema).\(table) under REPLICA IDENTITY FULL?")
+      }
+      current?.changes.append(
+        RowChange(kind: kind, schema: schema, table: table, columns: columns, identity: identity))
+    case "M":
+      guard record.transactional == true, let prefix = record.prefix, messagePrefixes.contains(prefix) else {
+        return
+      }
+      guard current != nil else { throw malformed("is outside a transaction") }
+      current?.messages.append(LogicalMessage(prefix: prefix, content: record.content ?? ""))
+    case "T":
+      guard current != nil else { throw malformed("is outside a transaction") }
+      guard let schema = record.schema, let table = record.table else { throw malformed("names no table") }
+      current?.changes.append(RowChange(kind: .truncate, schema: schema, table: table, columns: [], identity: []))
+    default:
+      throw malformed("has an unknown action")
+    }
+  }
+
+  /// Takes the completed transactions out.
+  mutating func takeCompleted() -> [ReplicationTransaction] {
+    defer { completed = [] }
+    return completed
+  }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Logging
+import ObjectGraph
+import PostgresChangeSource
+import PostgresNIO
+import PredicateDSL
+
+/// The server that Scripts/postgres-test-server.sh starts, reached through
+/// libpq's variables; tests that need it are enabled only when PGPORT is
+/// set (CI always runs them under the script).
+enum TestDatabase {
+  static var isConfigured: Bool { ProcessInfo.processInfo.environment["PGPORT"] != nil }
+
+  static let logger = Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+  static func connect() async throws -> PostgresConnection {
+    try await PostgresConnection.connect(
+      configuration: try .fromEnvironment(), id: Int.random(in: 1000...9999), logger: logger)
+  }
+
+  /// Runs statements separated by semicolons (none inside a literal), one
+  /// after the other on one fresh connection.
+  static func execute(_ sql: String) async throws {
+    let connection = try await connect()
+    defer { Task { try? await connection.close() } }
+    for statement in sql.split(separator: ";") {
+      let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+      if !text.isEmpty { try await connection.query(PostgresQuery(unsafeSQL: text), logger: logger) }
+    }
+  }
+
+  /// A fresh namespace and slot name for one test: `t_1a2b3c4d`.
+  static func uniqueName() -> String {
+    "t_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+  }
+
+  /// Companies and people; people have an optional employer.
+  static let schema: ObjectSchema = {
+    do {
+      return try ObjectSchema([
+        EntityDescription(
+          "Company",
+          attributes: [.init("name", .string), .init("founded", .date, isOptional: true)],
+          relationships: [.toMany("employees", destination: "Person", inverse: "employer")]),
+        EntityDescription(
+          "Person",
+          attributes: [
+            .init("name", .string),
+            .init("age", .integer, isOptional: true),
+            .init("score", .double, isOptional: true),
+            .init("active", .boolean, isOptional: true),
+            .init("token", .uuid, isOptional: true),
+            .init("avatar", .data, isOptional: true),
+          ],
+          relationships: [.toOne("employer", destination: "Company", inverse: "employees")]),
+      ])
+    } catch {
+      fatalError("the test schema is invalid: \(error)")
+    }
+  }()
+
+  /// The tables of `schema` in namespace `namespace`.
+  static func createTables(in namespace: String) async throws {
+    try await execute(
+      """
+      CREATE SCHEMA \(namespace);
+      CREATE TABLE \(namespace).company (id bigint PRIMARY KEY, name text NOT NULL, founded timestamptz);
+      CREATE TABLE \(namespace).person (
+        id bigint PRIMARY KEY, name text NOT NULL, age integer, score double precision, active boolean,
+        token uuid, avatar bytea,
+        employer_id bigint REFERENCES \(namespace).company (id) ON DELETE SET NULL);
+      ALTER TABLE \(namespace).company REPLICA IDENTITY FULL;
+      ALTER TABLE \(namespace).person REPLICA IDENTITY FULL;
+      """)
+  }
+
+  static func mapping(in namespace: String) throws -> ReplicaMapping {
+    try ReplicaMapping(
+      schema: schema,
+      tables: [
+        TableMapping(entity: "Company", schema: namespace, table: "company"),
+        TableMapping(entity: "Person", schema: namespace, table: "person"),
+      ])
+  }
+
+  static func replica(
+    in namespace: String, slot: String? = nil, failurePolicy: PostgresReplica.FailurePolicy = .stop
+  ) throws -> PostgresReplica {
+    PostgresReplica(
+      configuration: .init(
+        connection: try .fromEnvironment(), slot: slot ?? namespace, mapping: try mapping(in: namespace),
+        failurePolicy: failurePolicy, batchSize: 200))
+  }
+
+  /// Drops a test's namespace and slot.
+  static func cleanUp(_ namespace: String, slot: String? = nil) async {
+    try? await execute(
+      """
+      SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '\(slot ?? namespace)';
+      DROP SCHEMA IF EXISTS \(namespace) CASCADE;
+      """)
+  }
+
+  /// Every row of both tables as the replica should hold them: one line per
+  /// row, sorted.
+  static func databaseContent(_ namespace: String) async throws -> [String] {
+    let connection = try await connect()
+    defer { Task { try? await connection.close() } }
+    var lines: [String] = []
+    for try await (id, name, founded) in try await connection.query(
+      PostgresQuery(
+        unsafeSQL:
+          "SELECT id, name, (extract(epoch FROM founded) - 978307200)::float8 FROM \(namespace).company"),
+      logger: logger
+    ).decode((Int64, String, Double?).self) {
+      lines.append("Company \(id) name=\(name) founded=\(founded.map { "\($0)" } ?? "nil")")
+    }
+    for try await (id, name, age, score, active, token, employer) in try await connection.query(
+      PostgresQuery(
+        unsafeSQL:
+          "SELECT id, name, age, score, active, token::text, employer_id FROM \(namespace).person"),
+      logger: logger
+    ).decode((Int64, String, Int32?, Double?, Bool?, String?, Int64?).self) {
+      lines.append(
+        "Person \(id) name=\(name) age=\(age.map { "\($0)" } ?? "nil") score=\(score.map { "\($0)" } ?? "nil")"
+          + " active=\(active.map { "\($0)" } ?? "nil") token=\(token?.uppercased() ?? "nil")"
+          + " employer=\(employer.map { "\($0)" } ?? "nil")")
+    }
+    return lines.sorted()
+  }
+
+  /// The replica's objects in the form of `databaseContent`.
+  static func replicaContent(_ replica: PostgresReplica) -> [String] {
+    replica.context.performAndWait { context in
+      var lines: [String] = []
+      for company in (try? context.objects(of: "Company")) ?? [] {
+        let founded: String
+        if case .date(let seconds)? = company["founded"] { founded = "\(seconds)" } else { founded = "nil" }
+        lines.append(
+          "Company \(replica.primaryKey(of: company.objectID) ?? "?") name=\(text(company["name"]))"
+            + " founded=\(founded)")
+      }
+      for person in (try? context.objects(of: "Person")) ?? [] {
+        var employer = "nil"
+        if case .toOne(let id?)? = person.targets(of: "employer") { employer = replica.primaryKey(of: id) ?? "?" }
+        lines.append(
+          "Person \(replica.primaryKey(of: person.objectID) ?? "?") name=\(text(person["name"]))"
+            + " age=\(text(person["age"])) score=\(text(person["score"])) active=\(text(person["active"]))"
+            + " token=\(text(person["token"])) employer=\(employer)")
+      }
+      return lines.sorted()
+    }
+  }
+
+  private static func text(_ value: FilterValue?) -> String {
+    switch value {
+    case nil, .null?: "nil"
+    case .string(let text)?: text
+    case .int(let number)?: "\(number)"
+    case .double(let number)?: "\(number)"
+    case .bool(let flag)?: "\(flag)"
+    case .uuid(let bits)?: uuidText(bits)
+    default: "\(value!)"
+    }
+  }
+
+  /// `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
+  static func uuidText(_ bits: UInt128) -> String {
+    var hex = String(bits, radix: 16, uppercase: true)
+    hex = String(repeating: "0", count: 32 - hex.count) + hex
+    let characters = Array(hex)
+    return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+  }
+}
