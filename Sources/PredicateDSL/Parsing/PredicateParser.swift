@@ -286,6 +286,33 @@ struct Parser {
       at: SyntaxRange(offset, offset))
   }
 
+  /// For a format with a specifier in quotes (`name == '%@'`, a classic
+  /// slip): a hint that says the quoted specifier is literal text, with the
+  /// format as it was probably meant, its quotes removed. Nil otherwise.
+  @inline(never)
+  func quotedSpecifierHint() -> String? {
+    var scanner = PredicateLexer(lexer.bytes)
+    var unquoted = ""
+    var copied = 0
+    var found = false
+    while true {
+      let token = scanner.next()
+      if token.kind == .end { break }
+      guard token.kind == .string || token.kind == .escapedString, token.end - token.start >= 4 else { continue }
+      let inner = scanner.text(token.start + 1, token.end - 1)
+      let letters = inner.dropFirst()
+      guard inner.first == "%", letters.count <= 3,
+        letters.allSatisfy({ $0 == "@" || ($0.isASCII && $0.isLetter) })
+      else { continue }
+      unquoted += scanner.text(copied, token.start) + inner
+      copied = token.end
+      found = true
+    }
+    guard found else { return nil }
+    unquoted += scanner.text(copied, lexer.bytes.count)
+    return "a specifier inside quotes is literal text, not a placeholder; without the quotes: \(unquoted)"
+  }
+
   @inline(never)
   func nestingTooDeep() -> PredicateParseError {
     error(.nestingTooDeep, "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
@@ -308,7 +335,7 @@ struct Parser {
       throw error(
         .extraArguments,
         "too many arguments: the format uses \(argumentIndex), but \(arguments.count) were given",
-        at: token.range)
+        at: token.range, suggestion: quotedSpecifierHint())
     }
     return predicate
   }
