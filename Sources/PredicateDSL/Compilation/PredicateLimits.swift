@@ -15,7 +15,7 @@ internal import Synchronization
 public struct PredicateLimits: Hashable, Sendable {
   /// The longest predicate text accepted, in UTF-8 bytes. Longer text is
   /// refused before it is read, with
-  /// ``PredicateParseError/Code/predicateTooLong``.
+  /// ``PredicateParseError/Code/textTooLong``.
   public var maximumLength: Int
   /// The deepest nesting accepted (parentheses, `NOT`, unary minus,
   /// `SUBQUERY`, function calls, aggregates).
