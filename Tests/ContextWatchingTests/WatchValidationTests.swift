@@ -141,3 +141,40 @@ struct WatchValidationTests {
     #expect(changes.attribution.map { $0.matches.map(\.watch) } == [[second.id, third.id]])
   }
 }
+
+@Suite("Watcher: predicate limits")
+struct WatcherPredicateLimitTests {
+  @Test func aTenMegabytePredicateIsRefusedBeforeItIsParsed() throws {
+    let rig = Rig()
+    let format = "name == '" + String(repeating: "a", count: 10_000_000) + "'"
+    var options = WatchOptions()
+    options.label = "huge"
+    let error = try #require(throws: WatchError.self) {
+      try rig.watcher.watch("Person", where: format, options: options)
+    }
+    #expect(error.code == .invalidPredicate)
+    #expect(error.message == "the text is 10000010 bytes long, more than the limit of 1048576 bytes")
+    #expect(rig.watcher.watchCount == 0)
+  }
+
+  @Test func theLimitIsSetPerWatcher() throws {
+    let rig = Rig(options: WatcherOptions(predicateLimits: PredicateLimits(maximumLength: 10)))
+    #expect(throws: Never.self) { _ = try rig.watcher.watch("Person", where: "age > 3") }
+    let error = try #require(throws: WatchError.self) {
+      try rig.watcher.watchEveryEntity(where: "name == 'Alice'")
+    }
+    #expect(error.message == "the text is 15 bytes long, more than the limit of 10 bytes")
+  }
+
+  @Test func aRegexOverItsBudgetIsAFailureNotANoMatch() throws {
+    let rig = Rig()
+    let token = try rig.watcher.watch("Person", where: "name MATCHES '(a|a)*b|a*!'")
+    let changes = try #require(
+      try rig.save { context in
+        try context.insert("Person", values: ["name": .string(String(repeating: "a", count: 30) + "!"), "age": 1])
+      })
+    #expect(changes.failures.count == 1)
+    #expect(changes.failures.first?.watch == token.id)
+    #expect(changes.failures.first?.error.code == .limitExceeded)
+  }
+}

@@ -109,7 +109,9 @@ struct TextLengthTests {
     let count = 60_000  // 2.3 MB in all
     let text =
       String(repeating: clause, count: count) + "age > AND " + String(repeating: clause, count: count) + "b == 1"
-    let error = try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text) }
+    let error = try #require(throws: PredicateParseError.self) {
+      try PredicateParser.parse(text, limits: PredicateLimits(maximumLength: 4 << 20))
+    }
     let caret = clause.count * count + "age > ".count
     #expect(error.location.utf8Offset == clause.utf8.count * count + "age > ".utf8.count)
     #expect(error.location.line == 1)

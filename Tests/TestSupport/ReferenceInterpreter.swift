@@ -132,7 +132,7 @@ public enum ReferenceInterpreter {
         diacritics
           ? text.folding(options: .diacriticInsensitive, locale: nil).precomposedStringWithCanonicalMapping : text
       }
-      guard (try? NSRegularExpression(pattern: strip(b), options: flags)) != nil else {
+      guard b.isEmpty || (try? NSRegularExpression(pattern: strip(b), options: flags)) != nil else {
         throw Failure(description: "invalid pattern")
       }
       return wholeMatch(regex: strip(b), flags: flags, strip(a))
@@ -147,8 +147,13 @@ public enum ReferenceInterpreter {
     }
   }
 
+  /// A whole-string match. The empty pattern, which ICU refuses, matches
+  /// only the empty string; a pattern that may end inside a `(?x)` comment
+  /// gets a line break before the closing anchor.
   static func wholeMatch(regex pattern: String, flags: NSRegularExpression.Options, _ subject: String) -> Bool {
-    guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + ")\\z", options: flags) else {
+    guard !pattern.isEmpty else { return subject.isEmpty }
+    let end = pattern.contains("#") && pattern.contains("(?x") ? "\n" : ""
+    guard let regex = try? NSRegularExpression(pattern: "\\A(?:" + pattern + end + ")\\z", options: flags) else {
       return false
     }
     return regex.firstMatch(in: subject, range: NSRange(location: 0, length: subject.utf16.count)) != nil

@@ -110,7 +110,9 @@ public final class ContextWatcher: Sendable {
   ) throws(WatchError) -> WatchToken {
     let syntax: PredicateSyntax
     do {
-      syntax = try PredicateParser.parse(format, arguments: arguments, exactPairs: true)
+      syntax = try PredicateParser.parse(
+        format, arguments: arguments, maximumDepth: self.options.predicateLimits.maximumDepth,
+        maximumLength: self.options.predicateLimits.maximumLength, exactPairs: true)
     } catch {
       throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
     }
@@ -209,7 +211,9 @@ public final class ContextWatcher: Sendable {
     _ format: String, _ arguments: [FilterValue], for entities: String, _ options: WatchOptions
   ) throws(WatchError) -> PredicateSyntax {
     do {
-      return try PredicateParser.parse(format, arguments: arguments, exactPairs: true)
+      return try PredicateParser.parse(
+        format, arguments: arguments, maximumDepth: self.options.predicateLimits.maximumDepth,
+        maximumLength: self.options.predicateLimits.maximumLength, exactPairs: true)
     } catch {
       throw WatchError(watch: options.label ?? "\(entities) \(format)", entity: entities, parse: error)
     }
@@ -372,11 +376,17 @@ public struct WatcherOptions: Hashable, Sendable {
   /// are dropped and reported by an overflow signal
   /// (``ContextChanges/missedSaves``) instead of growing without bound.
   public var bufferLimit: Int
+  /// The longest predicate text and the deepest nesting that a watch's
+  /// format may have; longer or deeper text is refused before it is parsed.
+  public var predicateLimits: PredicateLimits
 
   /// Creates options.
-  public init(ignoredAuthors: Set<String> = [], bufferLimit: Int = 1024) {
+  public init(
+    ignoredAuthors: Set<String> = [], bufferLimit: Int = 1024, predicateLimits: PredicateLimits = .default
+  ) {
     self.ignoredAuthors = ignoredAuthors
     self.bufferLimit = bufferLimit
+    self.predicateLimits = predicateLimits
   }
 }
 

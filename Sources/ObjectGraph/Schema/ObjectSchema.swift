@@ -52,24 +52,7 @@ public struct ObjectSchema: Sendable {
         problems.append("entity '\(entity.name)' has an unknown parent '\(parent)'")
       }
     }
-    var ancestors = [[Int]](repeating: [], count: entities.count)
-    var cyclic: [Int] = []
-    for index in entities.indices {
-      var chain = [index]
-      var current = parentIndexes[index]
-      while let next = current {
-        if chain.contains(next) {
-          problems.append("entity '\(entities[index].name)' inherits from itself")
-          cyclic.append(index)
-          chain = [index]
-          break
-        }
-        chain.append(next)
-        current = parentIndexes[next]
-      }
-      ancestors[index] = chain
-    }
-    for index in cyclic { parentIndexes[index] = nil }
+    let ancestors = Self.ancestors(of: entities, parents: &parentIndexes, problems: &problems)
 
     // Properties, inherited first.
     var attributes = [[AttributeDescription]](repeating: [], count: entities.count)
@@ -177,6 +160,102 @@ public struct ObjectSchema: Sendable {
     self.entities = entities
     self.layouts = layouts
     self.indexesByName = indexesByName
+  }
+
+  /// The most levels of sub-entities below a root entity: 64. Deeper
+  /// schemas are refused, which keeps the layouts (every entity stores its
+  /// inherited properties) in proportion to the schema's size.
+  public static let maximumInheritanceDepth = 64
+
+  /// The chain of ancestors of each entity (itself first), in time and
+  /// memory linear in the number of entities: each parent link is followed
+  /// once to find cycles and depths. An entity on or below a cycle, or
+  /// deeper than ``maximumInheritanceDepth``, is reported, loses its parent
+  /// and gets a chain of itself alone, so the checks that follow still run.
+  private static func ancestors(
+    of entities: [EntityDescription], parents parentIndexes: inout [Int?], problems: inout [String]
+  ) -> [[Int]] {
+    let count = entities.count
+    // Cycles: walk up from each entity not seen yet; a walk that meets
+    // itself has found a cycle, and everything on it leads into it.
+    var state = [UInt8](repeating: 0, count: count)  // 0 new, 1 on this walk, 2 done
+    var broken = [Bool](repeating: false, count: count)
+    var walk: [Int] = []
+    for start in 0..<count where state[start] == 0 {
+      walk.removeAll(keepingCapacity: true)
+      var current: Int? = start
+      var endsInCycle = false
+      while let node = current {
+        if state[node] == 2 {
+          endsInCycle = broken[node]
+          break
+        }
+        if state[node] == 1 {
+          var cycle = [node]
+          var member = parentIndexes[node].unsafelyUnwrapped
+          while member != node {
+            cycle.append(member)
+            member = parentIndexes[member].unsafelyUnwrapped
+          }
+          problems.append(cycleProblem(cycle.map { entities[$0].name }))
+          endsInCycle = true
+          break
+        }
+        state[node] = 1
+        walk.append(node)
+        current = parentIndexes[node]
+      }
+      for node in walk {
+        state[node] = 2
+        broken[node] = endsInCycle
+      }
+    }
+    // Depths and roots, each computed once from the parent's.
+    var depth = [Int](repeating: -1, count: count)
+    var root = Array(0..<count)
+    for start in 0..<count where !broken[start] && depth[start] < 0 {
+      walk.removeAll(keepingCapacity: true)
+      var node = start
+      while depth[node] < 0, let parent = parentIndexes[node] {
+        walk.append(node)
+        node = parent
+      }
+      if depth[node] < 0 { depth[node] = 0 }
+      for child in walk.reversed() {
+        let parent = parentIndexes[child].unsafelyUnwrapped
+        depth[child] = depth[parent] + 1
+        root[child] = root[parent]
+        if depth[child] == maximumInheritanceDepth + 1 {
+          problems.append(
+            "entity '\(entities[child].name)' is more than \(maximumInheritanceDepth) levels of sub-entities "
+              + "below '\(entities[root[child]].name)'")
+        }
+      }
+    }
+    var ancestors = [[Int]](repeating: [], count: count)
+    for index in 0..<count {
+      guard !broken[index], depth[index] <= maximumInheritanceDepth else {
+        parentIndexes[index] = nil
+        ancestors[index] = [index]
+        continue
+      }
+      var chain = [index]
+      var current = parentIndexes[index]
+      while let next = current {
+        chain.append(next)
+        current = parentIndexes[next]
+      }
+      ancestors[index] = chain
+    }
+    return ancestors
+  }
+
+  /// `inheritance cycle: 'A' → 'B' → 'A'`, the names cut after eight.
+  private static func cycleProblem(_ names: [String]) -> String {
+    if names.count == 1 { return "entity '\(names[0])' inherits from itself" }
+    let shown = names.prefix(8).map { "'\($0)'" }
+    let path = (shown + (names.count > 8 ? ["…"] : []) + ["'\(names[0])'"]).joined(separator: " → ")
+    return "inheritance cycle of \(names.count) entities: \(path)"
   }
 
   /// The entity named `name`, or nil.

@@ -76,13 +76,20 @@ public struct CompiledFilter<Object>: Sendable {
 
   /// Parses and compiles predicate text.
   ///
-  /// - Throws: ``PredicateParseError`` when the text is not a predicate,
-  ///   ``PredicateCompileError`` when it cannot be compiled.
+  /// - Parameters:
+  ///   - format: The predicate text.
+  ///   - arguments: The values for the `%` specifiers, in order.
+  ///   - variables: Values for its `$VARIABLES`, by name without `$`.
+  ///   - limits: The longest text and the deepest nesting accepted.
+  ///   - resolver: How to read key paths from the objects.
+  /// - Throws: ``PredicateParseError`` when the text is not a predicate or
+  ///   exceeds `limits`, ``PredicateCompileError`` when it cannot be
+  ///   compiled.
   public init<Resolver: KeyResolver<Object>>(
     _ format: String, arguments: [FilterValue] = [], variables: [String: FilterValue] = [:],
-    resolver: Resolver
+    limits: PredicateLimits = .default, resolver: Resolver
   ) throws {
-    let syntax = try PredicateParser.parse(format, arguments: arguments)
+    let syntax = try PredicateParser.parse(format, arguments: arguments, limits: limits)
     if variables.isEmpty {
       try self.init(substituted: consume syntax, source: format, resolver: resolver)
     } else {

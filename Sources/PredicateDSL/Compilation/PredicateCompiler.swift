@@ -522,6 +522,20 @@ struct PredicateCompiler<Object>: Sendable {
     }
   }
 
+  /// `element IN collection` for each of `count` elements against a
+  /// collection computed for this object, as a hashed set when both are
+  /// longer than a scan is cheap; nil when scanning is as good, or the
+  /// right side is not a collection (the scan then reports it).
+  private static func computedMembership(
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, _ count: Int, _ other: FilterValue
+  ) -> ValueTest? {
+    guard operation == .in, count > 4, let candidates = other.collectionElements, candidates.count > 8 else {
+      return nil
+    }
+    let set = MembershipSet(candidates, folding: StringFolding(options))
+    return ValueTest { element in !element.isNull && set.contains(element) }
+  }
+
   /// `ANY`, `ALL` and `NONE`: the comparison applied to each element of the
   /// left side, which must be a collection (nil counts as empty).
   private func quantified(
@@ -544,9 +558,12 @@ struct PredicateCompiler<Object>: Sendable {
             "\(quantifier.keyword) needs a collection, found \(value.typeName) \(value.shortDescription)")
         }
         // A computed right side is applied element by element, so that a nil
-        // element is false before the right side's type is looked at.
+        // element is false before the right side's type is looked at. A
+        // computed collection on the right of `IN` is hashed once when both
+        // sides are long: O(n + m), not O(n·m).
         let test =
           prepared
+          ?? Self.computedMembership(operation, options: options, elements.count, other)
           ?? ValueTest { element throws(ValueFault) in
             try ValueTest.apply(operation, options: options, element, other)
           }

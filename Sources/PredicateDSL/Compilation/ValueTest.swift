@@ -185,7 +185,8 @@ struct ValueTest: Sendable {
       }
       let regex = try RegexPattern(pattern, options: options)
       return ValueTest { value throws(ValueFault) in
-        try stringOperand(value, for: name).map(regex.matches) ?? false
+        guard let subject = try stringOperand(value, for: name) else { return false }
+        return try regex.matches(subject)
       }
 
     case .in:

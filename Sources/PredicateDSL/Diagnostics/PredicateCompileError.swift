@@ -149,6 +149,9 @@ public struct PredicateEvaluationError: Error, Hashable, Sendable, CustomStringC
     public static let invalidPattern = Code("invalidPattern")
     /// A value that cannot be converted by `CAST`.
     public static let invalidCast = Code("invalidCast")
+    /// Work beyond a limit, such as a `MATCHES` pattern that outruns
+    /// ``PredicateLimits/regexBudget``: the answer is unknown.
+    public static let limitExceeded = Code("limitExceeded")
 
     /// The code's name, such as `typeMismatch`.
     public var description: String { name }

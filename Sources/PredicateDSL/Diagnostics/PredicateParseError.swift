@@ -112,8 +112,9 @@ public struct PredicateParseError: Error, Hashable, Sendable, CustomStringConver
     public static let invalidKeyPath = Code("invalidKeyPath")
     /// Nesting deeper than the parser's limit.
     public static let nestingTooDeep = Code("nestingTooDeep")
-    /// Text longer than ``SyntaxRange/maximumOffset`` bytes (4 GiB less one
-    /// byte), more than a syntax tree's offsets can hold.
+    /// Text longer than the length limit: ``PredicateLimits/maximumLength``
+    /// (1 MiB unless set), and never more than ``SyntaxRange/maximumOffset``
+    /// bytes (4 GiB less one byte), what a syntax tree's offsets can hold.
     public static let textTooLong = Code("textTooLong")
     /// Syntax of Apple's that this implementation does not support, such as
     /// `FUNCTION(…)` or `$x := …`.

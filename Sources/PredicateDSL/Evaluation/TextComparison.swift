@@ -89,9 +89,24 @@ enum TextComparison {
     case .contains:
       let first = needle[0]
       var start = 0
+      // A naive scan, cheap for the usual needle whose first byte is rare.
+      // Each candidate can cost a whole needle length: past a few of them a
+      // long needle switches to a linear search, so a needle of 100 KB in
+      // 2 MB of near-matches takes milliseconds, not minutes.
+      var candidates = 0
       while start <= count - n {
         let byte = lowercasing ? lowercasedASCII(subject[start]) : subject[start]
-        if byte == first, matches(at: start) { return true }
+        if byte == first {
+          if matches(at: start) { return true }
+          candidates += 1
+          if candidates > 16, n > 16 {
+            let found =
+              lowercasing
+              ? SubstringSearch.firstOccurrence(of: needle, in: subject, from: start + 1, transform: lowercasedASCII)
+              : SubstringSearch.firstOccurrence(of: needle, in: subject, from: start + 1)
+            return found != nil
+          }
+        }
         start += 1
       }
       return false
@@ -227,34 +242,46 @@ struct LikePattern: Sendable {
   private let elements: [Element]
   private let folding: StringFolding?
   private let shortcut: Shortcut
+  /// The pattern by scalars, for subjects on which the backtracking
+  /// matcher would take more than linear time.
+  private let segments: LikeSegments
 
   init(_ pattern: String, folding: StringFolding?) {
     self.folding = folding
     let folded = folding?.fold(pattern) ?? pattern
     var elements: [Element] = []
+    var units: [LikeSegments.Unit?] = []
     var literal = ""
     var escaped = false
     for scalar in folded.unicodeScalars {
       if escaped {
         elements += String(scalar).utf8.map(Element.byte)
+        units.append(.scalar(scalar.value))
         literal.unicodeScalars.append(scalar)
         escaped = false
         continue
       }
       switch scalar {
       case "\\": escaped = true
-      case "*": elements.append(.anyRun)
-      case "?": elements.append(.anyOne)
+      case "*":
+        elements.append(.anyRun)
+        units.append(nil)
+      case "?":
+        elements.append(.anyOne)
+        units.append(.anyOne)
       default:
         elements += String(scalar).utf8.map(Element.byte)
+        units.append(.scalar(scalar.value))
         literal.unicodeScalars.append(scalar)
       }
     }
     if escaped {
       elements.append(.byte(UInt8(ascii: "\\")))
+      units.append(.scalar(UInt32(UInt8(ascii: "\\"))))
       literal += "\\"
     }
     self.elements = elements
+    segments = LikeSegments(units)
     // The common shapes need no matcher: `abc`, `abc*`, `*abc`, `*abc*`.
     let inner = elements.drop(while: { $0 == .anyRun }).reversed().drop(while: { $0 == .anyRun })
     let leadingRun = elements.first == .anyRun
@@ -288,9 +315,12 @@ struct LikePattern: Sendable {
     return TextComparison.withUTF8(folding.fold(subject)) { match($0, lowercasing: false) }
   }
 
-  /// Wildcard matching that remembers the last `*` and retries from it:
-  /// O(n·m) at worst, no recursion.
+  /// Wildcard matching that remembers the last `*` and retries from it,
+  /// no recursion. Fast on usual text, but O(n·m) at worst: past a number
+  /// of steps linear in the lengths it hands over to ``LikeSegments``.
   private func match(_ subject: UnsafeBufferPointer<UInt8>, lowercasing: Bool) -> Bool {
+    var steps = 0
+    let stepLimit = subject.count + elements.count + 1_024
     @inline(__always) func scalarEnd(after start: Int) -> Int {
       var end = start + 1
       while end < subject.count, subject[end] & 0xC0 == 0x80 { end += 1 }
@@ -322,6 +352,8 @@ struct LikePattern: Sendable {
         }
       }
       guard starPattern >= 0 else { return false }
+      steps += p - starPattern
+      if steps > stepLimit { return matchBySegments(subject, lowercasing: lowercasing) }
       p = starPattern + 1
       starSubject = scalarEnd(after: starSubject)
       s = starSubject
@@ -329,42 +361,16 @@ struct LikePattern: Sendable {
     while p < elements.count, elements[p] == .anyRun { p += 1 }
     return p == elements.count
   }
-}
 
-/// A compiled `MATCHES` pattern: an ICU regular expression that must match
-/// the whole string.
-struct RegexPattern: @unchecked Sendable {
-  // @unchecked: NSRegularExpression is immutable after creation and documented
-  // as safe to use from several threads at once.
-  private let expression: NSRegularExpression
-  private let folding: StringFolding?
-
-  /// Compiles the pattern.
-  ///
-  /// - Throws: The message of ICU's complaint when the pattern is invalid.
-  init(_ pattern: String, options: ComparisonSyntax.Options) throws(ValueFault) {
-    var flags: NSRegularExpression.Options = []
-    if options.contains(.caseInsensitive) && !options.contains(.normalized) {
-      flags.insert(.caseInsensitive)
+  /// The match by segments, on the subject's scalars (ASCII lowercased
+  /// when asked).
+  private func matchBySegments(_ subject: UnsafeBufferPointer<UInt8>, lowercasing: Bool) -> Bool {
+    var scalars: [UInt32] = []
+    scalars.reserveCapacity(subject.count)
+    for scalar in String(decoding: subject, as: UTF8.self).unicodeScalars {
+      let value = scalar.value
+      scalars.append(lowercasing && value < 0x80 ? UInt32(TextComparison.lowercasedASCII(UInt8(value))) : value)
     }
-    // [d] folds the pattern's text and the subject alike; [c] is the
-    // expression's own case-insensitive flag, which knows character classes.
-    var diacritics = ComparisonSyntax.Options.diacriticInsensitive
-    if options.contains(.normalized) { diacritics.insert(.normalized) }
-    folding = options.contains(.diacriticInsensitive) ? StringFolding(diacritics) : nil
-    let text = folding?.fold(pattern) ?? pattern
-    do {
-      // Check the pattern alone first: wrapped, `a)|(b` would be accepted.
-      _ = try NSRegularExpression(pattern: text, options: flags)
-      expression = try NSRegularExpression(pattern: "\\A(?:" + text + ")\\z", options: flags)
-    } catch {
-      throw ValueFault(.invalidPattern, "invalid regular expression \(ExpressionSyntax(.constant(.string(pattern))))")
-    }
-  }
-
-  func matches(_ subject: String) -> Bool {
-    let text = folding?.fold(subject) ?? subject
-    let range = NSRange(location: 0, length: text.utf16.count)
-    return expression.firstMatch(in: text, options: [], range: range) != nil
+    return scalars.withUnsafeBufferPointer { segments.matches($0) }
   }
 }

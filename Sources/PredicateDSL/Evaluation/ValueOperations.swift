@@ -6,13 +6,16 @@ internal import Foundation
 
 extension FilterValue {
   /// Key-value coding's `valueForKey:`: a record's entry (nil when
-  /// missing), mapped over the elements of a collection; nil on anything else.
+  /// missing), mapped over the elements of a collection; `self` is the
+  /// value itself and a string's `length` its length in UTF-16 units, as
+  /// `NSString`'s; nil on anything else.
   package func value(forKey key: String) -> FilterValue {
     switch self {
     case .record(let record): record[key] ?? .null
     case .array(let elements): .array(elements.map { $0.value(forKey: key) })
     case .set(let elements): .set(Set(elements.map { $0.value(forKey: key) }))
-    default: .null
+    case .string(let text) where key == "length": .int(Int64(text.utf16.count))
+    default: key == "self" ? self : .null
     }
   }
 
@@ -279,6 +282,18 @@ package enum Arithmetic {
 package enum Casting {
   static let supportedClasses: Set<String> = ["NSNumber", "NSString", "NSDate", "NSUUID", "NSArray", "NSSet"]
 
+  /// The number a string casts to, the one rule for constants folded while
+  /// parsing and for values cast during evaluation: surrounding spaces
+  /// ignored, an integer when the text is one that fits 64 bits, otherwise
+  /// a double as Swift reads it (`1e999` is infinity, as `doubleValue`
+  /// gives on Apple's platforms); nil for text that is not a number.
+  static func number(from text: String) -> FilterValue? {
+    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    if let int = Int64(trimmed) { return .int(int) }
+    if let double = Double(trimmed) { return .double(double) }
+    return nil
+  }
+
   /// `CAST(value, type)`; nil stays nil.
   package static func cast(_ value: FilterValue, to type: String) throws(ValueFault) -> FilterValue {
     if value.isNull { return .null }
@@ -290,10 +305,8 @@ package enum Casting {
     case ("NSNumber", .int), ("NSNumber", .double): return value
     case ("NSNumber", .date(let seconds)): return .double(seconds)
     case ("NSNumber", .string(let text)):
-      let trimmed = text.trimmingCharacters(in: .whitespaces)
-      if let int = Int64(trimmed) { return .int(int) }
-      if let double = Double(trimmed), double.isFinite { return .double(double) }
-      throw fail()
+      guard let number = number(from: text) else { throw fail() }
+      return number
     case ("NSString", .string): return value
     case ("NSString", .int(let int)): return .string(String(int))
     case ("NSString", .bool(let bool)): return .string(bool ? "1" : "0")

@@ -161,6 +161,11 @@ extension Parser {
           expected: ["key"], found: describe(component))
       }
       return (path, component.end)
+    case .keyword(.self) where lexer.text(component.start, component.end) == "self":
+      // `x.@max.self`, as Apple writes it: key-value coding's `self`, the
+      // value itself (printed back as `#self`).
+      advance()
+      return ("self", component.end)
     case .keyword:
       throw reservedWordAsKey()
     case .variable:

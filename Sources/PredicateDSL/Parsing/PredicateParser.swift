@@ -43,10 +43,38 @@ public enum PredicateParser {
   /// - Throws: ``PredicateParseError`` for text that does not follow the
   ///   grammar, and for arguments that are missing, extra or of the wrong kind.
   /// - Complexity: O(*n*) in the length of `format` and the size of the arguments.
+  /// - Note: Text longer than ``PredicateLimits/defaultMaximumLength`` is
+  ///   refused; ``parse(_:arguments:limits:)`` takes other limits.
   public static func parse(
     _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
   ) throws(PredicateParseError) -> PredicateSyntax {
     try parse(format, arguments: arguments, maximumDepth: maximumDepth, exactPairs: false)
+  }
+
+  /// Parses a predicate format string within the given limits.
+  ///
+  /// ```swift
+  /// let limits = PredicateLimits(maximumLength: 64 * 1024, maximumDepth: 32)
+  /// let syntax = try PredicateParser.parse(clientText, limits: limits)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - format: The predicate text.
+  ///   - arguments: The values for the `%` specifiers, in order.
+  ///   - limits: The longest text and the deepest nesting accepted. Text
+  ///     longer than `limits.maximumLength` is refused before it is read.
+  /// - Returns: The syntax tree, arguments substituted.
+  /// - Throws: ``PredicateParseError``, with
+  ///   ``PredicateParseError/Code/textTooLong`` for text over the length
+  ///   limit and ``PredicateParseError/Code/nestingTooDeep`` for nesting over
+  ///   the depth limit.
+  /// - Complexity: O(*n*) in the length of `format` and the size of the arguments.
+  public static func parse(
+    _ format: String, arguments: [FilterValue] = [], limits: PredicateLimits
+  ) throws(PredicateParseError) -> PredicateSyntax {
+    try parse(
+      format, arguments: arguments, maximumDepth: limits.maximumDepth, maximumLength: limits.maximumLength,
+      exactPairs: false)
   }
 
   /// Parses a predicate format string into a tree that is kept, as a
@@ -57,7 +85,8 @@ public enum PredicateParser {
   /// parser's loop makes longer chains slower to parse.
   @inline(__always)
   package static func parse(
-    _ format: String, arguments: [FilterValue], maximumDepth: Int = defaultMaximumDepth, exactPairs: Bool
+    _ format: String, arguments: [FilterValue], maximumDepth: Int = defaultMaximumDepth,
+    maximumLength: Int = PredicateLimits.defaultMaximumLength, exactPairs: Bool
   ) throws(PredicateParseError) -> PredicateSyntax {
     var text = format
     // The outcome leaves the closure through locals: `withUTF8` rethrows
@@ -68,7 +97,8 @@ public enum PredicateParser {
     text.withUTF8 { bytes in
       var parser = Parser(
         bytes: bytes, source: format, arguments: arguments, maximumDepth: maximumDepth,
-        inlineDepth: min(maximumDepth, inlineDepth))
+        inlineDepth: min(maximumDepth, inlineDepth),
+        maximumLength: min(max(maximumLength, 0), SyntaxRange.maximumOffset))
       parser.exactPairs = exactPairs
       do throws(PredicateParseError) {
         syntax = try parser.parseWholePredicate()
@@ -256,6 +286,33 @@ struct Parser {
       at: SyntaxRange(offset, offset))
   }
 
+  /// For a format with a specifier in quotes (`name == '%@'`, a classic
+  /// slip): a hint that says the quoted specifier is literal text, with the
+  /// format as it was probably meant, its quotes removed. Nil otherwise.
+  @inline(never)
+  func quotedSpecifierHint() -> String? {
+    var scanner = PredicateLexer(lexer.bytes)
+    var unquoted = ""
+    var copied = 0
+    var found = false
+    while true {
+      let token = scanner.next()
+      if token.kind == .end { break }
+      guard token.kind == .string || token.kind == .escapedString, token.end - token.start >= 4 else { continue }
+      let inner = scanner.text(token.start + 1, token.end - 1)
+      let letters = inner.dropFirst()
+      guard inner.first == "%", letters.count <= 3,
+        letters.allSatisfy({ $0 == "@" || ($0.isASCII && $0.isLetter) })
+      else { continue }
+      unquoted += scanner.text(copied, token.start) + inner
+      copied = token.end
+      found = true
+    }
+    guard found else { return nil }
+    unquoted += scanner.text(copied, lexer.bytes.count)
+    return "a specifier inside quotes is literal text, not a placeholder; without the quotes: \(unquoted)"
+  }
+
   @inline(never)
   func nestingTooDeep() -> PredicateParseError {
     error(.nestingTooDeep, "nesting is deeper than the limit of \(maximumDepth) levels", at: token.range)
@@ -278,7 +335,7 @@ struct Parser {
       throw error(
         .extraArguments,
         "too many arguments: the format uses \(argumentIndex), but \(arguments.count) were given",
-        at: token.range)
+        at: token.range, suggestion: quotedSpecifierHint())
     }
     return predicate
   }

@@ -48,9 +48,7 @@ extension ExpressionSyntax {
     case ("NSDate", .double(let seconds)):
       return .date(secondsSinceReferenceDate: seconds)
     case ("NSNumber", .string(let text)):
-      if let integer = Int64(text) { return .int(integer) }
-      if let real = Double(text) { return .double(real) }
-      return nil
+      return Casting.number(from: text)
     case ("NSUUID", .string(let text)):
       return UUIDText.parse(text).map(FilterValue.uuid)
     case ("NSData", .string(let text)):
