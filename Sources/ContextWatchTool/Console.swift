@@ -12,9 +12,65 @@ enum Console {
     fflush(nil)
   }
 
-  /// Every line of standard input, newline stripped, read lazily.
-  static var inputLines: AnySequence<String> {
-    AnySequence { AnyIterator { readLine(strippingNewline: true) } }
+  /// Writes an input line to standard output as it was read, then a
+  /// newline.
+  ///
+  /// - Precondition: `bytes` are UTF-8 (the JSON reader checked them), so
+  ///   decoding them replaces nothing and the bytes written are the bytes
+  ///   read.
+  static func echo(_ bytes: [UInt8]) {
+    print(String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// Every line of standard input as its bytes, `\n` or `\r\n` stripped,
+  /// read lazily. The bytes are not decoded: a reader that needs text
+  /// checks that they are UTF-8 and reports where they are not.
+  static var inputLines: AnySequence<[UInt8]> {
+    AnySequence { AnyIterator(InputLineReader()) }
+  }
+
+  /// Whether a line holds nothing but spaces, tabs and carriage returns.
+  static func isBlank(_ line: [UInt8]) -> Bool {
+    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+  }
+}
+
+/// Splits standard input into lines of bytes, reading it in blocks.
+private struct InputLineReader: IteratorProtocol {
+  private var block = [UInt8](repeating: 0, count: 1 << 16)
+  private var pending: [UInt8] = []
+  private var start = 0
+  /// Where the search for the next newline resumes: the bytes from
+  /// `start` up to here hold none, so a long line is scanned once.
+  private var scanned = 0
+  private var atEnd = false
+
+  mutating func next() -> [UInt8]? {
+    while true {
+      if let newline = pending[max(start, scanned)...].firstIndex(of: 0x0A) {
+        var end = newline
+        if end > start, pending[end - 1] == 0x0D { end -= 1 }
+        let line = Array(pending[start..<end])
+        start = newline + 1
+        scanned = start
+        return line
+      }
+      if atEnd {
+        guard start < pending.count else { return nil }
+        let line = Array(pending[start...])
+        start = pending.count
+        return line
+      }
+      scanned = pending.count - start
+      pending.removeFirst(start)
+      start = 0
+      let count = block.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+      if count > 0 {
+        pending.append(contentsOf: block[0..<count])
+      } else if count == 0 || errno != EINTR {
+        atEnd = true
+      }
+    }
   }
 }
 
