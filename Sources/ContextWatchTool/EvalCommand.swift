@@ -20,7 +20,10 @@ enum EvalCommand {
   static func run(_ arguments: [String]) -> Int32 {
     if arguments == ["--cases"] {
       for line in Console.inputLines {
-        print(answer(line).serialized)
+        switch line {
+        case .bytes(let bytes): print(answer(bytes).serialized)
+        case .tooLong(let length): print(inputError(Console.InputLine.tooLongMessage(length)).serialized)
+        }
       }
       return 0
     }
@@ -61,6 +64,13 @@ enum EvalCommand {
     for line in Console.inputLines {
       lineNumber += 1
       if Console.isBlank(line) { continue }
+      guard case .bytes(let line) = line else {
+        if case .tooLong(let length) = line {
+          Console.error("line \(lineNumber): \(Console.InputLine.tooLongMessage(length))")
+        }
+        failed = true
+        continue
+      }
       do {
         let record = try JSONValue.parse(line).filterValue()
         if try filter.evaluate(record) {

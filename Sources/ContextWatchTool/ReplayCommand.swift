@@ -74,7 +74,12 @@ enum ReplayCommand {
     if let path = options["--lists"] { isValid = addLists(path, to: replayer) && isValid }
     guard isValid else { return 1 }
     for line in Console.inputLines where !Console.isBlank(line) {
-      for answer in replayer.apply(line) { print(answer.serialized) }
+      switch line {
+      case .bytes(let bytes):
+        for answer in replayer.apply(bytes) { print(answer.serialized) }
+      case .tooLong(let length):
+        print(Replayer.refusal("line too long", problems: [Console.InputLine.tooLongMessage(length)]).serialized)
+      }
     }
     return 0
   }
@@ -702,7 +707,7 @@ final class Replayer {
     return text + rest
   }
 
-  private static func refusal(_ message: String, problems: [String]) -> JSONValue {
+  static func refusal(_ message: String, problems: [String]) -> JSONValue {
     .object([("error", .object([("message", .string(message)), ("problems", .array(problems.map(JSONValue.string)))]))])
   }
 }

@@ -111,4 +111,25 @@ struct JSONInputTests {
     #expect(outcome.status == 1)
     #expect(outcome.errorOutput == "context-watch: /nonexistent/schema.json: no such file\n")
   }
+
+  /// A line longer than 64 MiB is skipped without being held in memory,
+  /// and answered with an error; the next line is read as usual.
+  @Test func aLineLongerThan64MiBIsSkippedWithAnError() throws {
+    let long = [UInt8](repeating: UInt8(ascii: "x"), count: (64 << 20) + 1)
+    let input = long + [0x0A] + Array(#"{"format": "TRUEPREDICATE"}"#.utf8) + [0x0A]
+    let outcome = try CommandRunner.run(["eval", "--cases"], bytes: input)
+    #expect(outcome.status == 0)
+    #expect(
+      outcome.output.split(separator: "\n") == [
+        #"{"error":{"stage":"input","message":"the line is 67108865 bytes long, longer than the limit of 67108864 bytes (64 MiB); it was skipped"}}"#,
+        #"{"canonical":"TRUEPREDICATE","result":true}"#,
+      ])
+    let filtered = try CommandRunner.run(["eval", "TRUEPREDICATE"], bytes: long + [0x0A] + Array("{}\n".utf8))
+    #expect(filtered.status == 1)
+    #expect(filtered.output == "{}\n")
+    #expect(
+      filtered.errorOutput
+        == "line 1: the line is 67108865 bytes long, longer than the limit of 67108864 bytes (64 MiB); it was skipped\n"
+    )
+  }
 }
