@@ -1,7 +1,8 @@
 import PredicateDSL
 
 /// `context-watch check FORMAT [ARG...]`: prints the canonical form of the
-/// predicate, arguments substituted, or the rendered error and exit status 1.
+/// predicate, arguments substituted, on standard output; or the rendered
+/// error on standard error and exit status 1.
 enum CheckCommand {
   static func run(_ arguments: [String]) -> Int32 {
     guard let format = arguments.first else {
@@ -14,7 +15,7 @@ enum CheckCommand {
       print(syntax)
       return 0
     } catch {
-      print(error.detailedDescription())
+      Console.error(error.detailedDescription())
       return 1
     }
   }

@@ -13,12 +13,17 @@ import PredicateDSL
 /// for a line that is not a case. One bad line never stops the run.
 ///
 /// `eval [--count] FORMAT [ARG...]` filters JSON lines: it prints the input
-/// lines whose record matches, or with `--count` only how many matched.
+/// lines whose record matches, byte for byte, or with `--count` only how
+/// many matched. Input must be UTF-8: a line that is not is reported with
+/// the byte where it goes wrong, never rewritten.
 enum EvalCommand {
   static func run(_ arguments: [String]) -> Int32 {
     if arguments == ["--cases"] {
       for line in Console.inputLines {
-        print(answer(line).serialized)
+        switch line {
+        case .bytes(let bytes): print(answer(bytes).serialized)
+        case .tooLong(let length): print(inputError(Console.InputLine.tooLongMessage(length)).serialized)
+        }
       }
       return 0
     }
@@ -58,12 +63,19 @@ enum EvalCommand {
     var lineNumber = 0
     for line in Console.inputLines {
       lineNumber += 1
-      if line.allSatisfy(\.isWhitespace) { continue }
+      if Console.isBlank(line) { continue }
+      guard case .bytes(let line) = line else {
+        if case .tooLong(let length) = line {
+          Console.error("line \(lineNumber): \(Console.InputLine.tooLongMessage(length))")
+        }
+        failed = true
+        continue
+      }
       do {
         let record = try JSONValue.parse(line).filterValue()
         if try filter.evaluate(record) {
           count += 1
-          if !counting { print(line) }
+          if !counting { Console.echo(line) }
         }
       } catch let error as PredicateEvaluationError {
         Console.error("line \(lineNumber): \(error.detailedDescription())")
@@ -78,7 +90,7 @@ enum EvalCommand {
   }
 
   /// The answer to one input line.
-  static func answer(_ line: String) -> JSONValue {
+  static func answer(_ line: [UInt8]) -> JSONValue {
     let testCase: TestCase
     do {
       testCase = try TestCase(line)
@@ -136,7 +148,7 @@ enum EvalCommand {
       var description: String
     }
 
-    init(_ line: String) throws(Invalid) {
+    init(_ line: [UInt8]) throws(Invalid) {
       let json: JSONValue
       do {
         json = try JSONValue.parse(line)

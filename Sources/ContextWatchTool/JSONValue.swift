@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON value as the command line reads and writes it: integers stay exact
 /// 64-bit integers, Booleans stay Booleans, and objects keep their key order.
 ///
@@ -46,11 +48,23 @@ enum JSONValue: Equatable {
   }
 }
 
-/// An error reading JSON, with the UTF-8 offset where it was found.
+/// An error reading JSON: what is wrong and where, as a line (1-based) and
+/// a byte (1-based, counted in UTF-8 bytes from the start of that line).
 struct JSONParseError: Error, CustomStringConvertible {
   var message: String
+  /// The UTF-8 offset of the problem from the start of the text.
   var offset: Int
-  var description: String { "invalid JSON at offset \(offset): \(message)" }
+  var line: Int
+  /// The problem's byte in its line, 1-based.
+  var byte: Int
+  /// Whether the text has more than one line; the description names the
+  /// line only then.
+  var isMultiline: Bool
+
+  var description: String {
+    isMultiline
+      ? "invalid JSON at line \(line), byte \(byte): \(message)" : "invalid JSON at byte \(byte): \(message)"
+  }
 }
 
 extension JSONValue {
@@ -59,13 +73,20 @@ extension JSONValue {
 
   /// Reads one JSON value that fills `text` (surrounding white space aside).
   static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-    var reader = JSONReader(bytes: Array(text.utf8))
+    try parse(Array(text.utf8))
+  }
+
+  /// Reads one JSON value that fills `bytes` (surrounding white space
+  /// aside). The text must be UTF-8: an invalid sequence is an error at its
+  /// first byte, never replaced.
+  ///
+  /// - Complexity: O(*n*) in the bytes.
+  static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    var reader = JSONReader(bytes: bytes)
     reader.skipWhitespace()
     let value = try reader.readValue(depth: 0)
     reader.skipWhitespace()
-    guard reader.index == reader.bytes.count else {
-      throw JSONParseError(message: "unexpected text after the value", offset: reader.index)
-    }
+    guard reader.index == reader.bytes.count else { throw reader.fail("unexpected text after the value") }
     return value
   }
 
@@ -141,7 +162,58 @@ private struct JSONReader {
   }
 
   func fail(_ message: String) -> JSONParseError {
-    JSONParseError(message: message, offset: index)
+    fail(message, at: index)
+  }
+
+  /// An error at `offset`, with its line and byte in the line. Invalid
+  /// UTF-8 is named as such wherever it stands.
+  func fail(_ message: String, at offset: Int) -> JSONParseError {
+    var message = message
+    if offset < bytes.count, bytes[offset] >= 0x80, JSONReader.scalarLength(bytes, at: offset) == nil {
+      message = "invalid UTF-8 (byte 0x\(String(bytes[offset], radix: 16, uppercase: true)))"
+    }
+    var line = 1
+    var lineStart = 0
+    for position in 0..<min(offset, bytes.count) where bytes[position] == 0x0A {
+      line += 1
+      lineStart = position + 1
+    }
+    return JSONParseError(
+      message: message, offset: offset, line: line, byte: offset - lineStart + 1,
+      isMultiline: bytes.contains(0x0A))
+  }
+
+  /// The length of the well-formed UTF-8 sequence at `offset` (1 to 4), or
+  /// nil when the bytes there are not one: a stray continuation byte, a
+  /// truncated sequence, an overlong form, a surrogate or a value beyond
+  /// U+10FFFF.
+  static func scalarLength(_ bytes: [UInt8], at offset: Int) -> Int? {
+    let lead = bytes[offset]
+    let length: Int
+    var lower: UInt8 = 0x80
+    var upper: UInt8 = 0xBF
+    switch lead {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: length = 2
+    case 0xE0:
+      length = 3
+      lower = 0xA0
+    case 0xE1...0xEC, 0xEE...0xEF: length = 3
+    case 0xED:
+      length = 3
+      upper = 0x9F
+    case 0xF0:
+      length = 4
+      lower = 0x90
+    case 0xF1...0xF3: length = 4
+    case 0xF4:
+      length = 4
+      upper = 0x8F
+    default: return nil
+    }
+    guard offset + length <= bytes.count, (lower...upper).contains(bytes[offset + 1]) else { return nil }
+    for position in offset + 2..<offset + length where bytes[position] & 0xC0 != 0x80 { return nil }
+    return length
   }
 
   mutating func readValue(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -171,6 +243,7 @@ private struct JSONReader {
   mutating func readObject(depth: Int) throws(JSONParseError) -> JSONValue {
     index += 1
     var members: [(key: String, value: JSONValue)] = []
+    var keys: Set<String> = []
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
@@ -181,13 +254,14 @@ private struct JSONReader {
       guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
         throw fail("expected a string key")
       }
+      let keyOffset = index
       let key = try readString()
+      guard keys.insert(key).inserted else { throw fail("duplicate key \"\(key)\"", at: keyOffset) }
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
       index += 1
       skipWhitespace()
       let value = try readValue(depth: depth + 1)
-      if members.contains(where: { $0.key == key }) { throw fail("duplicate key \"\(key)\"") }
       members.append((key, value))
       skipWhitespace()
       guard index < bytes.count else { throw fail("expected ',' or '}', found end of input") }
@@ -224,42 +298,48 @@ private struct JSONReader {
     }
   }
 
+  /// Reads a string, its escapes decoded, checking that its text is UTF-8.
+  ///
+  /// - Complexity: O(*n*) in the string's bytes: runs of text are copied
+  ///   into one buffer, decoded once at the end.
   mutating func readString() throws(JSONParseError) -> String {
     index += 1
-    var scalars = String.UnicodeScalarView()
+    let start = index
+    var buffer: [UInt8] = []
     var runStart = index
-    func flush(_ end: Int) {
-      if runStart < end {
-        scalars.append(contentsOf: String(decoding: bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-      }
-    }
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        flush(index)
+        let end = index
         index += 1
-        return String(scalars)
+        if runStart == start { return String(decoding: bytes[start..<end], as: UTF8.self) }
+        buffer.append(contentsOf: bytes[runStart..<end])
+        return String(decoding: buffer, as: UTF8.self)
       }
       if byte < 0x20 { throw fail("control character in string") }
+      if byte >= 0x80 {
+        guard let length = JSONReader.scalarLength(bytes, at: index) else { throw fail("invalid UTF-8") }
+        index += length
+        continue
+      }
       if byte != UInt8(ascii: "\\") {
         index += 1
         continue
       }
-      flush(index)
+      buffer.append(contentsOf: bytes[runStart..<index])
       guard index + 1 < bytes.count else { break }
       let escape = bytes[index + 1]
       index += 2
       switch escape {
-      case UInt8(ascii: "\""): scalars.append("\"")
-      case UInt8(ascii: "\\"): scalars.append("\\")
-      case UInt8(ascii: "/"): scalars.append("/")
-      case UInt8(ascii: "b"): scalars.append("\u{08}")
-      case UInt8(ascii: "f"): scalars.append("\u{0C}")
-      case UInt8(ascii: "n"): scalars.append("\n")
-      case UInt8(ascii: "r"): scalars.append("\r")
-      case UInt8(ascii: "t"): scalars.append("\t")
+      case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
+      case UInt8(ascii: "b"): buffer.append(0x08)
+      case UInt8(ascii: "f"): buffer.append(0x0C)
+      case UInt8(ascii: "n"): buffer.append(0x0A)
+      case UInt8(ascii: "r"): buffer.append(0x0D)
+      case UInt8(ascii: "t"): buffer.append(0x09)
       case UInt8(ascii: "u"):
         let unit = try readHex4()
+        let scalar: Unicode.Scalar
         if (0xD800...0xDBFF).contains(unit) {
           guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
             bytes[index + 1] == UInt8(ascii: "u")
@@ -267,13 +347,14 @@ private struct JSONReader {
           index += 2
           let low = try readHex4()
           guard (0xDC00...0xDFFF).contains(low),
-            let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+            let pair = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
           else { throw fail("invalid surrogate pair") }
-          scalars.append(scalar)
+          scalar = pair
         } else {
-          guard let scalar = Unicode.Scalar(unit) else { throw fail("unpaired surrogate in \\u escape") }
-          scalars.append(scalar)
+          guard let single = Unicode.Scalar(unit) else { throw fail("unpaired surrogate in \\u escape") }
+          scalar = single
         }
+        buffer.append(contentsOf: String(scalar).utf8)
       default:
         throw fail("invalid escape in string")
       }
@@ -334,8 +415,39 @@ private struct JSONReader {
     let text = String(decoding: bytes[start..<index], as: UTF8.self)
     if isInteger, let integer = Int64(text) { return .int(integer) }
     guard let real = Double(text), real.isFinite else {
-      throw JSONParseError(message: "number \(text) is out of range", offset: start)
+      throw fail("number \(text) is out of range", at: start)
     }
     return .double(real)
+  }
+}
+
+extension JSONValue {
+  /// A file that could not be read.
+  struct FileError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// The bytes of the file at `path`.
+  ///
+  /// - Throws: ``FileError`` when there is no such file or it cannot be
+  ///   read.
+  static func contents(ofFile path: String) throws(FileError) -> [UInt8] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw FileError(description: "no such file")
+    }
+    guard !isDirectory.boolValue else { throw FileError(description: "is a directory, not a file") }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw FileError(description: "the file cannot be read")
+    }
+    return Array(data)
+  }
+
+  /// Reads the JSON value that fills the file at `path`.
+  ///
+  /// - Throws: ``FileError`` when the file cannot be read, or
+  ///   ``JSONParseError`` (with line and byte) when it is not UTF-8 JSON.
+  static func parse(file path: String) throws -> JSONValue {
+    try parse(contents(ofFile: path))
   }
 }

@@ -38,9 +38,9 @@ enum ListFile {
   /// The lists of a file, and the problems of those that could not be
   /// read (they are left out).
   ///
-  /// - Throws: When the file cannot be read or is not JSON.
+  /// - Throws: When the file cannot be read or is not UTF-8 JSON.
   static func read(_ path: String) throws -> (lists: [List], problems: [Problem]) {
-    try lists(in: JSONValue.parse(String(contentsOfFile: path, encoding: .utf8)))
+    try lists(in: JSONValue.parse(file: path))
   }
 
   /// The lists a file's JSON describes, and the problems of those that

@@ -46,32 +46,63 @@ enum ReplayCommand {
   static func run(_ arguments: [String]) -> Int32 {
     var options: [String: String] = [:]
     var rest = arguments[...]
-    while let flag = rest.first, ["--schema", "--watches", "--lists"].contains(flag), rest.count >= 2 {
-      options[flag] = rest.dropFirst().first
+    while let flag = rest.first {
+      guard ["--schema", "--watches", "--lists"].contains(flag) else {
+        Console.error("context-watch: replay: unknown argument '\(flag)'\n\(usage)")
+        return 64
+      }
+      guard let value = rest.dropFirst().first else {
+        Console.error("context-watch: replay: \(flag) needs a file\n\(usage)")
+        return 64
+      }
+      guard options[flag] == nil else {
+        Console.error("context-watch: replay: \(flag) is given twice; give each file once\n\(usage)")
+        return 64
+      }
+      options[flag] = value
       rest = rest.dropFirst(2)
     }
-    guard rest.isEmpty, let schemaPath = options["--schema"] else {
+    guard let schemaPath = options["--schema"] else {
       Console.error(usage)
       return 64
     }
-    let schema: ObjectSchema
-    do {
-      schema = try ObjectSchema(contentsOf: URL(fileURLWithPath: schemaPath))
-    } catch {
-      Console.error("context-watch: \(schemaPath): invalid schema")
-      for problem in error.problems { Console.error("  - \(problem)") }
-      return 1
-    }
+    guard let schema = readSchema(schemaPath) else { return 1 }
     let replayer = Replayer(schema: schema)
     // Both files are checked, so that one run reports every problem.
     var isValid = true
     if let path = options["--watches"] { isValid = addWatches(path, to: replayer) }
     if let path = options["--lists"] { isValid = addLists(path, to: replayer) && isValid }
     guard isValid else { return 1 }
-    for line in Console.inputLines where !line.allSatisfy(\.isWhitespace) {
-      for answer in replayer.apply(line) { print(answer.serialized) }
+    for line in Console.inputLines where !Console.isBlank(line) {
+      switch line {
+      case .bytes(let bytes):
+        for answer in replayer.apply(bytes) { print(answer.serialized) }
+      case .tooLong(let length):
+        print(Replayer.refusal("line too long", problems: [Console.InputLine.tooLongMessage(length)]).serialized)
+      }
     }
     return 0
+  }
+
+  /// The schema of a file, or nil after reporting why there is none: the
+  /// file is read as UTF-8 JSON first, so that a syntax error has its line
+  /// and byte.
+  private static func readSchema(_ path: String) -> ObjectSchema? {
+    let bytes: [UInt8]
+    do {
+      bytes = try JSONValue.contents(ofFile: path)
+      _ = try JSONValue.parse(bytes)
+    } catch {
+      Console.error("context-watch: \(path): \(error)")
+      return nil
+    }
+    do {
+      return try ObjectSchema(json: Data(bytes))
+    } catch {
+      Console.error("context-watch: \(path): invalid schema")
+      for problem in error.problems { Console.error("  - \(problem)") }
+      return nil
+    }
   }
 
   /// Adds the watches of a file, or reports every problem of the file on
@@ -130,45 +161,102 @@ enum WatchFile {
     var messages: [String]
   }
 
+  /// The fields a watch may have, in the order messages name them.
+  static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys"]
+
   /// The watches of a file, and the problems of those that could not be
   /// read (they are left out).
+  ///
+  /// - Throws: When the file cannot be read, is not UTF-8 JSON, or is not
+  ///   an array.
   static func read(_ path: String) throws -> (watches: [Watch], problems: [String]) {
-    let text = try String(contentsOfFile: path, encoding: .utf8)
-    guard case .array(let items) = try JSONValue.parse(text) else {
-      throw Problems(messages: ["the watches file is a JSON array of watches"])
+    try watches(in: JSONValue.parse(file: path))
+  }
+
+  /// The watches a file's JSON describes, and the problems of those that
+  /// could not be read: each message names the watch by its id, or by its
+  /// place in the file when it has none.
+  static func watches(in json: JSONValue) throws -> (watches: [Watch], problems: [String]) {
+    guard case .array(let items) = json else {
+      throw Problems(messages: ["the watches file is a JSON array of watches, not \(json.typeName)"])
     }
     var watches: [Watch] = []
     var problems: [String] = []
+    var places: [String: Int] = [:]
     for (index, item) in items.enumerated() {
-      guard case .string(let id)? = item["id"], case .string(let entity)? = item["entity"],
-        case .string(let predicate)? = item["predicate"]
-      else {
-        problems.append("watches[\(index)]: needs \"id\", \"entity\" and \"predicate\" strings")
+      guard case .object(let members) = item else {
+        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.typeName)")
         continue
       }
-      do {
-        var options = WatchOptions(label: id)
-        if let events = item["events"] { options.events = try eventSet(events) }
-        if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
-        if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
-        let arguments = try JSONValue.formatArguments(item["args"], field: "args")
-        watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
-      } catch {
-        problems.append("watch '\(id)': \(error)")
+      guard case .string(let id)? = item["id"] else {
+        let found = item["id"].map { ", not \($0.typeName)" } ?? ""
+        problems.append("watches[\(index)]: needs an \"id\" string\(found)")
+        continue
       }
+      var messages: [String] = []
+      func problem(_ text: String) { messages.append("watch '\(id)': \(text)") }
+      if let first = places[id] {
+        problem("the id is taken by watches[\(first)]; each watch needs an id of its own")
+      } else {
+        places[id] = index
+      }
+      for (key, _) in members where !fields.contains(key) {
+        problem("unknown field '\(key)' (fields: \(fields.joined(separator: ", ")))")
+      }
+      func string(_ field: String, _ article: String) -> String? {
+        switch item[field] {
+        case .string(let text)?: return text
+        case nil: problem("needs \(article) \"\(field)\" string")
+        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.typeName)")
+        }
+        return nil
+      }
+      let entity = string("entity", "an")
+      let predicate = string("predicate", "a")
+      var options = WatchOptions(label: id)
+      var arguments: [FilterValue] = []
+      do {
+        if let events = item["events"] { options.events = try eventSet(events) }
+      } catch {
+        problem(error.description)
+      }
+      do {
+        if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
+      } catch {
+        problem(error.description)
+      }
+      do {
+        if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
+      } catch {
+        problem(error.description)
+      }
+      do {
+        arguments = try JSONValue.formatArguments(item["args"], field: "args")
+      } catch {
+        problem(error.description)
+      }
+      problems += messages
+      guard messages.isEmpty, let entity, let predicate else { continue }
+      watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
     }
     return (watches, problems)
   }
 
-  private static func strings(_ value: JSONValue, _ field: String) throws -> [String] {
-    guard case .array(let items) = value else { throw Problems(messages: ["\"\(field)\" is an array of strings"]) }
-    return try items.map { item in
-      guard case .string(let text) = item else { throw Problems(messages: ["\"\(field)\" is an array of strings"]) }
-      return text
+  private static func strings(_ value: JSONValue, _ field: String) throws(Problems) -> [String] {
+    guard case .array(let items) = value else {
+      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.typeName)"])
     }
+    var texts: [String] = []
+    for (index, item) in items.enumerated() {
+      guard case .string(let text) = item else {
+        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.typeName)"])
+      }
+      texts.append(text)
+    }
+    return texts
   }
 
-  private static func eventSet(_ value: JSONValue) throws -> WatchEvents {
+  private static func eventSet(_ value: JSONValue) throws(Problems) -> WatchEvents {
     var events: WatchEvents = []
     for name in try strings(value, "events") {
       guard let event = WatchEvent(rawValue: name) else {
@@ -256,7 +344,7 @@ final class Replayer {
 
   /// The answers to one input line: the save's, then each watch's, then
   /// each list's.
-  func apply(_ line: String) -> [JSONValue] {
+  func apply(_ line: [UInt8]) -> [JSONValue] {
     let answer = context.performAndWait { _ in applyOnQueue(line) }
     let deliveries = delivered.withLock { taken in
       defer { taken = [] }
@@ -270,15 +358,25 @@ final class Replayer {
   }
 
   /// One line per watch that saw something, in watch order.
+  ///
+  /// - Complexity: O(*m* + *w*) for *m* matches in the delivery and *w*
+  ///   watches (sorting refs aside): the attribution is indexed by watch
+  ///   once, not searched once per watch and event.
   private func watchLines(_ changes: ContextChanges) -> [JSONValue] {
-    watches.compactMap { watch in
-      let events = WatchEvent.allCases.map { event in
-        (event, changes.objectIDs(for: watch.id, event).map(ref).sorted())
+    let events = WatchEvent.allCases
+    var seen: [WatchID: [[String]]] = [:]
+    for attribution in changes.attribution {
+      let name = ref(attribution.objectID)
+      for match in attribution.matches {
+        guard let slot = events.firstIndex(of: match.event) else { continue }
+        seen[match.watch, default: Array(repeating: [], count: events.count)][slot].append(name)
       }
-      guard events.contains(where: { !$0.1.isEmpty }) else { return nil }
+    }
+    return watches.compactMap { watch in
+      guard let refs = seen[watch.id] else { return nil }
       return .object(
         [("save", .int(Int64(changes.sequenceNumber))), ("watch", .string(watch.label))]
-          + events.map { ($0.0.rawValue, .array($0.1.map(JSONValue.string))) })
+          + zip(events, refs).map { ($0.rawValue, .array($1.sorted().map(JSONValue.string))) })
     }
   }
 
@@ -311,7 +409,9 @@ final class Replayer {
     ])
   }
 
-  /// The caller's ref of an object, or its identifier when it has none.
+  /// The caller's ref of an object. Every object the replay prints was
+  /// inserted by a line and keeps its ref; the identifier stands in only
+  /// should that invariant break.
   private func ref(_ id: ObjectID) -> String { refs[id] ?? id.description }
 
   /// An input problem: collected, so that one answer lists them all.
@@ -319,7 +419,7 @@ final class Replayer {
     var problems: [String]
   }
 
-  private func applyOnQueue(_ line: String) -> JSONValue {
+  private func applyOnQueue(_ line: [UInt8]) -> JSONValue {
     let change: JSONValue
     do {
       change = try JSONValue.parse(line)
@@ -330,8 +430,10 @@ final class Replayer {
     var added: [String] = []
     do {
       try apply(change, problems: &problems, added: &added)
+    } catch let refusal as Refusal {
+      problems += refusal.problems
     } catch {
-      problems.append("\(error)")
+      problems.append(naming("\(error)"))
     }
     if !problems.isEmpty {
       undo(added)
@@ -339,7 +441,11 @@ final class Replayer {
     }
     let author: String? = if case .string(let name)? = change["author"] { name } else { nil }
     do {
-      guard let save = try context.save(author: author) else {
+      let save = try context.save(author: author)
+      // An object inserted and deleted on the same line was never saved:
+      // its ref is free again, as if the line had not named it.
+      forgetUnsaved(added)
+      guard let save else {
         return .object([("save", .null), ("inserted", .array([])), ("updated", .array([])), ("deleted", .array([]))])
       }
       return output(save)
@@ -380,8 +486,10 @@ final class Replayer {
         refs[object.objectID] = ref
         added.append(ref)
         pending.append((object, ref, try fields(item["values"], place)))
+      } catch let refusal as Refusal {
+        problems += refusal.problems
       } catch {
-        problems.append("\(place): \(error)")
+        problems.append("\(place): \(naming("\(error)"))")
       }
     }
     for (index, item) in try list(change["update"], "update").enumerated() {
@@ -400,8 +508,10 @@ final class Replayer {
       for (key, value) in values {
         do {
           try set(key, of: object, to: value)
+        } catch let refusal as Refusal {
+          problems += refusal.problems.map { "'\(ref)'.\(key): \($0)" }
         } catch {
-          problems.append("'\(ref)'.\(key): \(error)")
+          problems.append("'\(ref)'.\(key): \(naming("\(error)"))")
         }
       }
     }
@@ -414,7 +524,11 @@ final class Replayer {
         problems.append("delete[\(index)]: unknown ref '\(ref)'")
         continue
       }
-      try context.delete(object)
+      do {
+        try context.delete(object)
+      } catch {
+        problems.append("delete[\(index)]: \(naming("\(error)"))")
+      }
     }
   }
 
@@ -458,6 +572,17 @@ final class Replayer {
     try context.setTargets(destinations, forKey: key, of: object)
   }
 
+  /// Forgets the refs a saved line added for objects it also deleted: they
+  /// were never saved.
+  private func forgetUnsaved(_ added: [String]) {
+    for ref in added {
+      if let object = objects[ref], object.isDeleted {
+        objects[ref] = nil
+        refs[object.objectID] = nil
+      }
+    }
+  }
+
   /// Forgets the refs of a refused line and rolls the context back.
   private func undo(_ added: [String]) {
     context.rollback()
@@ -469,6 +594,7 @@ final class Replayer {
   // MARK: Output
 
   private func output(_ save: ContextSave) -> JSONValue {
+    let touched = Set(save.inserted.map(\.objectID) + save.updated.map(\.objectID) + save.deleted.map(\.objectID))
     func values(_ snapshot: ObjectSnapshot) -> JSONValue {
       .object(snapshot.keys.compactMap { key in snapshot.property(key).map { (key, json($0)) } })
     }
@@ -488,7 +614,7 @@ final class Replayer {
           ("ref", .string(ref(update.objectID))), ("entity", .string(update.after.entityName)),
           (
             "changed",
-            .object(update.changes.map { ($0.key, .object([("old", json($0.old)), ("new", json($0.new))])) })
+            .object(update.changes.map { ($0.key, change($0.old, $0.new, touched: touched)) })
           ),
         ])
       )
@@ -516,21 +642,72 @@ final class Replayer {
     switch value {
     case .attribute(let value): JSONValue(value)
     case .relationship(.toOne(let id)): id.map { .string(ref($0)) } ?? .null
-    case .relationship(.toMany(let ids)): .array(ids.map { .string(ref($0)) }.sorted { $0.serialized < $1.serialized })
+    case .relationship(.toMany(let ids)): refList(ids)
     }
   }
 
-  /// Replaces `Entity #N` in a message by `Entity 'ref'`.
+  /// Refs as a JSON array, sorted.
+  private func refList(_ ids: some Sequence<ObjectID>) -> JSONValue {
+    .array(ids.map(ref).sorted().map(JSONValue.string))
+  }
+
+  /// A changed key: `{"old", "new"}` for an attribute or a to-one
+  /// relationship; `{"added", "removed"}` refs for a to-many relationship,
+  /// so that a set that grows by one member per save prints one ref per
+  /// save, not the whole set.
+  ///
+  /// Every relationship has an inverse, so an object joins or leaves a
+  /// to-many relationship only when its own inverse changes in the same
+  /// save: the members added and removed are among the save's objects
+  /// (`touched`). When those are fewer than the set's members, only they
+  /// are looked up, and a set growing by one member per line costs O(1) per
+  /// line, not O(*n*). A count that does not add up falls back to comparing
+  /// the whole sets.
+  private func change(_ old: PropertyValue, _ new: PropertyValue, touched: Set<ObjectID>) -> JSONValue {
+    guard case .relationship(.toMany(let before)) = old, case .relationship(.toMany(let after)) = new else {
+      return .object([("old", json(old)), ("new", json(new))])
+    }
+    var added: [ObjectID] = []
+    var removed: [ObjectID] = []
+    if touched.count < before.count + after.count {
+      for id in touched {
+        switch (before.contains(id), after.contains(id)) {
+        case (false, true): added.append(id)
+        case (true, false): removed.append(id)
+        default: break
+        }
+      }
+    }
+    if added.count - removed.count != after.count - before.count || touched.count >= before.count + after.count {
+      added = Array(after.subtracting(before))
+      removed = Array(before.subtracting(after))
+    }
+    return .object([("added", refList(added)), ("removed", refList(removed))])
+  }
+
+  /// Replaces each object identifier (`#N`) in a library's message by the
+  /// ref of its object (`'ref'`), so that `Person #3 is deleted` reads
+  /// `Person 'ann' is deleted`.
+  ///
+  /// - Complexity: O(*n*) in the message's length, whatever the number of
+  ///   refs.
   private func naming(_ message: String) -> String {
-    var text = message
-    for (id, ref) in refs.sorted(by: { $0.key.description.count > $1.key.description.count })
-    where text.contains(id.description) {
-      text = text.replacingOccurrences(of: id.description, with: "'\(ref)'")
+    var text = ""
+    var rest = message[...]
+    while let hash = rest.firstIndex(of: "#") {
+      text += rest[..<hash]
+      let digits = rest[rest.index(after: hash)...].prefix(while: { $0.isASCII && $0.isNumber })
+      if let number = UInt64(digits), let name = refs[ObjectID(rawValue: number)] {
+        text += "'\(name)'"
+      } else {
+        text += rest[hash..<digits.endIndex]
+      }
+      rest = rest[digits.endIndex...]
     }
-    return text
+    return text + rest
   }
 
-  private static func refusal(_ message: String, problems: [String]) -> JSONValue {
+  static func refusal(_ message: String, problems: [String]) -> JSONValue {
     .object([("error", .object([("message", .string(message)), ("problems", .array(problems.map(JSONValue.string)))]))])
   }
 }

@@ -32,8 +32,9 @@ struct CommandLineTests {
   @Test func checkRendersErrorsAndExitsOne() throws {
     let outcome = try CommandRunner.run(["check", "name BEGINSWITHH 'A'"])
     #expect(outcome.status == 1)
+    #expect(outcome.output == "")
     #expect(
-      outcome.output == """
+      outcome.errorOutput == """
         error: unknown operator 'BEGINSWITHH'
          --> predicate:1:6
           |
@@ -72,7 +73,7 @@ struct CommandLineTests {
       Array(lines) == [
         #"{"canonical":"age > 30","result":false}"#,
         #"{"error":{"stage":"parse","message":"expected expression, found end of input","offset":5,"line":1,"column":6}}"#,
-        #"{"error":{"stage":"input","message":"invalid JSON at offset 0: expected a value"}}"#,
+        #"{"error":{"stage":"input","message":"invalid JSON at byte 1: expected a value"}}"#,
         #"{"error":{"stage":"input","message":"a case needs a \"format\" string"}}"#,
         #"{"canonical":"name == \"Ann\" AND d > CAST(0.0, \"NSDate\")","result":false}"#,
         #"{"canonical":"a IN CAST({1, 2}, \"NSSet\")","result":false}"#,
@@ -81,7 +82,7 @@ struct CommandLineTests {
         #"{"error":{"stage":"input","message":"a case must be a JSON object, not array"}}"#,
         #"{"error":{"stage":"input","message":"\"args\" must be an array, not object"}}"#,
         #"{"canonical":"a == 1","result":false}"#,
-        #"{"error":{"stage":"input","message":"invalid JSON at offset 0: expected a value, found end of input"}}"#,
+        #"{"error":{"stage":"input","message":"invalid JSON at byte 1: expected a value, found end of input"}}"#,
         #"{"error":{"stage":"parse","message":"unexpected character 'ï' (U+EF) (keys are ASCII letters, digits and '_'; quote text as in 'café')","offset":2,"line":1,"column":3}}"#,
       ])
   }
@@ -149,7 +150,7 @@ struct CommandLineTests {
     #expect(partial.output == #"{"age": 50}"# + "\n")
     #expect(
       partial.errorOutput.contains("line 1: error: cannot order string \"x\" against integer 30\n --> predicate:1:1"))
-    #expect(partial.errorOutput.contains("line 2: invalid JSON at offset 1"))
+    #expect(partial.errorOutput.contains("line 2: invalid JSON at byte 2"))
   }
 
   @Test func demoTellsTheWatcherStory() throws {

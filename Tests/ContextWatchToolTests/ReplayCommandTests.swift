@@ -116,7 +116,7 @@ struct ReplayCommandTests {
     #expect(
       outcome.output.split(separator: "\n") == [
         #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":["ann"]}},{"ref":"ann","entity":"Employee","values":{"age":30,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":"acme"}}],"updated":[],"deleted":[]}"#,
-        #"{"save":2,"inserted":[],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":[]}}},{"ref":"ann","entity":"Employee","changed":{"age":{"old":30,"new":31},"employer":{"old":"acme","new":null}}}],"deleted":[]}"#,
+        #"{"save":2,"inserted":[],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"added":[],"removed":["ann"]}}},{"ref":"ann","entity":"Employee","changed":{"age":{"old":30,"new":31},"employer":{"old":"acme","new":null}}}],"deleted":[]}"#,
         #"{"save":3,"inserted":[],"updated":[],"deleted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}},{"ref":"ann","entity":"Employee","values":{"age":31,"born":{"$date":0.0},"name":"Ann","salary":10.0,"employer":null}}]}"#,
       ])
   }
@@ -138,11 +138,11 @@ struct ReplayCommandTests {
         #"{"error":{"message":"save failed: 1 problem","problems":["Company 'acme' cannot be deleted: 'employees' (delete rule deny) still holds Person 'ann'"]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["update[0]: unknown ref 'zed'","'bob'.age: Person.age takes integer values, not string \"x\""]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0]: unknown entity 'Robot' (entities: Person, Employee, Company)"]}}"#,
-        #"{"error":{"message":"invalid JSON","problems":["invalid JSON at offset 0: expected a value"]}}"#,
+        #"{"error":{"message":"invalid JSON","problems":["invalid JSON at byte 1: expected a value"]}}"#,
         #"{"error":{"message":"save failed: 1 problem","problems":["Person 'bob': 'name' is required"]}}"#,
         // Save 2: ann's age is 0 again (the refused lines left nothing), and
         // the ref 'bob' is free again.
-        #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"born":null,"name":"Bob","employer":"acme"}}],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"old":["ann"],"new":["ann","bob"]}}},{"ref":"ann","entity":"Person","changed":{"age":{"old":0,"new":6}}}],"deleted":[]}"#,
+        #"{"save":2,"inserted":[{"ref":"bob","entity":"Person","values":{"age":0,"born":null,"name":"Bob","employer":"acme"}}],"updated":[{"ref":"acme","entity":"Company","changed":{"employees":{"added":["bob"],"removed":[]}}},{"ref":"ann","entity":"Person","changed":{"age":{"old":0,"new":6}}}],"deleted":[]}"#,
       ])
   }
 
@@ -167,5 +167,87 @@ struct ReplayCommandTests {
     let outcome = try CommandRunner.run(["replay"])
     #expect(outcome.status == 64)
     #expect(outcome.errorOutput.contains("usage: context-watch replay --schema SCHEMA.json"))
+  }
+
+  /// A line that inserts and deletes the same ref saves nothing and leaves
+  /// no trace: the ref is free again, and no message shows an internal
+  /// identifier.
+  @Test func aLineThatSavesNothingLeavesNoTrace() throws {
+    let outcome = try replay([
+      #"{"insert": [{"entity": "Person", "ref": "x", "values": {"name": "X"}}], "delete": ["x"]}"#,
+      #"{"update": [{"ref": "x", "values": {"age": 3}}]}"#,
+      #"{"insert": [{"entity": "Person", "ref": "x", "values": {"name": "X", "age": 4}}]}"#,
+      #"{"insert": [{"entity": "Person", "ref": "y", "values": {"name": "Y"}}], "update": [{"ref": "x", "values": {"employer": "y"}}]}"#,
+    ])
+    #expect(outcome.status == 0)
+    #expect(
+      outcome.output.split(separator: "\n") == [
+        #"{"save":null,"inserted":[],"updated":[],"deleted":[]}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["update[0]: unknown ref 'x'"]}}"#,
+        #"{"save":1,"inserted":[{"ref":"x","entity":"Person","values":{"age":4,"born":null,"name":"X","employer":null}}],"updated":[],"deleted":[]}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'x'.employer: Person.employer takes Company objects, not Person 'y'"]}}"#,
+      ])
+    #expect(!outcome.output.contains("#"))
+  }
+
+  /// Problems are sentences, never a Swift dump of an internal type.
+  @Test func refusalsListTheirProblemsAsText() throws {
+    let outcome = try replay([
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Person", "ref": "ann", "values": {"name": "Ann", "employer": 5}}]}"#,
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}, {"entity": "Person", "ref": "ann", "values": {"name": "Ann", "employer": "zed"}}]}"#,
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme", "employees": "ann"}}, {"entity": "Person", "ref": "ann", "values": {"name": "Ann"}}]}"#,
+      #"{"insert": 5}"#,
+      #"{"insert": [{"entity": "Person", "ref": "ann", "values": 5}]}"#,
+    ])
+    #expect(
+      outcome.output.split(separator: "\n") == [
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: a relationship takes refs (strings), not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: unknown ref 'zed'"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'acme'.employees: Company.employees is to-many: give an array of refs"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["\"insert\" is an array, not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0].values is an object, not number"]}}"#,
+      ])
+    #expect(!outcome.output.contains("Refusal"))
+  }
+
+  /// A watches file is read strictly: each problem once, in file order.
+  @Test func aWatchesFileRefusesDuplicateIdsUnknownFieldsAndBadTypes() throws {
+    let watches = """
+      [{"id": "a", "entity": "Person", "predicate": "age > %d", "args": 5},
+       {"id": "a", "entity": "Person", "predicate": "age > 1", "colour": "red"},
+       {"id": "b", "entity": 3, "predicate": "age > 1", "keys": ["age", 2]},
+       {"entity": "Person", "predicate": "age > 1"},
+       7]
+      """
+    let outcome = try replay([], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(outcome.output == "")
+    let lines = outcome.errorOutput.split(separator: "\n").dropFirst()
+    #expect(outcome.errorOutput.hasSuffix(": watches are invalid\n" + lines.joined(separator: "\n") + "\n"))
+    #expect(
+      Array(lines) == [
+        #"watch 'a': "args" is an array, not number"#,
+        "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
+        "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
+        #"watch 'b': needs an "entity" string, not number"#,
+        "watch 'b': keys[1] is a string, not number",
+        #"watches[3]: needs an "id" string"#,
+        "watches[4]: a watch is a JSON object, not number",
+      ])
+  }
+
+  @Test func eachReplayFileIsGivenOnce() throws {
+    let usage =
+      "usage: context-watch replay --schema SCHEMA.json [--watches WATCHES.json] [--lists LISTS.json] < changes.jsonl"
+    let outcome = try CommandRunner.run(["replay", "--schema", "a.json", "--schema", "b.json"])
+    #expect(outcome.status == 64)
+    #expect(
+      outcome.errorOutput
+        == "context-watch: replay: --schema is given twice; give each file once\n\(usage)\n")
+    let unknown = try CommandRunner.run(["replay", "--schema", "a.json", "--watch", "w.json"])
+    #expect(unknown.status == 64)
+    #expect(unknown.errorOutput == "context-watch: replay: unknown argument '--watch'\n\(usage)\n")
+    let missing = try CommandRunner.run(["replay", "--schema"])
+    #expect(missing.errorOutput == "context-watch: replay: --schema needs a file\n\(usage)\n")
   }
 }

@@ -40,7 +40,10 @@ struct StressTests {
     var ignored: Set<String>
   }
 
-  @Test(.timeLimit(.minutes(2)))
+  /// The workload's size: small in the suite, any size by Scripts/stress.sh.
+  static let scale = StressScale.current
+
+  @Test(.timeLimit(.minutes(scale == .small ? 2 : 24 * 60)))
   func concurrentSavesAgreeWithTheOracle() async throws {
     let seed = SeededGenerator.seed(default: 0x5EED_CAFE)
     var random = SeededGenerator(seed: seed)
@@ -54,7 +57,7 @@ struct StressTests {
 
     var tokens: [WatchToken] = []
     var oracle: [OracleWatch] = []
-    for _ in 0..<2_000 {
+    for _ in 0..<Self.scale.watches {
       let template = random.pick(Self.templates)
       let arguments = template.arguments(&random)
       tokens.append(try watcher.watch("Person", where: template.format, arguments: arguments))
@@ -65,8 +68,8 @@ struct StressTests {
           ignored: Set(["lastSeen"]).subtracting(template.reads)))
     }
 
-    let threads = 4
-    let savesPerThread = 40
+    let threads = Self.scale.threads
+    let savesPerThread = Self.scale.saves / threads
     try await withThrowingTaskGroup(of: Void.self) { group in
       for thread in 0..<threads {
         let threadSeed = seed &+ UInt64(thread) &+ 1
@@ -112,7 +115,7 @@ struct StressTests {
       group.addTask {
         var random = SeededGenerator(seed: seed &+ 99)
         var churn: [WatchToken] = []
-        for round in 0..<2_000 {
+        for round in 0..<Self.scale.churn {
           let template = random.pick(Self.templates)
           churn.append(try watcher.watch("Person", where: template.format, arguments: template.arguments(&random)))
           if round % 3 == 0, !churn.isEmpty { churn.remove(at: Int.random(in: 0..<churn.count, using: &random)) }

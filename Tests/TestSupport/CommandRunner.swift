@@ -30,6 +30,12 @@ package enum CommandRunner {
   /// meets a closed pipe, which must raise neither SIGPIPE (whose default
   /// action would kill the whole test process) nor a trap.
   package static func run(_ arguments: [String], input: String = "") throws -> Outcome {
+    try run(arguments, bytes: Array(input.utf8))
+  }
+
+  /// Runs `context-watch arguments...` with `bytes` on standard input, as
+  /// they are (invalid UTF-8 included).
+  package static func run(_ arguments: [String], bytes: [UInt8]) throws -> Outcome {
     ignoreBrokenPipes
     let process = Process()
     process.executableURL = executable
@@ -45,7 +51,7 @@ package enum CommandRunner {
     let written = DispatchSemaphore(value: 0)
     let writer = Thread {
       // EPIPE when the command exited before reading everything.
-      try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+      try? stdin.fileHandleForWriting.write(contentsOf: Data(bytes))
       try? stdin.fileHandleForWriting.close()
       written.signal()
     }

@@ -144,6 +144,24 @@ public enum PredicateParser {
     return outcome
   }
 
+  /// The stack one level of nesting may take on the large-stack thread
+  /// (capped at 1 GiB in all). 32 KiB covers the deepest construct in a
+  /// debug build (about 23 KiB a level; 4.4 KiB in a release build).
+  /// AddressSanitizer puts redzones around locals and makes frames several
+  /// times larger, so under it a level gets 256 KiB. A stack too small for
+  /// its frames is not caught by the guard page below it: one level's
+  /// frames are larger than the page, and the writes land in whatever is
+  /// mapped below (ASan then reports a use of freed heap).
+  static let stackPerLevel = isAddressSanitized ? 256 << 10 : 32 << 10
+
+  /// Whether the process runs under AddressSanitizer (its runtime is
+  /// loaded).
+  static let isAddressSanitized: Bool = {
+    guard let process = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(process) }
+    return dlsym(process, "__asan_init") != nil
+  }()
+
   /// Parses on a thread of its own, with a stack for `maximumDepth` levels
   /// of nesting, and waits for it. Out of line: the common path stays small.
   @inline(never)
@@ -154,9 +172,7 @@ public enum PredicateParser {
     let thread = Thread {
       result.store(parse(format, arguments, maximumDepth, inline: maximumDepth, exactPairs: exactPairs))
     }
-    // 32 KiB a level covers the deepest construct in a debug build (about
-    // 23 KiB a level; 4.4 KiB in a release build), capped at 1 GiB.
-    thread.stackSize = min(512 << 10 + max(maximumDepth, 0) * (32 << 10), 1 << 30)
+    thread.stackSize = min(512 << 10 + max(maximumDepth, 0) * stackPerLevel, 1 << 30)
     thread.start()
     switch result.wait() {
     case .parsed(let syntax): return syntax
