@@ -213,10 +213,17 @@ struct RunTests {
       "INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL); NOTIFY \(namespace)_wake")
     let arrived = try await Self.eventually(20) { TestDatabase.replicaContent(replica).count == 1 }
     #expect(arrived)
+    // The run acknowledges what it applied, after the save: wait for it
+    // before cancelling, which could interrupt the acknowledgement (the
+    // replica then acknowledges its position at its next poll).
+    let acknowledged = try await Self.eventually(20) {
+      guard let lag = try? await replica.lag() else { return false }
+      let position = await replica.position
+      return lag.acknowledged != nil && lag.acknowledged == position
+    }
+    #expect(acknowledged)
     running.cancel()
     _ = try? await running.value
-    let lag = try await replica.lag()
-    #expect(lag.acknowledged == (await replica.position))
     try await replica.dropSlot()
   }
 
