@@ -88,6 +88,16 @@ let package = Package(
       ],
       path: "Tools/WatcherMemory"
     ),
+    // Heap and peak memory a large predicate takes to compile:
+    //   swift run -c release PredicateMemory
+    .executableTarget(
+      name: "PredicateMemory",
+      dependencies: [
+        "MallocInfo",
+        .product(name: "PredicateDSL", package: root),
+      ],
+      path: "Tools/PredicateMemory"
+    ),
     // Drivers for callgrind profiles (see their headers).
     .executableTarget(
       name: "ObjectGraphProfile",
