@@ -11,6 +11,8 @@ extension MasterFilter {
     var indexes: [(attribute: Int, keys: KeyTable)] = []
     /// Per attribute slot, the watches indexed by range.
     var ranges: [Int: RangeIndex] = [:]
+    /// Per string attribute slot, the watches indexed by string range.
+    var textRanges: [Int: TextRangeIndex] = [:]
     var count = 0
 
     /// The position of the index of `attribute`, added empty if need be.
