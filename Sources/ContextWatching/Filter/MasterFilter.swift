@@ -375,8 +375,8 @@ struct MasterFilter: ~Copyable {
       }
     case .range(let bounds)?:
       for kind in layout.kindIndexes {
-        let rangeIndex = buckets[kind].ranges[indexSlot] ?? RangeIndex()
-        rangeIndex.insert(bounds, id: id)
+        let rangeIndex = buckets[kind].ranges[indexSlot] ?? BufferedRangeIndex()
+        rangeIndex.file(bounds, id: id)
         buckets[kind].ranges[indexSlot] = rangeIndex
       }
     case .textRange(let bounds)?:
@@ -445,7 +445,7 @@ struct MasterFilter: ~Copyable {
           rangeIndex.noteRemoval()
           // With no live watch left, its stale entries go with it, and
           // matching no longer visits it.
-          if rangeIndex.count == 0 { buckets[kind].ranges[entry.indexSlot] = nil }
+          if rangeIndex.liveCount == 0 { buckets[kind].ranges[entry.indexSlot] = nil }
         }
       case .textRange?:
         if let rangeIndex = buckets[kind].textRanges[entry.indexSlot] {
@@ -583,7 +583,10 @@ struct MasterFilter: ~Copyable {
     }
     if !buckets[entity].ranges.isEmpty {
       for (attribute, index) in buckets[entity].ranges {
-        collect(index, attribute, image, live: entries, into: matched, failures: &failures)
+        guard let key = image.rangeKey(attribute) else { continue }
+        rangeCandidates.removeAll()
+        index.collectBuffered(key, live: entries, into: rangeCandidates)
+        for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
       }
     }
     guard !buckets[entity].textRanges.isEmpty else { return }
@@ -611,7 +614,7 @@ struct MasterFilter: ~Copyable {
   /// matching, so that matching reads the filter without changing it.
   func prepareRanges() {
     for bucket in buckets {
-      for index in bucket.ranges.values { index.prepare(live: entries) }
+      for index in bucket.ranges.values { index.prepareBuffered(live: entries) }
       for index in bucket.textRanges.values { index.prepare(live: entries) }
     }
   }

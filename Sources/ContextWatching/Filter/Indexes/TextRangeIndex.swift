@@ -16,10 +16,11 @@ import PredicateDSL
 ///
 /// Registration files into a small pending index (`pending`), which the
 /// next save sorts and searches beside the main one; the pending entries
-/// are merged into the main lists only when they reach an eighth of them.
-/// So a save after a few registrations sorts those few, not the whole
-/// index: O(k log k) for k new watches, and the O(n) merge and rebuild
-/// happen once per n/8 registrations, O(1) amortised per watch. Removal is
+/// are merged into the main lists only when they reach a sixteenth of
+/// them, as in `BufferedRangeIndex`. So a save after a few registrations
+/// sorts those few, not the whole index: O(k log k) for k new watches, and
+/// the O(n) merge and rebuild happen once per n/16 registrations, O(1)
+/// amortised per watch. Removal is
 /// O(1) and lazy, as in `RangeIndex`: stale entries are recognised by
 /// their watch identifier and dropped when they outnumber the live ones.
 final class TextRangeIndex {
@@ -59,11 +60,11 @@ final class TextRangeIndex {
   /// The entries in the lists, stale ones included.
   private var entryCount: Int { lowers.count + uppers.count + intervals.count }
 
-  /// Files a watch: into the main lists while they are empty (a first
-  /// batch of registrations), else into the pending index.
+  /// Files a watch: into the main lists while they are short or unsorted
+  /// (a first batch of registrations), else into the pending index.
   func insert(_ bounds: TextBounds, id: WatchID) {
     count += 1
-    if entryCount == 0 || !isSorted {
+    if entryCount < 64 || !isSorted {
       append(Entry(bounds: bounds, id: id))
       isSorted = false
       return
@@ -94,7 +95,7 @@ final class TextRangeIndex {
   /// matching.
   func prepare(live entries: [WatchEntry?]) {
     if let pending {
-      if pending.entryCount * 8 >= entryCount {
+      if pending.entryCount * 16 >= entryCount {
         lowers += pending.lowers
         uppers += pending.uppers
         intervals += pending.intervals
