@@ -209,9 +209,11 @@ struct IntervalIndexTests {
   /// Pieces strings are made of: ASCII on both sides of letters' case,
   /// precomposed and combining accents (`é` and `e` + U+0301 compare
   /// apart), the ends of each UTF-8 length, surrogates' neighbours, emoji
-  /// and U+10FFFF, the last scalar.
+  /// and U+10FFFF, the last scalar; NUL, which pads the index's 8-byte
+  /// heads, and a run longer than a head.
   static let pieces = [
-    "a", "b", "m", "z", "A", "Z", "0", "~", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{301}", "\u{7FF}", "\u{800}",
+    "\u{0}", "abcdefghij", "a", "b", "m", "z", "A", "Z", "0", "~", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{301}",
+    "\u{7FF}", "\u{800}",
     "\u{D7FF}", "\u{E000}", "\u{FFFF}", "\u{10000}", "😀", "👩‍👩‍👧", "\u{10FFFE}", "\u{10FFFF}",
   ]
 

@@ -15,10 +15,15 @@
 //   keyed        `city == %@ AND score BETWEEN {%@, %@}`: 100 intervals a
 //                city, over 100 widths, so again about one;
 //   city-age     `city == %@ AND age > %@` (the width plays no part): one
-//                watch a city, thresholds 18...60.
+//                watch a city, thresholds 18...60;
+//   text-range   `name >= %@ AND name < %@`: names are numbers written with
+//                ten digits (their order is the numbers'), intervals of
+//                1,000 numbers, lower bounds uniform over n of them;
+//   prefix       `name BEGINSWITH %@`: prefixes of seven digits (1,000
+//                names each), uniform over n of them.
 //
-// A save updates 200 people: each gets a new score (uniform over the
-// watches' span) and age; the people's cities are the watches' cities. Eight
+// A save updates 200 people: each gets a new score and name (uniform over
+// the watches' span) and age; the people's cities are the watches' cities. Eight
 // such saves are made once and fed to `watcher.process(_:)` in turn, with an
 // immediate handler (classification before and after, delivery built), the
 // small and the large watcher alternating round by round so that the
@@ -61,7 +66,10 @@ func median(_ values: [UInt64]) -> Double {
 }
 
 enum Form: String, CaseIterable {
-  case between, halfOpen = "half-open", keyed, cityAge = "city-age"
+  case between, halfOpen = "half-open", keyed, cityAge = "city-age", textRange = "text-range", prefix
+
+  /// Whether the watches are on names, not scores (one width).
+  var isText: Bool { self == .textRange || self == .prefix }
 
   var format: String {
     switch self {
@@ -69,8 +77,19 @@ enum Form: String, CaseIterable {
     case .halfOpen: "score >= %@ AND score < %@"
     case .keyed: "city == %@ AND score BETWEEN {%@, %@}"
     case .cityAge: "city == %@ AND age > %@"
+    case .textRange: "name >= %@ AND name < %@"
+    case .prefix: "name BEGINSWITH %@"
     }
   }
+}
+
+/// Numbers of 1,000 names: a text interval's width, a prefix's reach.
+let textWidth = 1_000
+
+/// A number written with ten digits: names sort as their numbers.
+func name(_ number: Int) -> String {
+  let digits = String(number)
+  return String(repeating: "0", count: max(0, 10 - digits.count)) + digits
 }
 
 /// One watch, as the benchmark can check it by hand.
@@ -80,10 +99,16 @@ struct Spec {
   var high: Double
   var minAge: Int?
   var form: Form
+  /// The bounds of a text interval, or a prefix as the lower one.
+  var lowText = ""
+  var highText = ""
 
-  func matches(city: String, age: Int, score: Double) -> Bool {
+  func matches(city: String, age: Int, score: Double, name: String) -> Bool {
     if let wanted = self.city, wanted != city { return false }
     if let minAge { return age > minAge }
+    // Digits only: Swift's order of these strings is their bytes'.
+    if form == .textRange { return name >= lowText && name < highText }
+    if form == .prefix { return name.hasPrefix(lowText) }
     return score >= low && (form == .halfOpen ? score < high : score <= high)
   }
 }
@@ -100,6 +125,12 @@ func makeSpecs(_ form: Form, count: Int, width: Double, using random: inout Seed
       return Spec(city: "C\(index / keyedPerCity)", low: low, high: low + width, minAge: nil, form: form)
     case .cityAge:
       return Spec(city: "C\(index)", low: 0, high: 0, minAge: Int.random(in: 18...60, using: &random), form: form)
+    case .textRange:
+      let low = Int.random(in: 0..<count * textWidth, using: &random)
+      return Spec(low: 0, high: 0, form: form, lowText: name(low), highText: name(low + textWidth))
+    case .prefix:
+      let low = Int.random(in: 0..<count * textWidth, using: &random)
+      return Spec(low: 0, high: 0, form: form, lowText: String(name(low).dropLast(3)))
     }
   }
 }
@@ -109,6 +140,8 @@ func arguments(_ spec: Spec) -> [FilterValue] {
   case .between, .halfOpen: [.double(spec.low), .double(spec.high)]
   case .keyed: [.string(spec.city!), .double(spec.low), .double(spec.high)]
   case .cityAge: [.string(spec.city!), .int(Int64(spec.minAge!))]
+  case .textRange: [.string(spec.lowText), .string(spec.highText)]
+  case .prefix: [.string(spec.lowText)]
   }
 }
 
@@ -138,7 +171,8 @@ final class Fixture {
         try! context.insert(
           "Person",
           values: [
-            "name": .string("P\(index)"), "city": .string("C\(Int.random(in: 0..<cities, using: &random))"),
+            "name": .string(name(Int.random(in: 0..<count * textWidth, using: &random))),
+            "city": .string("C\(Int.random(in: 0..<cities, using: &random))"),
             "age": .int(Int64.random(in: 18...80, using: &random)),
             "score": .double(Double.random(in: 0..<span, using: &random)),
           ])
@@ -147,6 +181,7 @@ final class Fixture {
       return (0..<saveCount).map { _ in
         for person in people {
           try! person.setValue(.double(Double.random(in: 0..<span, using: &random)), forKey: "score")
+          try! person.setValue(.string(name(Int.random(in: 0..<count * textWidth, using: &random))), forKey: "name")
           try! person.setValue(.int(Int64.random(in: 18...80, using: &random)), forKey: "age")
         }
         return try! context.save()!
@@ -158,16 +193,16 @@ final class Fixture {
     let expected = saves.map { save in
       var pairs = 0
       for update in save.updated {
-        func values(_ snapshot: ObjectSnapshot) -> (String, Int, Double) {
+        func values(_ snapshot: ObjectSnapshot) -> (String, Int, Double, String) {
           guard case .string(let city)? = snapshot["city"], case .int(let age)? = snapshot["age"],
-            case .double(let score)? = snapshot["score"]
+            case .double(let score)? = snapshot["score"], case .string(let name)? = snapshot["name"]
           else { preconditionFailure("a person without values") }
-          return (city, Int(age), score)
+          return (city, Int(age), score, name)
         }
         let (before, after) = (values(update.before), values(update.after))
         for spec in specs
-        where spec.matches(city: before.0, age: before.1, score: before.2)
-          || spec.matches(city: after.0, age: after.1, score: after.2)
+        where spec.matches(city: before.0, age: before.1, score: before.2, name: before.3)
+          || spec.matches(city: after.0, age: after.1, score: after.2, name: after.3)
         {
           pairs += 1
         }
@@ -242,7 +277,7 @@ print(
   "form       width  | per changed object, p50: \(small) / \(large) watches, growth | per watch at \(large): "
     + "register, first save, remove, heap | one more watch + save")
 for form in Form.allCases {
-  for width in form == .cityAge ? [1.0] : [1e-5, 1e5] {
+  for width in form == .cityAge || form.isText ? [1.0] : [1e-5, 1e5] {
     let smallFixture = Fixture(form, count: small, width: width)
     let largeFixture = Fixture(form, count: large, width: width)
     var (smallTimes, largeTimes): ([UInt64], [UInt64]) = ([], [])
@@ -262,7 +297,7 @@ for form in Form.allCases {
     token.cancel()
     let removal = largeFixture.removeAll()
     let line = [
-      form.rawValue.padding(10), (form == .cityAge ? "-" : "\(width)").padding(6),
+      form.rawValue.padding(10), (form == .cityAge || form.isText ? "-" : "\(width)").padding(6),
       "| \(format(perObject.0)) ns / \(format(perObject.1)) ns (p0 \(format(best)) ns),",
       "\(format(perObject.1 / perObject.0, 2))x",
       "| \(format(Double(largeFixture.registerNanoseconds) / Double(large))) ns,",

@@ -121,6 +121,20 @@ struct TextBounds {
     return lhs.count == rhs.count ? 0 : (lhs.count < rhs.count ? -1 : 1)
   }
 
+  /// The first eight bytes, big-endian, zero-padded: heads order as their
+  /// bytes do, except that equal heads leave the order to the bytes (a
+  /// string shorter than eight bytes and the same with NUL bytes after it
+  /// share a head).
+  @inline(__always)
+  static func head(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    var head: UInt64 = 0
+    for index in 0..<8 { head = head << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+    return head
+  }
+
+  /// The head of a byte array.
+  static func head(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBufferPointer { head($0) } }
+
   /// The order of two byte arrays.
   static func order(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
     lhs.withUnsafeBufferPointer { a in rhs.withUnsafeBufferPointer { b in order(a, b) } }

@@ -24,28 +24,89 @@ import PredicateDSL
 /// O(1) and lazy, as in `RangeIndex`: stale entries are recognised by
 /// their watch identifier and dropped when they outnumber the live ones.
 final class TextRangeIndex {
-  /// One watch's bounds.
+  /// One watch's bounds, with the first eight bytes of each as an integer
+  /// (`TextBounds.head`) that decides most comparisons without reading the
+  /// bytes.
   struct Entry {
     let bounds: TextBounds
     let id: WatchID
+    let lowerHead: UInt64
+    let upperHead: UInt64
+
+    init(bounds: TextBounds, id: WatchID) {
+      self.bounds = bounds
+      self.id = id
+      lowerHead = bounds.lower.map(TextBounds.head) ?? 0
+      upperHead = bounds.upper.map(TextBounds.head) ?? 0
+    }
 
     var slot: Int { id.slot }
     /// The lower bound, in lists whose entries all have one.
     var presentLower: [UInt8] { bounds.lower.unsafelyUnwrapped }
     /// The upper bound, in lists whose entries all have one.
     var presentUpper: [UInt8] { bounds.upper.unsafelyUnwrapped }
+
+    /// The order of the lower bound against `key`: -1, 0 or 1.
+    @inline(__always)
+    func orderOfLower(_ key: Probe) -> Int {
+      if lowerHead != key.head { return lowerHead < key.head ? -1 : 1 }
+      return bounds.lower.unsafelyUnwrapped.withUnsafeBufferPointer { TextBounds.order($0, key.bytes) }
+    }
+
+    /// The order of the upper bound against `key`.
+    @inline(__always)
+    func orderOfUpper(_ key: Probe) -> Int {
+      if upperHead != key.head { return upperHead < key.head ? -1 : 1 }
+      return bounds.upper.unsafelyUnwrapped.withUnsafeBufferPointer { TextBounds.order($0, key.bytes) }
+    }
+
+    /// Whether the bounds admit `key`.
+    @inline(__always)
+    func admits(_ key: Probe) -> Bool {
+      if bounds.lower != nil {
+        let order = orderOfLower(key)
+        guard order < 0 || (order == 0 && bounds.lowerIncluded) else { return false }
+      }
+      if bounds.upper != nil {
+        let order = orderOfUpper(key)
+        guard order > 0 || (order == 0 && bounds.upperIncluded) else { return false }
+      }
+      return true
+    }
+  }
+
+  /// An object's string as the index compares it: its UTF-8 and their
+  /// head.
+  struct Probe {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let head: UInt64
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+      self.bytes = bytes
+      head = TextBounds.head(bytes)
+    }
+  }
+
+  /// A node of the tree of maxima: the heads of its run's least lower bound
+  /// (its first interval's) and greatest upper bound, and the positions of
+  /// those two intervals (`best` -1 for a run past the last), so that most
+  /// nodes are decided without reading an entry.
+  struct Node {
+    var upperHead: UInt64 = 0
+    var lowerHead: UInt64 = 0
+    var best: Int32 = -1
+    var first: Int32 = -1
   }
 
   // No run-time exclusivity checks: invariant 1 in Scratch/ScratchBuffer.swift.
   @exclusivity(unchecked) private var lowers: [Entry] = []
   @exclusivity(unchecked) private var uppers: [Entry] = []
   @exclusivity(unchecked) private var intervals: [Entry] = []
-  /// Node `j` (from 1) holds the position in `intervals` of the interval
-  /// with the greatest upper bound in its run, -1 for a run past the last;
-  /// the leaves are the intervals themselves. Empty while the intervals
-  /// are few enough to scan. Invariant: built over `intervals` as they are
-  /// now, or empty.
-  @exclusivity(unchecked) private var reach: [Int32] = []
+  /// Node `j` (from 1) covers a run of `intervals` (node `j`'s children
+  /// are `2j` and `2j + 1`; the leaves are the intervals themselves).
+  /// Empty while the intervals are few enough to scan. Invariant: built
+  /// over `intervals` as they are now, or empty.
+  @exclusivity(unchecked) private var reach: [Node] = []
   /// Watches registered since the last merge, sorted and searched apart.
   @exclusivity(unchecked) private var pending: TextRangeIndex?
   /// Live watches, pending ones included.
@@ -125,16 +186,28 @@ final class TextRangeIndex {
 
   private func sortIfNeeded() {
     guard !isSorted else { return }
-    lowers.sort { TextBounds.order($0.presentLower, $1.presentLower) < 0 }
-    uppers.sort { TextBounds.order($0.presentUpper, $1.presentUpper) > 0 }
-    intervals.sort { TextBounds.order($0.presentLower, $1.presentLower) < 0 }
+    lowers.sort { Self.orderOfLowers($0, $1) < 0 }
+    uppers.sort { Self.orderOfUppers($0, $1) > 0 }
+    intervals.sort { Self.orderOfLowers($0, $1) < 0 }
     buildReach()
     isSorted = true
   }
 
+  /// The order of two entries' lower bounds, heads first.
+  private static func orderOfLowers(_ a: Entry, _ b: Entry) -> Int {
+    if a.lowerHead != b.lowerHead { return a.lowerHead < b.lowerHead ? -1 : 1 }
+    return TextBounds.order(a.presentLower, b.presentLower)
+  }
+
+  /// The order of two entries' upper bounds, heads first.
+  private static func orderOfUppers(_ a: Entry, _ b: Entry) -> Int {
+    if a.upperHead != b.upperHead { return a.upperHead < b.upperHead ? -1 : 1 }
+    return TextBounds.order(a.presentUpper, b.presentUpper)
+  }
+
   /// Whether interval `a`'s upper bound admits every string `b`'s does.
   private static func reachesFarther(_ a: Entry, _ b: Entry) -> Bool {
-    let order = TextBounds.order(a.presentUpper, b.presentUpper)
+    let order = orderOfUppers(a, b)
     return order > 0 || (order == 0 && (a.bounds.upperIncluded || !b.bounds.upperIncluded))
   }
 
@@ -146,22 +219,30 @@ final class TextRangeIndex {
       return
     }
     let width = 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
-    reach = Array(repeating: -1, count: width)
+    reach = Array(repeating: Node(), count: width)
     intervals.withUnsafeBufferPointer { entries in
       reach.withUnsafeMutableBufferPointer { nodes in
-        func better(_ a: Int32, _ b: Int32) -> Int32 {
-          if a < 0 { return b }
-          if b < 0 { return a }
-          return Self.reachesFarther(entries[Int(a)], entries[Int(b)]) ? a : b
+        func leaf(_ position: Int) -> Node {
+          guard position < count else { return Node() }
+          let entry = entries[position]
+          return Node(
+            upperHead: entry.upperHead, lowerHead: entry.lowerHead, best: Int32(position), first: Int32(position))
+        }
+        func joining(_ left: Node, _ right: Node) -> Node {
+          guard left.best >= 0, right.best >= 0 else { return left.best >= 0 ? left : right }
+          var node = left
+          if !Self.reachesFarther(entries[Int(left.best)], entries[Int(right.best)]) {
+            node.best = right.best
+            node.upperHead = right.upperHead
+          }
+          return node
         }
         for node in stride(from: width - 1, through: width / 2, by: -1) {
           let first = 2 * node - width
-          let left: Int32 = first < count ? Int32(first) : -1
-          let right: Int32 = first + 1 < count ? Int32(first + 1) : -1
-          nodes[node] = better(left, right)
+          nodes[node] = joining(leaf(first), leaf(first + 1))
         }
         for node in stride(from: width / 2 - 1, through: 1, by: -1) {
-          nodes[node] = better(nodes[2 * node], nodes[2 * node + 1])
+          nodes[node] = joining(nodes[2 * node], nodes[2 * node + 1])
         }
       }
     }
@@ -183,51 +264,49 @@ final class TextRangeIndex {
   }
 
   private func collect(
-    _ key: UnsafeBufferPointer<UInt8>, live entries: [WatchEntry?], checks: Bool, into slots: SlotBuffer
+    _ bytes: UnsafeBufferPointer<UInt8>, live entries: [WatchEntry?], checks: Bool, into slots: SlotBuffer
   ) {
+    let key = Probe(bytes)
     @inline(__always) func isLive(_ entry: Entry) -> Bool { !checks || entries[entry.slot]?.id == entry.id }
-    @inline(__always) func order(_ bound: [UInt8]) -> Int {
-      bound.withUnsafeBufferPointer { TextBounds.order($0, key) }
-    }
     if !lowers.isEmpty {
       // Bounds below the value: a prefix; then those equal to it.
-      var end = Self.partition(lowers) { order($0.presentLower) < 0 }
+      var end = Self.partition(lowers) { $0.orderOfLower(key) < 0 }
       for entry in lowers[..<end] where isLive(entry) { slots.append(entry.slot) }
-      while end < lowers.count, order(lowers[end].presentLower) == 0 {
+      while end < lowers.count, lowers[end].orderOfLower(key) == 0 {
         if lowers[end].bounds.lowerIncluded && isLive(lowers[end]) { slots.append(lowers[end].slot) }
         end += 1
       }
     }
     if !uppers.isEmpty {
-      var end = Self.partition(uppers) { order($0.presentUpper) > 0 }
+      var end = Self.partition(uppers) { $0.orderOfUpper(key) > 0 }
       for entry in uppers[..<end] where isLive(entry) { slots.append(entry.slot) }
-      while end < uppers.count, order(uppers[end].presentUpper) == 0 {
+      while end < uppers.count, uppers[end].orderOfUpper(key) == 0 {
         if uppers[end].bounds.upperIncluded && isLive(uppers[end]) { slots.append(uppers[end].slot) }
         end += 1
       }
     }
     guard !intervals.isEmpty else { return }
     guard !reach.isEmpty else {
-      let end = Self.partition(intervals) { order($0.presentLower) <= 0 }
-      for entry in intervals[..<end] where entry.bounds.contains(key) && isLive(entry) { slots.append(entry.slot) }
+      let end = Self.partition(intervals) { $0.orderOfLower(key) <= 0 }
+      for entry in intervals[..<end] where entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
       return
     }
     intervals.withUnsafeBufferPointer { intervals in
       reach.withUnsafeBufferPointer { nodes in
         let width = nodes.count
-        /// Whether some interval of node's run may hold the key: its first
-        /// starts at or below the key and its greatest upper bound admits it.
-        func mayHold(_ node: Int) -> Bool {
-          let best = nodes[node]
-          guard best >= 0 else { return false }
-          let shift = (width.trailingZeroBitCount) - (Int.bitWidth - 1 - node.leadingZeroBitCount)
-          let first = (node << shift) - width
-          guard order(intervals[first].presentLower) <= 0 else { return false }
-          let upper = intervals[Int(best)]
-          let end = order(upper.presentUpper)
+        /// Whether some interval of a run may hold the key: its first
+        /// starts at or below the key and its greatest upper bound admits
+        /// it. The heads decide unless they equal the key's.
+        @inline(__always) func mayHold(_ node: Node) -> Bool {
+          guard node.best >= 0 else { return false }
+          if node.lowerHead > key.head { return false }
+          if node.lowerHead == key.head, intervals[Int(node.first)].orderOfLower(key) > 0 { return false }
+          if node.upperHead != key.head { return node.upperHead > key.head }
+          let upper = intervals[Int(node.best)]
+          let end = upper.orderOfUpper(key)
           return end > 0 || (end == 0 && upper.bounds.upperIncluded)
         }
-        guard mayHold(1) else { return }
+        guard mayHold(nodes[1]) else { return }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * Int.bitWidth) { stack in
           stack[0] = 1
           var top = 1
@@ -239,15 +318,15 @@ final class TextRangeIndex {
               // Children are leaves: the intervals themselves.
               for leaf in (left - width)..<min(right - width + 1, intervals.count) {
                 let entry = intervals[leaf]
-                if entry.bounds.contains(key) && isLive(entry) { slots.append(entry.slot) }
+                if entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
               }
               continue
             }
-            if mayHold(right) {
+            if mayHold(nodes[right]) {
               stack[top] = right
               top += 1
             }
-            if mayHold(left) {
+            if mayHold(nodes[left]) {
               stack[top] = left
               top += 1
             }
