@@ -131,7 +131,8 @@ extension IndexedConjunct {
   /// that the comparison needs no compiling to be valid. An equality whose
   /// constants do not fit is not indexed: it stays in the residual, whose
   /// compiling reports the error with its position. (Ranges are only
-  /// formed on numbers and dates, where they do.)
+  /// formed from constants of the attribute's kind: numbers and dates, or
+  /// strings on a string attribute.)
   private static func fits(_ value: FilterValue, _ type: AttributeType) -> Bool {
     switch value {
     case .null: true
