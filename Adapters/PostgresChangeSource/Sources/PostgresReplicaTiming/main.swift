@@ -3,9 +3,11 @@
 //
 // 1. Throughput and latency from commit to delegate: one client commits
 //    TRANSACTIONS single-row transactions; a replica (woken by NOTIFY, polling
-//    every millisecond otherwise) feeds a watcher that records when each row
-//    arrived. The baseline is what a team would otherwise write: a trigger
-//    that sends each row with pg_notify, and a listener.
+//    every 50 ms otherwise) feeds a watcher that records when each row
+//    arrived. Then the replica's pace on a backlog: the same transactions
+//    committed while it does not poll, then applied as fast as it polls.
+//    The baseline is what a team would otherwise write: a trigger that sends
+//    each row with pg_notify, and a listener that parses it.
 // 2. The adapter's own cost per changed row: wal2json lines decoded into
 //    transactions and applied to a context, without the database.
 //
@@ -116,8 +118,37 @@ func measure() async throws {
   try await replica.dropSlot()
   token.cancel()
 
-  // The baseline: a trigger sending each row, and a listener.
+  // 1b. The replica catching up a backlog: the same transactions committed
+  // while it does not poll, then applied as fast as it can.
   try await execute(writer, "DROP TRIGGER wake ON \(namespace).item")
+  try await execute(writer, "TRUNCATE \(namespace).item")
+  let backlog = PostgresReplica(
+    configuration: .init(
+      connection: try .fromEnvironment(), slot: "\(namespace)_backlog", mapping: mapping, authorSource: .none))
+  let backlogArrivals = Arrivals()
+  let backlogWatcher = ContextWatcher(
+    context: backlog.context,
+    target: .handler(on: .immediate) { changes in
+      for snapshot in changes.inserted {
+        guard case .string(let name) = snapshot["name"] ?? .null, let n = Int(name.dropFirst(4)) else { continue }
+        backlogArrivals.record(n)
+      }
+    })
+  let backlogToken = try backlogWatcher.watch("Item", where: "rank >= 0")
+  try await backlog.start()
+  for n in 1...transactions {
+    try await execute(writer, "INSERT INTO \(namespace).item VALUES (\(n), 'row \(n)', \(n % 100))")
+  }
+  let caughtUp = clock.now
+  while backlogArrivals.count < transactions { try await backlog.poll() }
+  let catchUpSeconds = milliseconds(clock.now - caughtUp) / 1000
+  print(
+    "replica catching up a backlog: \(transactions) transactions in \(String(format: "%.2f", catchUpSeconds)) s"
+      + " = \(Int(Double(transactions) / catchUpSeconds)) tx/s")
+  try await backlog.dropSlot()
+  backlogToken.cancel()
+
+  // The baseline: a trigger sending each row, and a listener.
   try await execute(writer, "TRUNCATE \(namespace).item")
   try await execute(
     writer,
