@@ -9,11 +9,11 @@ import PostgresChangeSource
 /// line per watch that saw something, in watch order. Objects are named by
 /// their primary key as text.
 ///
-/// `@unchecked Sendable`: the mutable state (`save`, `delivered`,
-/// `isPrinting`, `lastPosition`) is touched only on the context's queue:
-/// by the save observers and the watcher, which deliver there during each
-/// save (`.immediate`), and by ``start()`` and ``lastDelivered``, which
-/// hop onto it.
+/// `@unchecked Sendable`: the mutable state (`delivered`, `isPrinting`) is
+/// touched only on the context's queue: by the save observer and the
+/// watcher, which run there during each save (`.immediate`), and by
+/// ``start()``, which hops onto it. `watcher`, `watches` and `observer`
+/// are set once, in `init`.
 final class WatchPrinter: @unchecked Sendable {
   /// A watch that does not validate, rendered.
   struct Problems: Error {
@@ -25,11 +25,9 @@ final class WatchPrinter: @unchecked Sendable {
   private let write: @Sendable (String) -> Void
   private var watcher: ContextWatcher?
   private var watches: [(id: WatchID, label: String, token: WatchToken)] = []
-  private var observers: [SaveObserverToken] = []
-  private var save: ContextSave?
+  private var observer: SaveObserverToken?
   private var delivered: [ContextChanges] = []
   private var isPrinting = false
-  private var lastPosition: PostgresPosition?
 
   /// Attaches the watches to the replica's context; nothing is written
   /// before ``start()``.
@@ -45,9 +43,8 @@ final class WatchPrinter: @unchecked Sendable {
     self.replica = replica
     context = replica.context
     self.write = write
-    // Registration order is call order: the save is noted first, the
-    // watcher delivers next, and the lines are written last.
-    observers.append(context.addSaveObserver { [unowned self] save in self.save = save })
+    // Observers run in registration order: the watcher, registered
+    // first, has delivered by the time the lines are written.
     let watcher = ContextWatcher(
       context: context, target: .handler(on: .immediate) { [unowned self] changes in self.delivered.append(changes) })
     var problems: [String] = []
@@ -62,7 +59,7 @@ final class WatchPrinter: @unchecked Sendable {
     }
     guard problems.isEmpty else { throw Problems(messages: problems) }
     self.watcher = watcher
-    observers.append(context.addSaveObserver { [unowned self] save in self.printSave(save) })
+    observer = context.addSaveObserver { [unowned self] save in self.printSave(save) }
   }
 
   /// Starts writing: saves from now on (after the load) are written.
@@ -70,18 +67,11 @@ final class WatchPrinter: @unchecked Sendable {
     context.queue.sync { isPrinting = true }
   }
 
-  /// The position of the last transaction written; nil before the first.
-  var lastDelivered: PostgresPosition? {
-    context.queue.sync { lastPosition }
-  }
-
   private func printSave(_ save: ContextSave) {
     let deliveries = delivered
     delivered = []
-    self.save = nil
     guard isPrinting, let position = replica.position(ofSave: save.sequenceNumber) else { return }
     let lines = watchLines(deliveries)
-    lastPosition = position
     guard !lines.isEmpty else { return }
     write(saveLine(save, position: position).serialized)
     for line in lines { write(line.serialized) }

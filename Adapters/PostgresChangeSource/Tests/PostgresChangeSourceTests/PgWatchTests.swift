@@ -1,5 +1,6 @@
 import Foundation
 import PostgresChangeSource
+import PostgresNIO
 import Testing
 
 /// `pg-watch watch` run as a subprocess against the test server.
@@ -258,5 +259,46 @@ struct PgWatchTests {
     (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--from", "x"])
     #expect(status == 64)
     #expect(errors.hasPrefix("pg-watch: watch: --from 'x' is not a position (like 0/16B3F40)"), "\(errors)")
+  }
+
+  @Test func theDemoFollowsTwoClientsAndCleansUp() async throws {
+    let demo = try PgWatchProcess(["demo"])
+    let result = try await Self.stop(demo)
+    #expect(result.status == 0, "\(result.errors)")
+    let lines = result.lines
+    // The deliveries, without their positions.
+    let deliveries = lines.filter { $0.hasPrefix("  ") }.map {
+      $0.replacingOccurrences(of: #" at [0-9A-F]+/[0-9A-F]+ "#, with: " ", options: .regularExpression)
+    }
+    #expect(
+      deliveries == [
+        "  watcher: save 1 by hr: inserted Ann",
+        "  list:    insert Ann at 0 → [Ann (34)]",
+        "  watcher: save 2 by payroll: entered Bob",
+        "  list:    insert Bob at 0 → [Bob (18), Ann (34)]",
+        "  watcher: save 3 by hr: inserted Cy; updated Ann",
+        "  list:    insert Cy at 2, reload Ann at 1 → [Bob (18), Ann (34), Cy (52)]",
+        "  (no save)",
+        "  watcher: save 4 by payroll: updated Ann",
+        "  list:    move Ann 1→2 → [Bob (18), Cy (52), Ann (60)]",
+        "  watcher: save 5 by hr: deleted Bob",
+        "  list:    delete Bob at 0 → [Cy (52), Ann (60)]",
+      ], "\(lines.joined(separator: "\n"))")
+    // The demo's slot and schema are gone.
+    let namespace = try #require(
+      lines.first?.split(separator: " ").dropFirst().first?.split(separator: ".").first.map(String.init))
+    #expect(namespace.hasPrefix("watch_demo_"))
+    let connection = try await TestDatabase.connect()
+    var leftovers = 0
+    for try await (count, ) in try await connection.query(
+      """
+      SELECT (SELECT count(*) FROM pg_replication_slots WHERE slot_name = \(namespace))
+        + (SELECT count(*) FROM pg_namespace WHERE nspname = \(namespace))
+      """, logger: TestDatabase.logger
+    ).decode((Int64,).self) {
+      leftovers = Int(count)
+    }
+    try await connection.close()
+    #expect(leftovers == 0)
   }
 }
