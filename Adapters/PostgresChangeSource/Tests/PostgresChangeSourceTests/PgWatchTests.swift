@@ -200,6 +200,36 @@ struct PgWatchTests {
     #expect(positions.count == 2 && positions[1] >= positions[0])
   }
 
+  @Test func aTransactionThatCannotBeAppliedStopsWithStatusOneAtTheLastGoodPosition() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    let files = try await Self.prepare(namespace)
+    let watch = try PgWatchProcess(["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace])
+    #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
+    try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
+    _ = try await watch.waitForLines(3)
+    // The rank's column turns to text under the replica.
+    try await TestDatabase.execute(
+      """
+      ALTER TABLE \(namespace).item ALTER COLUMN rank TYPE text;
+      INSERT INTO \(namespace).item VALUES ('c3', 'crate', 'high', NULL)
+      """)
+    let result = try await watch.finish()
+    #expect(result.status == 1)
+    #expect(
+      result.errors.hasPrefix("pg-watch: stopped: unadmittedType: \(namespace).item.rank (Item.rank): "),
+      "\(result.errors)")
+    let split = result.lines.map(Self.split)
+    #expect(split.count == 4, "\(result.lines)")
+    let positions = split.compactMap(\.position)
+    // The last good transaction: the insert, or a later one the watch
+    // passed over, never the failing one.
+    #expect(positions.count == 2 && positions[1] >= positions[0])
+    let failed = try #require(result.errors.firstRange(of: "(transaction at "), "\(result.errors)")
+    let text = result.errors[failed.upperBound...].prefix { $0 != ")" }
+    #expect(PostgresPosition(text).map { $0 > positions[1] } == true, "\(result.errors)")
+  }
+
   @Test func badFilesAMismatchedCatalogAndNoServerAreErrorsWithStatusOne() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
