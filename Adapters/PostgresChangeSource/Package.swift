@@ -13,6 +13,7 @@ let package = Package(
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "PostgresChangeSource", targets: ["PostgresChangeSource"]),
+    .executable(name: "pg-watch", targets: ["PgWatch"]),
     .executable(name: "pg-replica-timing", targets: ["PostgresReplicaTiming"]),
   ],
   dependencies: [
@@ -26,6 +27,17 @@ let package = Package(
       dependencies: [
         .product(name: "ObjectGraph", package: "ContextWatcher"),
         .product(name: "PredicateDSL", package: "ContextWatcher"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: settings),
+    .executableTarget(
+      name: "PgWatch",
+      dependencies: [
+        "PostgresChangeSource",
+        .product(name: "PredicateDSL", package: "ContextWatcher"),
+        .product(name: "ObjectGraph", package: "ContextWatcher"),
+        .product(name: "ContextWatching", package: "ContextWatcher"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -45,6 +57,8 @@ let package = Package(
       name: "PostgresChangeSourceTests",
       dependencies: [
         "PostgresChangeSource",
+        // Built for the tests that run `pg-watch` as a subprocess.
+        "PgWatch",
         .product(name: "PredicateDSL", package: "ContextWatcher"),
         .product(name: "ObjectGraph", package: "ContextWatcher"),
         .product(name: "ContextWatching", package: "ContextWatcher"),

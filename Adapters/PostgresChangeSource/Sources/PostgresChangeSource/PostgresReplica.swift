@@ -140,12 +140,17 @@ public actor PostgresReplica {
   /// The commit position of the transaction a save of ``context`` applied,
   /// by the save's sequence number, for the latest 65,536 saves; nil for
   /// the load's save, for older saves and for numbers the replica never
-  /// saved.
+  /// saved. A save's position is known as soon as the save is: to the
+  /// context's save observers, and to watchers delivering on
+  /// `.immediate`, during the save.
   public nonisolated func position(ofSave sequenceNumber: Int) -> PostgresPosition? {
     savePositions.withLock { $0[sequenceNumber] }
   }
 
   /// The primary key, as its column's text, of an object of the replica.
+  /// During a save, the context's save observers (and watchers delivering
+  /// on `.immediate`) find the key of every object of the save, deleted
+  /// ones included.
   ///
   /// - Important: Confined to the context's queue.
   public nonisolated func primaryKey(of id: ObjectID) -> String? {
@@ -175,14 +180,40 @@ public actor PostgresReplica {
   public func start(from position: PostgresPosition? = nil) async throws {
     precondition(!started, "PostgresReplica.start(from:) was called twice")
     do {
-      try await begin(from: position)
+      try await begin(from: position, loading: false)
     } catch {
       await stop()
       throw error
     }
   }
 
-  private func begin(from position: PostgresPosition?) async throws {
+  /// Loads the mapped tables as they were when the transaction at
+  /// `position` committed, then resumes after it: what a new process that
+  /// stored the position of the last transaction it delivered calls, so
+  /// that it delivers every later transaction once, each against the rows
+  /// as they were before it.
+  ///
+  /// The tables are read now, and the transactions the slot holds after
+  /// `position` that the read already saw are undone on the rows read,
+  /// newest first, from their before images (`REPLICA IDENTITY FULL`); the
+  /// result is saved once (author nil) and the stream applies those
+  /// transactions again, in order.
+  ///
+  /// - Throws: As ``start(from:)``, and
+  ///   ``PostgresReplicaError/Code/positionNotHeld`` when a mapped table
+  ///   was truncated after `position` (its earlier rows are gone): load
+  ///   without a position.
+  public func start(loadingAsOf position: PostgresPosition) async throws {
+    precondition(!started, "PostgresReplica.start(loadingAsOf:) was called twice")
+    do {
+      try await begin(from: position, loading: true)
+    } catch {
+      await stop()
+      throw error
+    }
+  }
+
+  private func begin(from position: PostgresPosition?, loading: Bool) async throws {
     let connection = try await connect()
     let catalog = try await Self.readCatalog(configuration.mapping, connection: connection, logger: logger)
     let problems = configuration.mapping.problems(in: catalog)
@@ -193,6 +224,7 @@ public actor PostgresReplica {
     let stream = try await openStream(connection)
     if let position {
       try await stream.checkHolds(position)
+      if loading { try await load(connection, asOf: position, stream: stream) }
       self.position = position
     } else {
       try await stream.createSlot()
@@ -265,19 +297,27 @@ public actor PostgresReplica {
         continue
       }
       let applier = self.applier
+      let context = self.context
       let result = await withCheckedContinuation { continuation in
-        context.queue.async {
-          continuation.resume(returning: Result { () throws(PostgresReplicaError) in try applier.apply(transaction) })
+        context.queue.async { [self] in
+          // Only the replica saves the context, so the transaction's save
+          // is the next one: its position is known before the save, to
+          // the context's save observers and watchers too.
+          let next = context.sequenceNumber + 1
+          savePositions.withLock { $0[next] = transaction.position }
+          let result = Result { () throws(PostgresReplicaError) in try applier.apply(transaction) }
+          savePositions.withLock { positions in
+            if case .success(let save?) = result, save.sequenceNumber == next {
+              positions[next - Self.rememberedPositions] = nil
+            } else {
+              positions[next] = nil
+            }
+          }
+          continuation.resume(returning: result)
         }
       }
       switch result {
-      case .success(let save):
-        if let save {
-          savePositions.withLock { positions in
-            positions[save.sequenceNumber] = transaction.position
-            positions[save.sequenceNumber - Self.rememberedPositions] = nil
-          }
-        }
+      case .success:
         saves += 1
         position = transaction.position
       case .failure(let error):
@@ -403,7 +443,9 @@ public actor PostgresReplica {
     return PostgresReplicaError(.connectionLost, "\(doing): \(String(reflecting: error))")
   }
 
-  private func load(_ connection: PostgresConnection) async throws {
+  private func load(
+    _ connection: PostgresConnection, asOf position: PostgresPosition? = nil, stream: ChangeStream? = nil
+  ) async throws {
     try await connection.query("SET TimeZone = 'UTC'", logger: logger)
     try await connection.query("SET DateStyle = 'ISO'", logger: logger)
     try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: logger)
@@ -428,7 +470,29 @@ public actor PostgresReplica {
     guard let snapshot = TransactionSnapshot(snapshotText) else {
       throw PostgresReplicaError(.brokenRecord, "'\(snapshotText)' is not a transaction snapshot")
     }
-    loadSnapshot = snapshot
+    if let position, let stream {
+      // The transactions after `position` that the read saw come first in
+      // commit order: undo them, and let the stream apply them again.
+      var seen: [ReplicationTransaction] = []
+      var cursor = position
+      reading: while true {
+        let batch: [ReplicationTransaction]
+        do {
+          batch = try await stream.fetch(after: cursor, limit: configuration.batchSize)
+        } catch {
+          throw await connectionError(error, "reading slot '\(configuration.slot)'")
+        }
+        guard let last = batch.last else { break }
+        for transaction in batch {
+          guard snapshot.sees(transaction.xid) else { break reading }
+          seen.append(transaction)
+        }
+        cursor = last.position
+      }
+      rows = try RowUndo.rows(rows, undoing: seen, since: position)
+    } else {
+      loadSnapshot = snapshot
+    }
     let applier = self.applier
     let loaded = rows
     _ = try await withCheckedContinuation { continuation in

@@ -54,6 +54,7 @@ final class ReplicaApplier: @unchecked Sendable {
   /// rolled back to its last save and the error says what and where.
   func apply(_ transaction: ReplicationTransaction) throws(PostgresReplicaError) -> ContextSave? {
     dispatchPrecondition(condition: .onQueue(context.queue))
+    let previous = (keys: self.keys, primaryKeys: self.primaryKeys)
     var keys = self.keys
     var primaryKeys = self.primaryKeys
     do {
@@ -108,6 +109,11 @@ final class ReplicaApplier: @unchecked Sendable {
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
+      // The keys of the transaction's rows are in place during the save,
+      // deleted rows' too, so that the context's observers can name every
+      // object of the save by its key.
+      self.keys = keys
+      self.primaryKeys = primaryKeys
       let save = try context.save(author: author(of: transaction))
       for snapshot in save?.deleted ?? [] {
         if let key = primaryKeys.removeValue(forKey: snapshot.objectID) {
@@ -119,6 +125,8 @@ final class ReplicaApplier: @unchecked Sendable {
       return save
     } catch {
       context.rollback()
+      self.keys = previous.keys
+      self.primaryKeys = previous.primaryKeys
       throw Self.replicaError(error, at: transaction.position)
     }
   }

@@ -1,0 +1,94 @@
+import Foundation
+import ObjectGraph
+import PostgresChangeSource
+
+/// The schema file of `pg-watch watch --schema`: the `ObjectSchema` JSON of
+/// `context-watch`, whose entities may also name their table and columns:
+///
+/// ```json
+/// {"entities": [{"name": "Person", "table": "people", "primaryKey": "person_id",
+///   "columns": {"age": "age_years"}, "foreignKeys": {"employer": "company_id"},
+///   "attributes": {...}, "relationships": {...}}]}
+/// ```
+///
+/// `table` may be qualified (`billing.people`); without it an entity maps to
+/// the table of its name in `public`, each attribute to the column of its
+/// name, the primary key is `id` and a to-one relationship is the column
+/// `<relationship>_id`.
+enum SchemaMapping {
+  /// The fields of an entity that say how it maps to a table.
+  static let fields = ["table", "primaryKey", "columns", "foreignKeys"]
+
+  /// The mapping a schema file describes.
+  ///
+  /// - Throws: ``WatchJSONError`` naming every problem: of the JSON, of the
+  ///   schema, and of the mapping against the schema.
+  static func read(_ path: String) throws(WatchJSONError) -> ReplicaMapping {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw WatchJSONError(description: "cannot read the file: \((error as NSError).localizedDescription)")
+    }
+    let json = try WatchJSON.parse(data)
+    let schema: ObjectSchema
+    do {
+      schema = try ObjectSchema(json: data)
+    } catch {
+      throw WatchJSONError(
+        description: "invalid schema: " + error.problems.joined(separator: "; "))
+    }
+    var problems: [String] = []
+    var tables: [TableMapping] = []
+    guard case .array(let entities)? = json["entities"] else {
+      throw WatchJSONError(description: "invalid schema: \"entities\" is not an array")
+    }
+    for (index, entity) in entities.enumerated() {
+      guard case .string(let name)? = entity["name"] else { continue }
+      let place = "entities[\(index)] (\(name))"
+      var mapping = TableMapping(entity: name)
+      switch entity["table"] {
+      case nil: break
+      case .string(let table)?:
+        let parts = table.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2 {
+          mapping.schema = String(parts[0])
+          mapping.table = String(parts[1])
+        } else {
+          mapping.table = table
+        }
+      case let other?: problems.append("\(place): \"table\" is a string, not \(other.typeName)")
+      }
+      switch entity["primaryKey"] {
+      case nil: break
+      case .string(let column)?: mapping.primaryKey = column
+      case let other?: problems.append("\(place): \"primaryKey\" is a string, not \(other.typeName)")
+      }
+      func columns(_ field: String) -> [String: String] {
+        guard let value = entity[field] else { return [:] }
+        guard case .object(let members) = value else {
+          problems.append("\(place): \"\(field)\" is an object of column names, not \(value.typeName)")
+          return [:]
+        }
+        var names: [String: String] = [:]
+        for (key, column) in members {
+          guard case .string(let text) = column else {
+            problems.append("\(place): \(field).\(key) is a column name (a string), not \(column.typeName)")
+            continue
+          }
+          names[key] = text
+        }
+        return names
+      }
+      mapping.columns = columns("columns")
+      mapping.foreignKeys = columns("foreignKeys")
+      tables.append(mapping)
+    }
+    guard problems.isEmpty else { throw WatchJSONError(description: problems.joined(separator: "; ")) }
+    do {
+      return try ReplicaMapping(schema: schema, tables: tables)
+    } catch {
+      throw WatchJSONError(description: error.message)
+    }
+  }
+}
