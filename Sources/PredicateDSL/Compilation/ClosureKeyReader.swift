@@ -2,9 +2,9 @@
 /// comparisons of a key whose resolver gave a closure, with the same
 /// ``FusedComparison`` that a resolver's own ``KeyReader`` gets.
 ///
-/// A comparison whose value falls outside its shortcut calls the closure up
-/// to three times (its probe, its test's fast path, its general test), as
-/// it reads a ``KeyReader``.
+/// A comparison whose value falls outside its shortcut calls the closure
+/// twice (its test's fast path, then its general test); the compiler keeps
+/// no probe for such a key.
 struct ClosureKeyReader<Object>: KeyReader {
   let closure: @Sendable (Object) -> FilterValue
 

@@ -485,20 +485,20 @@ struct PredicateCompiler<Object>: Sendable {
   }
 
   /// A key's read fused with its test, by the key's fuse hook (built in the
-  /// resolver's module, around its ``KeyReader``) or else around the read
-  /// closure: both are ``FusedComparison``, the one definition of the fused
-  /// shortcuts.
+  /// resolver's module, around its ``KeyReader``, with a probe) or else
+  /// around the read closure: both are ``FusedComparison``, the one
+  /// definition of the fused shortcuts. A closure key keeps no probe: its
+  /// read is a call either way, and groups of its comparisons call their
+  /// tests alone, which the differential tests hold the probed groups to.
   private static func fused(
     _ read: @escaping @Sendable (Object) -> FilterValue, _ fuse: FuseHook<Object>?, _ test: ValueTest, site: Site
   ) -> Condition<Object> {
     var probe: Probe<Object>?
-    let fused =
-      if let fuse {
-        fuse(test.fast, test.general, site, &probe)
-      } else {
-        FusedComparison.make(ClosureKeyReader(read), test.fast, test.general, site, probe: &probe)
-      }
-    return .test(fused, probe: probe)
+    if let fuse {
+      let fused = fuse(test.fast, test.general, site, &probe)
+      return .test(fused, probe: probe)
+    }
+    return .test(FusedComparison.make(ClosureKeyReader(read), test.fast, test.general, site, probe: &probe))
   }
 
   /// A comparison without a quantifier, its operands in the order compared.
