@@ -51,6 +51,9 @@ let package = Package(
     // Heap bytes per watch, the same way:
     //   swift run -c release WatcherMemory
     tool("WatcherMemory", ["MallocInfo", contextWatching, objectGraph, predicateDSL]),
+    // Heap and peak memory a large predicate takes to compile:
+    //   swift run -c release PredicateMemory
+    tool("PredicateMemory", ["MallocInfo", predicateDSL]),
     // Drivers for callgrind profiles (see their headers).
     tool("ObjectGraphProfile", [objectGraph, predicateDSL]),
     tool("WatcherProfile", [contextWatching, objectGraph, predicateDSL]),

@@ -299,4 +299,48 @@ struct IntervalAnalysisTests {
     #expect(parts.secondary.map { describe($0.bounds) } == "[18.0, 65.0)")
     #expect(parts.residual?.description == "name != \"x\"")
   }
+
+  /// A string interval as text, its bounds' UTF-8 in hex: `[61, 6D)`.
+  func textInterval(_ format: String) throws -> String? {
+    guard case .textRange(let bounds)? = try split(format).kind else { return nil }
+    func text(_ bytes: [UInt8]?) -> String {
+      bytes.map { $0.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ") } ?? "∞"
+    }
+    return (bounds.lower == nil ? "(-" : (bounds.lowerIncluded ? "[" : "(")) + text(bounds.lower) + ", "
+      + text(bounds.upper) + (bounds.upper == nil || !bounds.upperIncluded ? ")" : "]")
+  }
+
+  @Test func stringComparisonsOnOneKeyAreOneInterval() throws {
+    #expect(try textInterval("name >= 'a' AND name < 'm'") == "[61, 6D)")
+    #expect(try textInterval("'m' > name AND 'a' <= name") == "[61, 6D)")
+    #expect(try textInterval("name BETWEEN {'a', 'm'}") == "[61, 6D]")
+    #expect(try textInterval("name > 'b'") == "(62, ∞)")
+    #expect(try textInterval("name <= 'b'") == "(-∞, 62]")
+    // The tighter bound wins; at equal bounds the excluded one.
+    #expect(try textInterval("name > 'a' AND name >= 'a' AND name < 'z' AND name <= 'y'") == "(61, 79]")
+    // BEGINSWITH is [prefix, prefix with its last byte raised).
+    #expect(try textInterval("name BEGINSWITH 'abc'") == "[61 62 63, 61 62 64)")
+    #expect(try textInterval("name BEGINSWITH 'ab' AND name < 'abc'") == "[61 62, 61 62 63)")
+    // U+10FFFF is F4 8F BF BF: the bound ends in C0, past every string
+    // that has the prefix and below every other.
+    #expect(try textInterval("name BEGINSWITH '\u{10FFFF}'") == "[F4 8F BF BF, F4 8F BF C0)")
+    #expect(try textInterval("name BEGINSWITH 'e\u{301}'") == "[65 CC 81, 65 CC 82)")
+  }
+
+  @Test func stringRangesThatAreNotIntervalsStayEvaluated() throws {
+    // The empty prefix is never a prefix; options fold; a number against a
+    // string is a type mismatch the evaluator reports.
+    for format in [
+      "name BEGINSWITH ''", "name BEGINSWITH[c] 'a'", "name >=[n] 'a'", "name > 5", "name BETWEEN {'a', 5}",
+      "name ENDSWITH 'a'", "'a' BEGINSWITH name",
+    ] {
+      let parts = try split(format)
+      #expect(parts.kind.map { _ in "indexed" } == nil, "\(format)")
+      #expect(parts.residual != nil, "\(format)")
+    }
+    // Under an equality key a string range stays in the residual.
+    let parts = try split("city == 'Oslo' AND name BEGINSWITH 'a'")
+    #expect(parts.secondary == nil)
+    #expect(parts.residual?.description == "name BEGINSWITH \"a\"")
+  }
 }

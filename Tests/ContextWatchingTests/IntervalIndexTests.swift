@@ -4,10 +4,11 @@ import PredicateDSL
 import TestSupport
 import Testing
 
-/// Interval watches, in every form users write them, on integers, doubles
-/// and dates: what the watcher reports equals evaluating each predicate
-/// directly, over random bounds of every width (1e-9 to 1e9, equal bounds,
-/// empty intervals, infinities, NaN) and random values near and on them.
+/// Interval watches, in every form users write them, on integers, doubles,
+/// dates and strings: what the watcher reports equals evaluating each
+/// predicate directly, over random bounds of every width (1e-9 to 1e9, equal
+/// bounds, empty intervals, infinities, NaN; strings of every kind of
+/// scalar) and random values near and on them.
 @Suite("Watcher: interval watches agree with direct evaluation")
 struct IntervalIndexTests {
   static let schema: ObjectSchema = {
@@ -18,7 +19,7 @@ struct IntervalIndexTests {
           attributes: [
             .init("name", .string), .init("zone", .string, isOptional: true),
             .init("count", .integer, isOptional: true), .init("level", .double, isOptional: true),
-            .init("stamp", .date, isOptional: true),
+            .init("stamp", .date, isOptional: true), .init("label", .string, isOptional: true),
           ])
       ])
     } catch {
@@ -95,6 +96,15 @@ struct IntervalIndexTests {
     var watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)] = []
     var pool: [Double] = [0]
     for index in 0..<450 {
+      // Saves between registrations: later watches go to an index that
+      // matching has sorted, and wait in its pending entries (merged in at
+      // the save after 300, still apart after 440).
+      if [200, 300, 440].contains(index) {
+        try context.performAndWait { context in
+          try context.insert("Reading", values: ["name": "early", "level": .double(pool.last!)])
+          try context.save()
+        }
+      }
       let attribute = random.pick(["count", "level", "stamp"])
       let scale = random.pick([1e-3, 1, 1e3, 1e9, 1e12])
       let centre = Double.random(in: -scale...scale, using: &random)
@@ -171,7 +181,10 @@ struct IntervalIndexTests {
     _ watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)], context: ObjectContext,
     with changes: ContextChanges, seed: UInt64
   ) throws -> Int {
-    let everyone = try context.performAndWait { try $0.objects(of: "Reading").map { $0.snapshot() } }
+    // The objects of the last save (not those saved between registrations).
+    let everyone = try context.performAndWait { try $0.objects(of: "Reading").map { $0.snapshot() } }.filter {
+      $0["name"] != "early"
+    }
     var checked = 0
     // Built on each read: read once.
     let matches = changes.matches
@@ -183,6 +196,158 @@ struct IntervalIndexTests {
       checked += expected.count
     }
     return checked
+  }
+
+  /// String interval forms; `K` stands for `label`.
+  static let stringForms = [
+    "K BETWEEN {%@, %@}", "K >= %@ AND K < %@", "K > %@ AND K <= %@", "%@ < K AND %@ >= K", "K > %@", "K <= %@",
+    "%@ > K", "K BEGINSWITH %@", "K BEGINSWITH %@ AND K < %@", "K >= %@ AND name != 'x' AND K BEGINSWITH %@",
+    "K BEGINSWITH %@ AND K BEGINSWITH %@", "zone == 'north' AND K BEGINSWITH %@", "K BEGINSWITH[c] %@",
+    "K <[n] %@", "K < %@ AND name ENDSWITH '1'",
+  ]
+
+  /// Pieces strings are made of: ASCII on both sides of letters' case,
+  /// precomposed and combining accents (`é` and `e` + U+0301 compare
+  /// apart), the ends of each UTF-8 length, surrogates' neighbours, emoji
+  /// and U+10FFFF, the last scalar; NUL, which pads the index's 8-byte
+  /// heads, and a run longer than a head.
+  static let pieces = [
+    "\u{0}", "abcdefghij", "a", "b", "m", "z", "A", "Z", "0", "~", "\u{7F}", "\u{80}", "é", "e\u{301}", "\u{301}",
+    "\u{7FF}", "\u{800}",
+    "\u{D7FF}", "\u{E000}", "\u{FFFF}", "\u{10000}", "😀", "👩‍👩‍👧", "\u{10FFFE}", "\u{10FFFF}",
+  ]
+
+  /// A random string of zero to three pieces.
+  static func text(using random: inout SeededGenerator) -> String {
+    (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(pieces) }.joined()
+  }
+
+  /// A value near the bounds in `pool`: one of them, one cut short or
+  /// extended, a new string, or nil.
+  static func textValue(pool: [String], using random: inout SeededGenerator) -> FilterValue {
+    let bound = random.pick(pool)
+    switch Int.random(in: 0..<8, using: &random) {
+    case 0: return .null
+    case 1: return .string(text(using: &random))
+    case 2: return .string(String(bound.unicodeScalars.dropLast().map(Character.init)))
+    case 3, 4: return .string(bound + random.pick(pieces))
+    default: return .string(bound)
+    }
+  }
+
+  @Test(arguments: [0, 1, 2])
+  func randomStringIntervalsAgreeWithTheirPredicates(round: Int) throws {
+    let seed = SeededGenerator.seed(default: 0x5_7E57 + UInt64(round))
+    var random = SeededGenerator(seed: seed)
+    let context = ObjectContext(schema: Self.schema, name: "strings", notificationCenter: nil)
+    let deliveries = Deliveries()
+    let watcher = ContextWatcher(context: context, target: .delegate(deliveries, on: .immediate))
+    var watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)] = []
+    var pool: [String] = [""]
+    // Registered in batches with saves between them, so that later watches
+    // go to an index that already holds some: its pending entries, merged
+    // in after the third batch, apart after the second and fourth.
+    for batch in 0..<4 {
+      for _ in 0..<(batch == 0 ? 300 : 12) {
+        let format = random.pick(Self.stringForms).split(separator: "K", omittingEmptySubsequences: false).joined(
+          separator: "label")
+        let holes = format.split(separator: "%@", omittingEmptySubsequences: false).count - 1
+        var arguments: [FilterValue] = []
+        for _ in 0..<holes {
+          // A new string, or a pool string cut or extended: bounds that
+          // share prefixes.
+          let bound =
+            Bool.random(using: &random)
+            ? Self.text(using: &random)
+            : random.pick(pool) + (Bool.random(using: &random) ? random.pick(Self.pieces) : "")
+          pool.append(bound)
+          arguments.append(.string(bound))
+        }
+        arguments.sort { a, b in
+          guard case .string(let x) = a, case .string(let y) = b else { return false }
+          return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+        }
+        // Mostly in order (a lower bound first), now and then reversed: empty.
+        if Int.random(in: 0..<4, using: &random) == 0 { arguments.reverse() }
+        let token = try watcher.watch("Reading", where: format, arguments: arguments)
+        watches.append((token, try Self.schema.snapshotFilter(format, arguments: arguments, for: "Reading")))
+      }
+      // Cancelled between batches: stale entries, dropped in round 2.
+      for _ in 0..<(round == 0 ? 0 : (round == 1 ? 10 : 80)) where watches.count > 1 {
+        watches.remove(at: Int.random(in: 0..<watches.count, using: &random)).token.cancel()
+      }
+      try context.performAndWait { context in
+        for index in 0..<60 {
+          try context.insert(
+            "Reading",
+            values: [
+              "name": .string("R\(batch)-\(index)"), "zone": index % 2 == 0 ? "north" : "south",
+              "label": Self.textValue(pool: pool, using: &random),
+            ])
+        }
+        try context.save()
+      }
+    }
+    // Every object moved: matched before and after.
+    deliveries.last = nil
+    try context.performAndWait { context in
+      for object in try context.objects(of: "Reading") {
+        try object.setValue(Self.textValue(pool: pool, using: &random), forKey: "label")
+      }
+      try context.save()
+    }
+    let updated = try #require(deliveries.last)
+    let updateMatches = updated.matches
+    var checked = 0
+    for update in updated.updated + updated.entered + updated.exited {
+      for (token, filter) in watches {
+        let (was, now) = (try filter.evaluate(update.before), try filter.evaluate(update.after))
+        let event: WatchEvent? = was && now ? .updated : (now ? .entered : (was ? .exited : nil))
+        let reported = updateMatches[update.objectID]?.first { $0.watch == token.id }?.event
+        #expect(
+          reported == event,
+          "watch \(token.id), \(update.before["label"] ?? .null) → \(update.after["label"] ?? .null), seed \(seed)")
+        if event != nil { checked += 1 }
+      }
+    }
+    #expect(checked > 1_000, "\(checked) matches, seed \(seed)")
+    withExtendedLifetime(watches) {}
+  }
+
+  /// Strings compare by code units: a precomposed `é` and `e` with a
+  /// combining accent are different bounds, prefixes and constants, in the
+  /// index and in the predicates that watches share.
+  @Test func canonicallyEquivalentStringsStayApart() throws {
+    let context = ObjectContext(schema: Self.schema, name: "accents", notificationCenter: nil)
+    let deliveries = Deliveries()
+    let watcher = ContextWatcher(context: context, target: .delegate(deliveries, on: .immediate))
+    let formats = [
+      "label BEGINSWITH 'é'", "label BEGINSWITH 'e\u{301}'", "label <[n] 'é'", "label <[n] 'e\u{301}'",
+      "label BETWEEN {'é', 'é\u{10FFFF}'}", "label BEGINSWITH '\u{10FFFF}'", "label BEGINSWITH ''",
+    ]
+    let tokens = try formats.map { try watcher.watch("Reading", where: $0) }
+    let labels = ["éa", "e\u{301}a", "f", "é\u{10FFFF}", "\u{10FFFF}\u{10FFFF}", "\u{10FFFF}", ""]
+    try context.performAndWait { context in
+      for label in labels { try context.insert("Reading", values: ["name": .string(label), "label": .string(label)]) }
+      try context.save()
+    }
+    let changes = try #require(deliveries.last)
+    // Keyed by UTF-8: Swift's own string keys equate canonical equivalents.
+    var matched: [[UInt8]: [Int]] = [:]
+    for attributed in changes.attribution {
+      let label = context.performAndWait { context in context.object(with: attributed.objectID)?["label"] }
+      guard case .string(let text)? = label else { continue }
+      matched[Array(text.utf8)] = attributed.matches.compactMap { match in tokens.firstIndex { $0.id == match.watch } }
+        .sorted()
+    }
+    // `e` (65) sorts below `é` (C3 A9); U+10FFFF above both.
+    #expect(matched[Array("éa".utf8)] == [0, 4])
+    #expect(matched[Array("e\u{301}a".utf8)] == [1, 2])
+    #expect(matched[Array("f".utf8)] == [2])
+    #expect(matched[Array("é\u{10FFFF}".utf8)] == [0, 4])
+    #expect(matched[Array("\u{10FFFF}\u{10FFFF}".utf8)] == [5])
+    #expect(matched[Array("\u{10FFFF}".utf8)] == [5])
+    #expect(matched[Array("".utf8)] == [2, 3])
   }
 
   /// Narrow intervals packed tightly (widths 1e-9 to 1e9, many to a

@@ -5,21 +5,27 @@ import PredicateDSL
 /// the predicate (alone, or in an AND), without options, on an attribute
 /// of the watched entity: `key == constant` or `key IN {constants}` (a hash
 /// index), else `key > c`, `>=`, `<`, `<=` or `key BETWEEN {a, b}` on a
-/// number or date attribute (sorted bounds). Range conjuncts on one
+/// number or date attribute (sorted bounds), or the same and
+/// `key BEGINSWITH 'prefix'` on a string attribute with string constants
+/// (sorted bounds in Unicode scalar order). Range conjuncts on one
 /// attribute are one interval: `age >= 18 AND age < 65`, in any order and
-/// among other conjuncts, is filed as [18, 65), alone or under an equality.
+/// among other conjuncts, is filed as [18, 65), alone or (numbers and
+/// dates) under an equality.
 enum IndexedConjunct {
   enum Kind {
     /// The object's value must be one of these keys.
     case equal(IndexKeys)
     /// The object's value must lie within these bounds.
     case range(RangeBounds)
+    /// The object's value must be a string within these bounds.
+    case textRange(TextBounds)
 
     /// Whether `value` satisfies the conjunct.
     func admits(_ value: FilterValue) -> Bool {
       switch self {
       case .equal(let keys): keys.contains(IndexKey(value))
       case .range(let bounds): bounds.contains(value)
+      case .textRange(let bounds): bounds.contains(value)
       }
     }
   }
@@ -44,7 +50,7 @@ enum IndexedConjunct {
         return (slot, .equal(keys), nil, nil)
       }
       if let (slot, bounds) = range(parts, entity: entity) {
-        return (slot, .range(bounds), nil, nil)
+        return (slot, bounds, nil, nil)
       }
       return (0, nil, nil, predicate)
     }
@@ -71,7 +77,7 @@ enum IndexedConjunct {
         if let parts = predicate.keyConstantComparison(ofConjunct: position),
           let (slot, bounds) = range(parts, entity: entity)
         {
-          found = (position, slot, .range(bounds))
+          found = (position, slot, bounds)
           break
         }
       }
@@ -82,21 +88,23 @@ enum IndexedConjunct {
     var kind = foundKind
     // Every other range conjunct on the same attribute narrows the same
     // interval: `age >= 18 AND age < 65` is one watch on [18, 65).
-    if case .range(var bounds) = kind {
-      bounds = merged(bounds, on: slot, from: position + 1, of: predicate, entity: entity, taking: &taken)
-      kind = .range(bounds)
+    if case .range = kind {
+      kind = merged(kind, on: slot, from: position + 1, of: predicate, entity: entity, taking: &taken)
+    } else if case .textRange = kind {
+      kind = merged(kind, on: slot, from: position + 1, of: predicate, entity: entity, taking: &taken)
     }
-    // Under an equality, range conjuncts on another attribute narrow the
-    // watches filed under each key (a composite index).
+    // Under an equality, range conjuncts on another number or date
+    // attribute narrow the watches filed under each key (a composite
+    // index). String ranges there stay in the residual.
     var secondary: (slot: Int, bounds: RangeBounds)?
     if case .equal = kind {
       for other in 0..<count where other != position {
         if let parts = predicate.keyConstantComparison(ofConjunct: other),
-          let (rangeSlot, bounds) = range(parts, entity: entity)
+          let (rangeSlot, bounds) = range(parts, entity: entity), case .range = bounds
         {
           taken.append(other)
           let all = merged(bounds, on: rangeSlot, from: other + 1, of: predicate, entity: entity, taking: &taken)
-          secondary = (rangeSlot, all)
+          if case .range(let all) = all { secondary = (rangeSlot, all) }
           break
         }
       }
@@ -123,7 +131,8 @@ extension IndexedConjunct {
   /// that the comparison needs no compiling to be valid. An equality whose
   /// constants do not fit is not indexed: it stays in the residual, whose
   /// compiling reports the error with its position. (Ranges are only
-  /// formed on numbers and dates, where they do.)
+  /// formed from constants of the attribute's kind: numbers and dates, or
+  /// strings on a string attribute.)
   private static func fits(_ value: FilterValue, _ type: AttributeType) -> Bool {
     switch value {
     case .null: true
@@ -138,19 +147,24 @@ extension IndexedConjunct {
 }
 
 extension IndexedConjunct {
-  /// `bounds` narrowed by every range conjunct on attribute `slot` from
-  /// conjunct `start` on (their conjunction is the intersection); their
-  /// positions are added to `taken`.
+  /// `bounds` (a range or a string range) narrowed by every range
+  /// conjunct on attribute `slot` from conjunct `start` on (their
+  /// conjunction is the intersection); their positions are added to
+  /// `taken`. An attribute's ranges are all of one kind: its type decides.
   private static func merged(
-    _ bounds: RangeBounds, on slot: Int, from start: Int, of predicate: PredicateSyntax, entity: EntityLayout,
+    _ bounds: Kind, on slot: Int, from start: Int, of predicate: PredicateSyntax, entity: EntityLayout,
     taking taken: inout [Int]
-  ) -> RangeBounds {
+  ) -> Kind {
     var bounds = bounds
     for other in start..<predicate.conjunctCount where !taken.contains(other) {
       if let parts = predicate.keyConstantComparison(ofConjunct: other),
         let (otherSlot, more) = range(parts, entity: entity), otherSlot == slot
       {
-        bounds = bounds.intersection(more)
+        switch (bounds, more) {
+        case (.range(let these), .range(let those)): bounds = .range(these.intersection(those))
+        case (.textRange(let these), .textRange(let those)): bounds = .textRange(these.intersection(those))
+        default: continue
+        }
         taken.append(other)
       }
     }
@@ -192,15 +206,17 @@ extension IndexedConjunct {
     return keys.filter { seen.insert($0).inserted }
   }
 
-  /// The range an index serves, from a conjunct's parts.
+  /// The range an index serves, from a conjunct's parts: `.range` on a
+  /// number or date attribute, `.textRange` on a string attribute.
   private static func range(
     _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout
-  ) -> (Int, RangeBounds)? {
+  ) -> (Int, Kind)? {
     let (path, value, written, constantFirst) = (parts.keyPath, parts.constant, parts.operator, parts.constantFirst)
     // `30 < age` is `age > 30`.
     guard let operation = constantFirst ? written.mirrored : written else { return nil }
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
+    if type == .string { return textRange(operation, value).map { (slot, .textRange($0)) } }
     func fits(_ bound: FilterValue) -> Bool {
       switch bound {
       case .int, .bool: type.isNumeric
@@ -212,13 +228,35 @@ extension IndexedConjunct {
     switch operation {
     case .greater, .greaterOrEqual:
       guard fits(value) else { return nil }
-      return RangeBounds(lower: (value, operation == .greaterOrEqual), upper: nil).map { (slot, $0) }
+      return RangeBounds(lower: (value, operation == .greaterOrEqual), upper: nil).map { (slot, .range($0)) }
     case .less, .lessOrEqual:
       guard fits(value) else { return nil }
-      return RangeBounds(lower: nil, upper: (value, operation == .lessOrEqual)).map { (slot, $0) }
+      return RangeBounds(lower: nil, upper: (value, operation == .lessOrEqual)).map { (slot, .range($0)) }
     case .between:
       guard case .array(let bounds) = value, bounds.count == 2, fits(bounds[0]), fits(bounds[1]) else { return nil }
-      return RangeBounds(lower: (bounds[0], true), upper: (bounds[1], true)).map { (slot, $0) }
+      return RangeBounds(lower: (bounds[0], true), upper: (bounds[1], true)).map { (slot, .range($0)) }
+    default:
+      return nil
+    }
+  }
+
+  /// The string range of `key <operation> value` on a string attribute:
+  /// string constants only (against anything else the evaluator reports a
+  /// type mismatch, so those stay in the residual), and `BEGINSWITH` with
+  /// a prefix that is not empty (the empty one is never a prefix).
+  private static func textRange(_ operation: ComparisonSyntax.Operator, _ value: FilterValue) -> TextBounds? {
+    switch (operation, value) {
+    case (.greater, .string(let text)), (.greaterOrEqual, .string(let text)):
+      return TextBounds(lower: (text, operation == .greaterOrEqual), upper: nil)
+    case (.less, .string(let text)), (.lessOrEqual, .string(let text)):
+      return TextBounds(lower: nil, upper: (text, operation == .lessOrEqual))
+    case (.between, .array(let bounds)):
+      guard bounds.count == 2, case .string(let low) = bounds[0], case .string(let high) = bounds[1] else {
+        return nil
+      }
+      return TextBounds(lower: (low, true), upper: (high, true))
+    case (.beginsWith, .string(let prefix)):
+      return TextBounds(prefix: prefix)
     default:
       return nil
     }

@@ -89,6 +89,23 @@ struct MasterFilter: ~Copyable {
   struct PredicateKey: Hashable {
     var entity: Int
     var syntax: PredicateSyntax
+
+    /// Equal only for the same syntax with string constants equal code
+    /// unit for code unit. `PredicateSyntax`'s equality compares strings
+    /// as Swift does, by canonical equivalence (a precomposed `é` equals
+    /// `e` and a combining acute accent), where predicates compare them
+    /// literally: two watches differing so must not share a compiled
+    /// predicate. The printed syntax keeps the strings as they are. The
+    /// hash stays the syntax's: literally equal keys are equal to Swift.
+    static func == (lhs: PredicateKey, rhs: PredicateKey) -> Bool {
+      lhs.entity == rhs.entity && lhs.syntax == rhs.syntax
+        && lhs.syntax.description.utf8.elementsEqual(rhs.syntax.description.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(entity)
+      hasher.combine(syntax)
+    }
   }
 
   /// A class, so that reading one on the hot path is one retain, not a
@@ -358,9 +375,15 @@ struct MasterFilter: ~Copyable {
       }
     case .range(let bounds)?:
       for kind in layout.kindIndexes {
-        let rangeIndex = buckets[kind].ranges[indexSlot] ?? RangeIndex()
-        rangeIndex.insert(bounds, id: id)
+        let rangeIndex = buckets[kind].ranges[indexSlot] ?? BufferedRangeIndex()
+        rangeIndex.file(bounds, id: id)
         buckets[kind].ranges[indexSlot] = rangeIndex
+      }
+    case .textRange(let bounds)?:
+      for kind in layout.kindIndexes {
+        let rangeIndex = buckets[kind].textRanges[indexSlot] ?? TextRangeIndex()
+        rangeIndex.insert(bounds, id: id)
+        buckets[kind].textRanges[indexSlot] = rangeIndex
       }
     case nil:
       for kind in layout.kindIndexes { buckets[kind].unindexed.insert(slot) }
@@ -422,7 +445,12 @@ struct MasterFilter: ~Copyable {
           rangeIndex.noteRemoval()
           // With no live watch left, its stale entries go with it, and
           // matching no longer visits it.
-          if rangeIndex.count == 0 { buckets[kind].ranges[entry.indexSlot] = nil }
+          if rangeIndex.liveCount == 0 { buckets[kind].ranges[entry.indexSlot] = nil }
+        }
+      case .textRange?:
+        if let rangeIndex = buckets[kind].textRanges[entry.indexSlot] {
+          rangeIndex.noteRemoval()
+          if rangeIndex.count == 0 { buckets[kind].textRanges[entry.indexSlot] = nil }
         }
       case nil:
         buckets[kind].unindexed.remove(slot)
@@ -553,9 +581,19 @@ struct MasterFilter: ~Copyable {
         if let key = image.rangeKey(attribute) { index.collect(key, live: nil, into: matched) }
       }
     }
-    guard !buckets[entity].ranges.isEmpty else { return }
-    for (attribute, index) in buckets[entity].ranges {
-      collect(index, attribute, image, live: entries, into: matched, failures: &failures)
+    if !buckets[entity].ranges.isEmpty {
+      for (attribute, index) in buckets[entity].ranges {
+        guard let key = image.rangeKey(attribute) else { continue }
+        rangeCandidates.removeAll()
+        index.collectBuffered(key, live: entries, into: rangeCandidates)
+        for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
+      }
+    }
+    guard !buckets[entity].textRanges.isEmpty else { return }
+    for (attribute, index) in buckets[entity].textRanges {
+      rangeCandidates.removeAll()
+      image.withAttribute(attribute) { value in index.collect(value, live: entries, into: rangeCandidates) }
+      for slot in rangeCandidates.slots where test(slot, image, failures: &failures) { matched.append(slot) }
     }
   }
 
@@ -576,7 +614,8 @@ struct MasterFilter: ~Copyable {
   /// matching, so that matching reads the filter without changing it.
   func prepareRanges() {
     for bucket in buckets {
-      for index in bucket.ranges.values { index.prepare(live: entries) }
+      for index in bucket.ranges.values { index.prepareBuffered(live: entries) }
+      for index in bucket.textRanges.values { index.prepare(live: entries) }
     }
   }
 

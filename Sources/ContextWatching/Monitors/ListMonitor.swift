@@ -139,8 +139,7 @@ public final class ListMonitor: Sendable {
   /// - Complexity: O(log *n*).
   public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
     state.withLock { state in
-      guard let object = state.member(objectID) else { return nil }
-      let rank = state.content.rank(of: object)
+      guard let (object, rank) = state.member(objectID) else { return nil }
       guard rank < state.content.count else { return nil }
       return state.content.indexPath(of: object, rank: rank)
     }

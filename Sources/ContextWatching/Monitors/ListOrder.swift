@@ -33,6 +33,8 @@ final class ListOrder: Sendable {
     let keysRead: [String]
   }
 
+  /// The listed entity (objects of its sub-entities are listed too).
+  let entity: EntityLayout
   let keys: [(source: Source, ascending: Bool)]
   let paths: [Path]
   /// Whether the list has sections; their value is the first sort key's.
@@ -127,6 +129,7 @@ final class ListOrder: Sendable {
         }
       }
     }
+    entity = layout
     self.keys = keys
     self.paths = paths
     isSectioned = request.sectionKey != nil

@@ -22,6 +22,12 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// A node with fewer items than this (except the root) is merged with a
   /// neighbour or takes items from it.
   static var minimumFill: Int { capacity / 4 }
+  /// The most unused element slots a full leaf's storage gains when it
+  /// grows: a leaf grows by this much instead of doubling, so that storage
+  /// stays within a few elements of what the tree holds (a list's memory
+  /// is mostly its leaves), at the cost of a reallocation (a move, no
+  /// retain) every few inserts into one leaf.
+  static var leafSlack: Int { 4 }
 
   private var root: Node?
 
@@ -33,15 +39,17 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(*n*).
   init(sorted elements: some Sequence<Element>) {
     var level: [Node] = []
+    // Leaves seven-eighths full leave room for a few inserts each before
+    // a split; their storage holds what they hold (see `leafSlack`).
+    let fill = Self.capacity * 7 / 8
     var leaf = ContiguousArray<Element>()
-    leaf.reserveCapacity(Self.capacity)
-    // Leaves three-quarters full leave room for inserts without splits.
-    let fill = Self.capacity * 3 / 4
+    leaf.reserveCapacity(fill)
     for element in elements {
       leaf.append(element)
       if leaf.count == fill {
         level.append(Node(elements: leaf))
-        leaf.removeAll(keepingCapacity: true)
+        leaf = []
+        leaf.reserveCapacity(fill)
       }
     }
     if !leaf.isEmpty || level.isEmpty { level.append(Node(elements: leaf)) }
@@ -343,6 +351,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     node.weight += element.weight
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
+      if node.elements.count == node.elements.capacity {
+        node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
+      }
       node.elements.insert(element, at: index)
       return (index, splitIfFull(node))
     }

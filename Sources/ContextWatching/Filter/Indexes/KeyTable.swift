@@ -2,74 +2,26 @@ import PredicateDSL
 
 /// The watches an equality index files under each key, found by a value's
 /// fingerprint: a lookup computes the fingerprint of the value in place
-/// (no copy of it), hashes one word, and probes an open-addressing table
-/// whose buckets hold the fingerprint beside the watches, so that a lookup
-/// reads one bucket, usually one cache line, and then the watches it
-/// needs anyway. (`Dictionary` keeps keys and values in separate arrays: a
-/// lookup in a table too large for the caches missed twice.)
+/// (no copy of it) and probes a ``ProbingTable``, at most three-quarters
+/// full, whose buckets hold the fingerprint beside the first watches of
+/// its chain: one bucket read, usually one cache line, and then the
+/// watches it needs anyway.
 ///
 /// Distinct keys with one fingerprint (two long strings whose hashes
 /// collide, a number whose exact fingerprint is a short string's) share a
 /// bucket and chain their watches (`KeyedWatches.collision`); a key's own
 /// comparison (`IndexKey.matches`) tells them apart, without comparing
 /// values when both fingerprints are exact and of one kind.
-///
-/// Linear probing at a load of at most three quarters; removal shifts the
-/// buckets after the freed one back (no tombstones), so a table that
-/// watches come and go in never fills with dead buckets.
 struct KeyTable {
-  /// A fingerprint and the watches filed under it (the first of a chain);
-  /// free when `watches` is nil. 16 bytes: four to a cache line.
-  private struct Bucket {
-    var fingerprint: UInt64
-    var watches: MasterFilter.KeyedWatches?
-  }
+  /// The first watches of each fingerprint's chain. 16-byte buckets: four
+  /// to a cache line.
+  private var chains = ProbingTable<MasterFilter.KeyedWatches>(maximumLoad: 75)
 
-  /// A power of two buckets, or none before the first key.
-  private var buckets: [Bucket] = []
-  /// The occupied buckets (distinct fingerprints).
-  private var occupied = 0
-  /// The seed mixed into every fingerprint, as `Hasher` seeds
-  /// `Dictionary`: which fingerprints crowd together is not known in
-  /// advance. Held by each table, so that a lookup reads no global.
-  private let seed = Self.processSeed
-
-  /// This process's seed: random unless `SWIFT_DETERMINISTIC_HASHING` is
-  /// set, as `Hasher`'s is.
-  private static let processSeed: Int = {
-    var hasher = Hasher()
-    hasher.combine(0x4B45_5954_4142_4C45 as UInt64)
-    return hasher.finalize()
-  }()
-
-  var isEmpty: Bool { occupied == 0 }
-
-  /// The bucket a fingerprint starts probing at.
-  @inline(__always)
-  private func home(_ fingerprint: UInt64, mask: Int) -> Int {
-    mixedHash(fingerprint, seed: seed) & mask
-  }
-
-  /// The position of the bucket holding `fingerprint`, or of the free one
-  /// where it would go; the table must have a free bucket.
-  @inline(__always)
-  private func position(of fingerprint: UInt64) -> (Int, found: Bool) {
-    let mask = buckets.count - 1
-    var position = home(fingerprint, mask: mask)
-    while buckets[position].watches != nil {
-      if buckets[position].fingerprint == fingerprint { return (position, true) }
-      position = (position + 1) & mask
-    }
-    return (position, false)
-  }
+  var isEmpty: Bool { chains.isEmpty }
 
   /// The first watches of the chain filed under `fingerprint`.
   @inline(__always)
-  private func head(_ fingerprint: UInt64) -> MasterFilter.KeyedWatches? {
-    guard !buckets.isEmpty else { return nil }
-    let (position, found) = position(of: fingerprint)
-    return found ? buckets[position].watches : nil
-  }
+  private func head(_ fingerprint: UInt64) -> MasterFilter.KeyedWatches? { chains[fingerprint] }
 
   /// The watches filed under a value, read in place.
   @inline(__always)
@@ -104,68 +56,32 @@ struct KeyTable {
   /// The watches filed under `key`, added empty if there are none.
   mutating func insert(_ key: IndexKey) -> MasterFilter.KeyedWatches {
     if let keyed = watches(for: key) { return keyed }
-    if (occupied + 1) * 4 > buckets.count * 3 { grow() }
     let keyed = MasterFilter.KeyedWatches(key: key)
-    let (position, found) = position(of: key.fingerprint)
-    if found {
-      // Another key with this fingerprint: the new one heads the chain.
-      keyed.collision = buckets[position].watches
-      buckets[position].watches = keyed
-    } else {
-      buckets[position] = Bucket(fingerprint: key.fingerprint, watches: keyed)
-      occupied += 1
+    chains.modifyValue(for: key.fingerprint) { head in
+      // Another key with this fingerprint, if any: the new one heads the chain.
+      keyed.collision = head
+      head = keyed
     }
     return keyed
   }
 
-  /// Doubles the buckets (eight at first) and files every chain again.
-  private mutating func grow() {
-    var old = Array(repeating: Bucket(fingerprint: 0, watches: nil), count: max(8, buckets.count * 2))
-    swap(&old, &buckets)
-    // Each bucket moves out of the old array: iterating would copy each
-    // (a retain), and dropping the array would release each again.
-    while let bucket = old.popLast() {
-      guard bucket.watches != nil else { continue }
-      let (position, _) = position(of: bucket.fingerprint)
-      buckets[position] = bucket
-    }
-  }
-
   /// Drops the (empty) watches filed under `keyed`'s key.
   mutating func remove(_ keyed: MasterFilter.KeyedWatches) {
-    guard !buckets.isEmpty else { return }
-    let (position, found) = position(of: keyed.key.fingerprint)
-    guard found, let first = buckets[position].watches else { return }
-    if first !== keyed {
-      var previous = first
-      while let next = previous.collision {
-        if next === keyed {
-          previous.collision = keyed.collision
-          return
+    chains.modifyValue(for: keyed.key.fingerprint) { head in
+      guard let first = head else { return }
+      guard first === keyed else {
+        var previous = first
+        while let next = previous.collision {
+          if next === keyed {
+            previous.collision = keyed.collision
+            return
+          }
+          previous = next
         }
-        previous = next
+        return
       }
-      return
+      // The next key of the chain heads it now; with none, the bucket frees.
+      head = keyed.collision
     }
-    if let next = keyed.collision {
-      buckets[position].watches = next
-      return
-    }
-    // Free the bucket, then move back each bucket after it that probing
-    // would otherwise no longer reach: one whose home is not between the
-    // hole and itself.
-    let mask = buckets.count - 1
-    var hole = position
-    var next = (hole + 1) & mask
-    while buckets[next].watches != nil {
-      let home = home(buckets[next].fingerprint, mask: mask)
-      if (next &- home) & mask >= (next &- hole) & mask {
-        buckets[hole] = buckets[next]
-        hole = next
-      }
-      next = (next + 1) & mask
-    }
-    buckets[hole] = Bucket(fingerprint: 0, watches: nil)
-    occupied -= 1
   }
 }

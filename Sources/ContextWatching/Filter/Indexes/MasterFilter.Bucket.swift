@@ -10,7 +10,9 @@ extension MasterFilter {
     /// object, costs less than a dictionary.
     var indexes: [(attribute: Int, keys: KeyTable)] = []
     /// Per attribute slot, the watches indexed by range.
-    var ranges: [Int: RangeIndex] = [:]
+    var ranges: [Int: BufferedRangeIndex] = [:]
+    /// Per string attribute slot, the watches indexed by string range.
+    var textRanges: [Int: TextRangeIndex] = [:]
     var count = 0
 
     /// The position of the index of `attribute`, added empty if need be.

@@ -15,7 +15,9 @@ import PredicateDSL
 ///   decision is exact (`RangeKey.order`), no rounding is involved.
 ///
 /// Insertion appends and the lists are sorted (and the tree rebuilt, O(n))
-/// once per save, before matching (`MasterFilter.prepareRanges`); removal
+/// once per save, before matching (`MasterFilter.prepareRanges`); the
+/// index of a bucket (`BufferedRangeIndex`) keeps later registrations in a
+/// small index of their own, so that a save sorts only those; removal
 /// leaves a stale entry (recognised by its watch identifier) that the next
 /// sort after enough removals drops. Both are O(1) when they happen. The
 /// small indexes under the keys of a composite index are kept sorted and
@@ -178,15 +180,47 @@ class RangeIndex {
     return before - (lowers.count + uppers.count + intervals.count)
   }
 
-  /// Sorts after insertions and drops stale entries after many removals.
-  func prepare(live entries: [WatchEntry?]) {
-    if stale > 32 && stale > count {
+  /// Sorts after insertions and drops stale entries after many removals
+  /// (from `pending` too, the index of recent registrations whose removals
+  /// this one counts).
+  func prepare(live entries: [WatchEntry?], pending: RangeIndex? = nil) {
+    if stale > 32 && stale > count + (pending?.count ?? 0) {
       _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
       // Removal keeps the order: only the tree changes.
       if isSorted { reach.build(over: intervals) }
+      if let pending {
+        _ = pending.removeEntries { entries[$0.slot]?.id != $0.id }
+        if pending.isSorted { pending.reach.build(over: pending.intervals) }
+      }
     }
+    pending?.sortIfNeeded()
     sortIfNeeded()
+  }
+
+  /// The entries in the lists, stale ones included.
+  final var entryCount: Int { lowers.count + uppers.count + intervals.count }
+
+  /// Whether some removed watch's entry is still in the lists.
+  final var hasStaleEntries: Bool { stale > 0 }
+
+  /// Whether the lists are sorted: no insertion since the last `prepare`.
+  final var isPrepared: Bool { isSorted }
+
+  /// Moves the entries of `other` (emptied) into this index's lists, with
+  /// its count of live watches, to be sorted in by the next `prepare`.
+  final func absorb(_ other: RangeIndex) {
+    lowers += other.lowers
+    uppers += other.uppers
+    intervals += other.intervals
+    count += other.count
+    stale += other.stale
+    other.lowers = []
+    other.uppers = []
+    other.intervals = []
+    other.count = 0
+    other.stale = 0
+    isSorted = false
   }
 
   private func sortIfNeeded() {
@@ -202,10 +236,20 @@ class RangeIndex {
   /// must be sorted: `prepare` (through `MasterFilter.prepareRanges`, once
   /// per save) or `insertInOrder` keeps them so.
   func collect(_ key: RangeKey, live entries: [WatchEntry?]?, into slots: SlotBuffer) {
-    guard !key.isNaN else { return }
     // Indexes kept exact (removal at once) pass no entries, and an index
     // without stale entries needs no check: every entry is live.
-    let liveness = Liveness(entries: entries, checks: entries != nil && stale > 0)
+    collect(key, Liveness(entries: entries, checks: entries != nil && stale > 0), into: slots)
+  }
+
+  /// The same, checking each entry's watch is live when `checks` holds:
+  /// for an index whose removals another one counts (`BufferedRangeIndex`).
+  final func collect(_ key: RangeKey, live entries: [WatchEntry?], checks: Bool, into slots: SlotBuffer) {
+    collect(key, Liveness(entries: entries, checks: checks), into: slots)
+  }
+
+  @inline(__always)
+  private func collect(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
+    guard !key.isNaN else { return }
     if !lowers.isEmpty { collectLowers(key, liveness, into: slots) }
     if !uppers.isEmpty { collectUppers(key, liveness, into: slots) }
     if !intervals.isEmpty { collectIntervals(key, liveness, into: slots) }
