@@ -17,9 +17,6 @@ let package = Package(
     .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
     .library(name: "ContextWatching", targets: ["ContextWatching"]),
     .executable(name: "context-watch", targets: ["ContextWatchTool"]),
-    // The reference interpreter and the seeded generators, for the benchmarks
-    // package and for clients' own differential tests.
-    .library(name: "ContextWatcherTestSupport", targets: ["TestSupport"]),
   ],
   targets: [
     .target(name: "PredicateDSL", swiftSettings: settings),
@@ -30,6 +27,8 @@ let package = Package(
     .executableTarget(
       name: "ContextWatchTool", dependencies: ["PredicateDSL", "ObjectGraph", "ContextWatching"],
       swiftSettings: settings),
+    // The tests' helpers (the reference interpreter, the seeded generators,
+    // the corpus): no product, so only this package's test targets see it.
     .target(
       name: "TestSupport", dependencies: ["PredicateDSL"], path: "Tests/TestSupport",
       swiftSettings: settings),

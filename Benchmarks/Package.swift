@@ -11,6 +11,25 @@ import PackageDescription
 let root = URL(fileURLWithPath: #filePath)
   .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+// The library's products.
+let predicateDSL = Target.Dependency.product(name: "PredicateDSL", package: root)
+let objectGraph = Target.Dependency.product(name: "ObjectGraph", package: root)
+let contextWatching = Target.Dependency.product(name: "ContextWatching", package: root)
+
+/// A suite of package-benchmark's runner, in Benchmarks/NAME: the plugin
+/// runs every executable target there.
+func suite(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+  .executableTarget(
+    name: name, dependencies: [.product(name: "Benchmark", package: "package-benchmark")] + dependencies,
+    path: "Benchmarks/\(name)", plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
+}
+
+/// A tool run on its own (`swift run -c release NAME`), in Tools/NAME, out of
+/// the plugin's way.
+func tool(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+  .executableTarget(name: name, dependencies: dependencies, path: "Tools/\(name)")
+}
+
 let package = Package(
   name: "ContextWatcherBenchmarks",
   platforms: [.macOS(.v15)],
@@ -21,140 +40,38 @@ let package = Package(
       traits: ["MallocInterposer"]),
   ],
   targets: [
-    .executableTarget(
-      name: "PredicateBenchmarks",
-      dependencies: [
-        .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "PredicateDSL", package: root),
-        .product(name: "ContextWatcherTestSupport", package: root),
-      ],
-      path: "Benchmarks/PredicateBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    ),
-    .executableTarget(
-      name: "EvaluationBenchmarks",
-      dependencies: [
-        .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "PredicateDSL", package: root),
-        .product(name: "ContextWatcherTestSupport", package: root),
-      ],
-      path: "Benchmarks/EvaluationBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    ),
-    .executableTarget(
-      name: "ObjectGraphBenchmarks",
-      dependencies: [
-        .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Benchmarks/ObjectGraphBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    ),
-    .executableTarget(
-      name: "WatcherBenchmarks",
-      dependencies: [
-        .product(name: "Benchmark", package: "package-benchmark"),
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-        .product(name: "ContextWatcherTestSupport", package: root),
-      ],
-      path: "Benchmarks/WatcherBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-    ),
+    suite("PredicateBenchmarks", [predicateDSL, "BenchmarkSupport"]),
+    suite("EvaluationBenchmarks", [predicateDSL, "BenchmarkSupport"]),
+    suite("ObjectGraphBenchmarks", [objectGraph, predicateDSL]),
+    suite("WatcherBenchmarks", [contextWatching, objectGraph, predicateDSL, "BenchmarkSupport"]),
     // Heap bytes per object, measured with glibc's mallinfo2() outside the
     // benchmark runner (whose malloc interposer would count its own blocks):
     //   swift run -c release ObjectGraphMemory
-    // Kept out of Benchmarks/: the plugin runs every executable there.
-    .executableTarget(
-      name: "ObjectGraphMemory",
-      dependencies: [
-        "MallocInfo",
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/ObjectGraphMemory"
-    ),
+    tool("ObjectGraphMemory", ["MallocInfo", objectGraph, predicateDSL]),
     // Heap bytes per watch, the same way:
     //   swift run -c release WatcherMemory
-    .executableTarget(
-      name: "WatcherMemory",
-      dependencies: [
-        "MallocInfo",
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/WatcherMemory"
-    ),
+    tool("WatcherMemory", ["MallocInfo", contextWatching, objectGraph, predicateDSL]),
     // Heap and peak memory a large predicate takes to compile:
     //   swift run -c release PredicateMemory
-    .executableTarget(
-      name: "PredicateMemory",
-      dependencies: [
-        "MallocInfo",
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/PredicateMemory"
-    ),
+    tool("PredicateMemory", ["MallocInfo", predicateDSL]),
     // Drivers for callgrind profiles (see their headers).
-    .executableTarget(
-      name: "ObjectGraphProfile",
-      dependencies: [
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/ObjectGraphProfile"
-    ),
-    .executableTarget(
-      name: "WatcherProfile",
-      dependencies: [
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/WatcherProfile"
-    ),
+    tool("ObjectGraphProfile", [objectGraph, predicateDSL]),
+    tool("WatcherProfile", [contextWatching, objectGraph, predicateDSL]),
     // A list monitor's cost per save against re-fetching and diffing, and
     // its heap bytes per listed object:
     //   swift run -c release ListMonitorTiming
-    .executableTarget(
-      name: "ListMonitorTiming",
-      dependencies: [
-        "MallocInfo",
-        .product(name: "ContextWatcherTestSupport", package: root),
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/ListMonitorTiming"
-    ),
+    tool("ListMonitorTiming", ["MallocInfo", "BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
     // Interval watches: matching, registering, removing, heap bytes:
     //   swift run -c release IntervalTiming
-    .executableTarget(
-      name: "IntervalTiming",
-      dependencies: [
-        "MallocInfo",
-        .product(name: "ContextWatcherTestSupport", package: root),
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/IntervalTiming"
-    ),
+    tool("IntervalTiming", ["MallocInfo", "BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
     // A fetch through an indexed attribute against a scan:
     //   swift run -c release FetchTiming
-    .executableTarget(
-      name: "FetchTiming",
-      dependencies: [
-        .product(name: "ContextWatching", package: root),
-        .product(name: "ObjectGraph", package: root),
-        .product(name: "PredicateDSL", package: root),
-      ],
-      path: "Tools/FetchTiming"
-    ),
+    tool("FetchTiming", [contextWatching, objectGraph, predicateDSL]),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
+    // What the benchmarks measure (the predicates and the hand-written
+    // closures they are compared with) and the seeded generator that makes
+    // their data, the tests' own (a link to Tests/TestSupport).
+    .target(name: "BenchmarkSupport", dependencies: [predicateDSL], path: "Support"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -61,7 +61,7 @@ sources=$(find Sources/PredicateDSL -name '*.swift' | sort)
 # shellcheck disable=SC2086
 (cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -package-name main -module-name PredicateDSL \
   -emit-library -emit-module $(for f in $sources; do echo "../../$f"; done) -o libPredicateDSL.so)
-(cd "$out" && swiftc -O -swift-version 6 -I . -L . -lPredicateDSL main.swift ../../Tests/TestSupport/BenchmarkInputs.swift \
+(cd "$out" && swiftc -O -swift-version 6 -I . -L . -lPredicateDSL main.swift ../../Benchmarks/Support/BenchmarkInputs.swift \
   -o driver -Xlinker -rpath -Xlinker "$PWD")
 for round in $(seq 1 "$rounds"); do
   echo "round $round"

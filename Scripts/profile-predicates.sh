@@ -162,7 +162,7 @@ if [[ -z "${PROFILE_NO_BUILD:-}" ]]; then  # PROFILE_NO_BUILD=1 reuses the last 
   -emit-library -emit-module $sources -o libPredicateDSL.so)
 # The predicates and hand-written closures are the benchmarks' own.
 (cd "$out" && swiftc -O -wmo -parse-as-library -swift-version 6 -I . -L . -lPredicateDSL driver.swift \
-  "$root/Tests/TestSupport/BenchmarkInputs.swift" \
+  "$root/Benchmarks/Support/BenchmarkInputs.swift" \
   -o driver -Xlinker -rpath -Xlinker "$root/$out")
 fi
 

@@ -6,9 +6,6 @@
 #
 #   Scripts/public-api.sh           # rewrites docs/public-api.md
 #   Scripts/public-api.sh --check   # exit 1 and a diff when the page is stale
-#
-# The ContextWatcherTestSupport product (target TestSupport) is left out on
-# purpose: it serves the tests and the benchmarks and is not API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,9 +52,8 @@ to the public API shows up in review as a change to this page. What each symbol 
 documentation comment and in the DocC catalogs (`Scripts/docc.sh`).
 
 A leading underscore would mean "public for technical reasons, not API". `package` symbols shared
-between the modules are not listed: they are not API. Nor is the `ContextWatcherTestSupport`
-product (target `TestSupport`): it holds the tests' and the benchmarks' helpers and is not API in
-the semver sense.
+between the modules are not listed: they are not API. The tests' helpers (target `TestSupport`)
+are no product, and the benchmarks' inputs live in the benchmarks package.
 
 Types list the protocols they conform to (`Copyable`, `Escapable` and `SendableMetatype` left out); a member declared
 in a constrained extension carries its `where` clause.""")

@@ -31,8 +31,9 @@ struct DifferentialTests {
       let records = (0..<8).map { _ in random.record() }
       let filter: CompiledFilter<FilterValue>
       // The same keys given as `KeyReader`s, whose fused comparisons are
-      // built through the reader hook (`FusedComparison`), not the compiler's
-      // closure path: both must answer alike, errors included.
+      // built through the reader hook in the resolver's module, with
+      // probes, not around the read closure in the compiler: both must
+      // answer alike, errors included.
       let readerFilter: CompiledFilter<FilterValue>
       let compiled = Result { () throws(PredicateCompileError) in
         try CompiledFilter(predicate, variables: variables, resolver: RecordKeyResolver())

@@ -80,11 +80,10 @@ struct KeyConstantFastPathTests {
     }
   }
 
-  /// The watcher's inlinable test (`keyConstantComparison`) and the
-  /// compiler's (`keyConstantParts`) are written twice, for speed: they
-  /// must take apart the same comparisons (the watcher's refusing options)
-  /// into the same parts, on random predicates and on every form in the
-  /// list below.
+  /// The watcher's test (`keyConstantComparison`) and the compiler's
+  /// (`keyConstantParts`) must take apart the same comparisons (the
+  /// watcher's refusing options) into the same parts, on random predicates
+  /// and on every form in the list below.
   @Test func theWatchersAndTheCompilersKeyConstantTestsAgree() throws {
     let seed = SeededGenerator.seed(default: 0xA6EE)
     var random = RandomEvaluation(seed: seed)
@@ -111,7 +110,7 @@ struct KeyConstantFastPathTests {
       }
       let parts = try #require(watchers, "\(predicate) (seed \(seed))")
       // Compared as printed: a NaN constant is not equal to itself.
-      #expect(parts.keyPath == compilers.key && "\(parts.constant)" == "\(compilers.constant)", "\(predicate)")
+      #expect(parts.keyPath == compilers.keyPath && "\(parts.constant)" == "\(compilers.constant)", "\(predicate)")
       #expect(parts.operator == compilers.operator && parts.constantFirst == compilers.constantFirst, "\(predicate)")
       agreed += 1
     }

@@ -1,5 +1,5 @@
 import Foundation
-public import PredicateDSL
+package import PredicateDSL
 
 /// A tiny tree-walking evaluator of predicates on key-value records, written
 /// for clarity rather than speed, to check the compiled evaluator against.
@@ -9,15 +9,15 @@ public import PredicateDSL
 /// everything the compiler specialises: the operators, options, `LIKE`,
 /// `MATCHES`, membership, quantifiers, key paths, subqueries and constant
 /// folding (it folds nothing).
-public enum ReferenceInterpreter {
+package enum ReferenceInterpreter {
   /// Why the interpreter stopped: Apple would raise here.
-  public struct Failure: Error, CustomStringConvertible {
+  package struct Failure: Error, CustomStringConvertible {
     /// What went wrong.
-    public var description: String
+    package var description: String
   }
 
   /// Evaluates `predicate` on `object`, with `$VARIABLES` from `variables`.
-  public static func evaluate(
+  package static func evaluate(
     _ predicate: PredicateSyntax, on object: FilterValue, variables: [String: FilterValue] = [:]
   ) throws(Failure) -> Bool {
     do {

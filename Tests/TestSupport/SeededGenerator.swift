@@ -1,16 +1,18 @@
 /// A small, fast, seedable random number generator (SplitMix64), so that
 /// property tests are reproducible: a failing test prints its seed, and the
-/// `CONTEXTWATCHER_SEED` environment variable replays it.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+/// `CONTEXTWATCHER_SEED` environment variable replays it. The benchmarks
+/// package compiles this file too (`Benchmarks/Support` links to it), so
+/// their data comes from the same sequences.
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
   private var state: UInt64
 
   /// Creates a generator; equal seeds give equal sequences.
-  public init(seed: UInt64) {
+  package init(seed: UInt64) {
     state = seed
   }
 
   /// The next 64 random bits.
-  public mutating func next() -> UInt64 {
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -20,7 +22,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
 
   /// The seed to use: `CONTEXTWATCHER_SEED` from the environment when set,
   /// else `fallback`.
-  public static func seed(default fallback: UInt64) -> UInt64 {
+  package static func seed(default fallback: UInt64) -> UInt64 {
     if let text = Environment.value(of: "CONTEXTWATCHER_SEED"), let seed = UInt64(text) {
       return seed
     }
@@ -28,12 +30,12 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
   }
 
   /// A random element of a non-empty array.
-  public mutating func pick<T>(_ elements: [T]) -> T {
+  package mutating func pick<T>(_ elements: [T]) -> T {
     elements[Int.random(in: 0..<elements.count, using: &self)]
   }
 
   /// True with the given probability.
-  public mutating func chance(_ probability: Double) -> Bool {
+  package mutating func chance(_ probability: Double) -> Bool {
     Double.random(in: 0..<1, using: &self) < probability
   }
 }

@@ -2,17 +2,17 @@
 // it must be compared with in the same run:
 // - a hand-written closure over the same object storage (slots of values),
 // - a hand-written closure over a plain Swift struct,
-// - Foundation's #Predicate over the same struct,
-// - the reference interpreter (a tree walk over key-value records).
+// - Foundation's #Predicate over the same struct.
 // Every benchmark evaluates the same 1,000 people once per iteration, and
-// every variant's match count is checked against the others before timing.
+// every variant's match count is checked against the others, and against
+// the filter compiled over key-value records, before timing.
 //
 // Figures and the commands that reproduce them: docs/benchmarks.md.
 
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import PredicateDSL
-import TestSupport
 
 /// The same person as a plain Swift struct.
 struct PlainPerson: Sendable {
@@ -175,14 +175,14 @@ let cases: [Case] = [
 func checkedFilter(_ testCase: Case, closureReads: Bool = false) -> CompiledFilter<StoredPerson> {
   do {
     let filter = try CompiledFilter(testCase.format, resolver: StoredPersonResolver(closureReads: closureReads))
-    let syntax = try PredicateParser.parse(testCase.format)
     let compiled = try storedPeople.count { try filter.evaluate($0) }
-    let interpreted = try recordPeople.count { try ReferenceInterpreter.evaluate(syntax, on: $0) }
+    let records = try CompiledFilter<FilterValue>(testCase.format, resolver: RecordKeyResolver())
+    let onRecords = try recordPeople.count { try records.evaluate($0) }
     let storage = storedPeople.count(where: testCase.storage)
     let plain = plainPeople.count(where: testCase.plain)
     precondition(
-      compiled == interpreted && compiled == storage && compiled == plain,
-      "\(testCase.name): compiled \(compiled), interpreted \(interpreted), storage \(storage), plain \(plain)")
+      compiled == onRecords && compiled == storage && compiled == plain,
+      "\(testCase.name): compiled \(compiled), records \(onRecords), storage \(storage), plain \(plain)")
     precondition(compiled > 0 && compiled < storedPeople.count, "\(testCase.name): \(compiled) matches")
     if let foundation = testCase.foundation {
       let counted = try plainPeople.count { try foundation.evaluate($0) }
@@ -207,7 +207,6 @@ let benchmarks: @Sendable () -> Void = {
 
   for testCase in cases {
     let filter = checkedFilter(testCase)
-    let syntax = try! PredicateParser.parse(testCase.format)
     Benchmark("\(testCase.name) · compiled (1000 objects)") { benchmark in
       for _ in benchmark.scaledIterations {
         var count = 0
@@ -246,13 +245,6 @@ let benchmarks: @Sendable () -> Void = {
           for person in plainPeople where (try? foundation.evaluate(person)) == true { count += 1 }
           blackHole(count)
         }
-      }
-    }
-    Benchmark("\(testCase.name) · reference interpreter (1000 objects)") { benchmark in
-      for _ in benchmark.scaledIterations {
-        var count = 0
-        for person in recordPeople where (try? ReferenceInterpreter.evaluate(syntax, on: person)) == true { count += 1 }
-        blackHole(count)
       }
     }
   }

@@ -5,8 +5,8 @@
 // Figures and the commands that reproduce them: docs/benchmarks.md.
 
 import Benchmark
+import BenchmarkSupport
 import PredicateDSL
-import TestSupport
 
 /// `age > 30`: the shortest typical predicate.
 let short = "age > 30"

@@ -17,13 +17,13 @@
 // add; the target is at most 1 µs for an unmonitored object.
 
 import Benchmark
+import BenchmarkSupport
 import ContextWatching
 import Dispatch
 import Foundation
 import ObjectGraph
 import PredicateDSL
 import Synchronization
-import TestSupport
 
 /// Counts a monitor's didUpdate reports.
 final class UpdateCounter: ObjectObserver {

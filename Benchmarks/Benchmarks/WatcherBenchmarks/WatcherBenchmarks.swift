@@ -1,7 +1,7 @@
 // Benchmarks of the context watcher:
 // 1. a ZSContextWatcher-style baseline (one left-deep OR of 1,000
-//    entity-guarded predicates, evaluated by the reference interpreter on a
-//    record form of each changed object) against `watcher.process(save)` on
+//    entity-guarded predicates, walked by TreeWalkingBaseline on a record
+//    form of each changed object) against `watcher.process(save)` on
 //    the same save, for two mixes of watches, with the ratio measured pair by
 //    pair in the same iterations;
 // 2. classification cost per changed object at 1,000 and 100,000 entity +
@@ -22,13 +22,13 @@
 // Figures and the commands that reproduce them: docs/benchmarks.md.
 
 import Benchmark
+import BenchmarkSupport
 import ContextWatching
 import Dispatch
 import Foundation
 import ObjectGraph
 import PredicateDSL
 import Synchronization
-import TestSupport
 
 // MARK: Data
 
@@ -249,7 +249,7 @@ final class ProcessFixture: @unchecked Sendable {
   @inline(never)
   func baselineCount() -> Int {
     var count = 0
-    for record in records where try! ReferenceInterpreter.evaluate(master!, on: record) { count += 1 }
+    for record in records where TreeWalkingBaseline.evaluate(master!, on: record) { count += 1 }
     return count
   }
 
@@ -463,7 +463,7 @@ let benchmarks: @Sendable () -> Void = {
       metrics: [.wallClock, .mallocCountTotal, nsPerObject], timeUnits: .microseconds, units: plainUnits,
       warmupIterations: 3,
       maxDuration: .seconds(5), maxIterations: 2_000, setup: { _ = makeFixture(name) })
-    Benchmark("baseline · reference interpreter, OR of \(name)", configuration: configuration) { benchmark in
+    Benchmark("baseline · tree walk, OR of \(name)", configuration: configuration) { benchmark in
       let fixture = makeFixture(name)
       let elapsed = timed { fixture.baseline() }
       benchmark.measurement(nsPerObject, Int((nanoseconds(elapsed) / Double(changedCount)).rounded()))

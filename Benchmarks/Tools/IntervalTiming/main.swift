@@ -43,12 +43,12 @@
 // Every save checks its result: the (object, watch) matches delivered equal
 // a count made in plain Swift from the watches' bounds.
 
+import BenchmarkSupport
 import ContextWatching
 import Dispatch
 import MallocInfo
 import ObjectGraph
 import PredicateDSL
-import TestSupport
 
 let schema = try! ObjectSchema([
   EntityDescription(

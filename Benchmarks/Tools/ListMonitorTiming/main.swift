@@ -30,6 +30,7 @@
 // updates (a person can be picked twice), and the refetch's difference holds
 // at most 10 changes.
 
+import BenchmarkSupport
 import ContextWatching
 import Dispatch
 import Foundation
@@ -37,7 +38,6 @@ import MallocInfo
 import ObjectGraph
 import PredicateDSL
 import Synchronization
-import TestSupport
 
 let schema = try! ObjectSchema([
   EntityDescription(

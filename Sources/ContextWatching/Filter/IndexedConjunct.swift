@@ -212,21 +212,8 @@ extension IndexedConjunct {
     _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout
   ) -> (Int, Kind)? {
     let (path, value, written, constantFirst) = (parts.keyPath, parts.constant, parts.operator, parts.constantFirst)
-    let operation: ComparisonSyntax.Operator
-    if !constantFirst {
-      operation = written
-    } else {
-      // `30 < age` is `age > 30`.
-      let mirrored: ComparisonSyntax.Operator
-      switch written {
-      case .less: mirrored = .greater
-      case .lessOrEqual: mirrored = .greaterOrEqual
-      case .greater: mirrored = .less
-      case .greaterOrEqual: mirrored = .lessOrEqual
-      default: return nil
-      }
-      operation = mirrored
-    }
+    // `30 < age` is `age > 30`.
+    guard let operation = constantFirst ? written.mirrored : written else { return nil }
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
     if type == .string { return textRange(operation, value).map { (slot, .textRange($0)) } }

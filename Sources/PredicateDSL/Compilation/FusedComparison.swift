@@ -7,9 +7,9 @@
 /// resolver that describes its reads as a ``KeyReader`` (instead of a
 /// closure) gets closures built in its own module, specialised for its
 /// object type, with the read inlined: no call through a reader closure and
-/// no copy of the value per evaluation. `PredicateCompiler.fuse` holds the
-/// same closures over a reader closure, for resolvers that give closures;
-/// the two are kept in step.
+/// no copy of the value per evaluation. A key whose resolver gave a closure
+/// gets the same closures around a ``ClosureKeyReader``: this is the one
+/// definition of the fused shortcuts.
 @usableFromInline
 enum FusedComparison {
   /// Always inlined into the resolver's hook: a specialised copy called from

@@ -452,13 +452,14 @@ struct PredicateCompiler<Object>: Sendable {
   /// the key it resolved. The results, and the errors and their order, are
   /// those of the general path.
   private func keyConstant<Resolver: KeyResolver<Object>>(
-    _ parts: consuming KeyConstantParts, _ resolver: Resolver, at range: SyntaxRange, keys: inout [String]
+    _ parts: consuming PredicateSyntax.KeyConstantComparison, _ resolver: Resolver, at range: SyntaxRange,
+    keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
     let site = Site(range: range, source: source)
-    parts.key.storeKeyPathComponents(in: &keys)
+    parts.keyPath.storeKeyPathComponents(in: &keys)
     let resolved = try resolver.resolve(KeyPathReference(components: keys, range: parts.keyRange))
     guard resolved.componentCount == keys.count else {
-      let key = keyOperand(parts.key, keys, resolved, site: Site(range: parts.keyRange, source: source))
+      let key = keyOperand(parts.keyPath, keys, resolved, site: Site(range: parts.keyRange, source: source))
       let constant = Operand<Object>(form: .constant(parts.constant))
       return parts.constantFirst
         ? try compare(constant, parts.operator, options: parts.options, quantifier: .direct, key, site: site)
@@ -467,7 +468,7 @@ struct PredicateCompiler<Object>: Sendable {
     if case .unknown = resolved.type {
       // Nothing to check: the constant alone has no type to disagree with.
     } else {
-      let key = TypeCheck.Side(type: resolved.type, key: parts.key, entity: resolved.entity)
+      let key = TypeCheck.Side(type: resolved.type, key: parts.keyPath, entity: resolved.entity)
       let constant = TypeCheck.Side(constant: parts.constant)
       if parts.constantFirst {
         try TypeCheck.check(parts.operator, .direct, constant, key, at: range)
@@ -480,12 +481,24 @@ struct PredicateCompiler<Object>: Sendable {
     let test = try site.fold { () throws(ValueFault) in
       try ValueTest.make(operation, options: parts.options, constant: parts.constant)
     }
-    if let fuse = resolved.fuse {
-      var probe: Probe<Object>?
+    return Self.fused(resolved.reader, resolved.fuse, test, site: site)
+  }
+
+  /// A key's read fused with its test, by the key's fuse hook (built in the
+  /// resolver's module, around its ``KeyReader``, with a probe) or else
+  /// around the read closure: both are ``FusedComparison``, the one
+  /// definition of the fused shortcuts. A closure key keeps no probe: its
+  /// read is a call either way, and groups of its comparisons call their
+  /// tests alone, which the differential tests hold the probed groups to.
+  private static func fused(
+    _ read: @escaping @Sendable (Object) -> FilterValue, _ fuse: FuseHook<Object>?, _ test: ValueTest, site: Site
+  ) -> Condition<Object> {
+    var probe: Probe<Object>?
+    if let fuse {
       let fused = fuse(test.fast, test.general, site, &probe)
       return .test(fused, probe: probe)
     }
-    return .test(Self.fuse(resolved.reader, test.fast, GeneralTest(test.general, site: site)))
+    return .test(FusedComparison.make(ClosureKeyReader(read), test.fast, test.general, site, probe: &probe))
   }
 
   /// A comparison without a quantifier, its operands in the order compared.
@@ -500,12 +513,7 @@ struct PredicateCompiler<Object>: Sendable {
     case (.read(let read), .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
       }
-      if let fuse = lhs.fuse {
-        var probe: Probe<Object>?
-        let fused = fuse(test.fast, test.general, site, &probe)
-        return .test(fused, probe: probe)
-      }
-      return .test(Self.fuse(read, test.fast, GeneralTest(test.general, site: site)))
+      return Self.fused(read, lhs.fuse, test, site: site)
     case (_, .constant(let right)):
       let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
       }
@@ -578,145 +586,6 @@ struct PredicateCompiler<Object>: Sendable {
           for element in elements where try test.run(element) { return true }
           return false
         }
-      }
-    }
-  }
-
-  /// One closure for a key read and its test, for the shapes that dominate
-  /// real predicates; any value the shortcut does not cover goes to the
-  /// general test. A key whose resolver gave a ``KeyReader`` has these
-  /// closures built in the resolver's module instead (`FusedComparison`),
-  /// where the read is inlined: the two are kept in step, and the
-  /// differential test runs both. (Calling that generic function from here
-  /// would read through the reader's protocol witness, slower than this.)
-  private static func fuse(
-    _ read: @escaping @Sendable (Object) -> FilterValue, _ fast: ValueTest.Fast, _ general: GeneralTest
-  ) -> Test<Object> {
-    switch fast {
-    case .integer(let operation, let constant):
-      // Doubles take the shortcut too when the constant converts exactly.
-      let real = Double(constant)
-      let exact = constant.magnitude <= 1 << 53
-      switch operation {
-      case .equal:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int == constant }
-          if exact, case .double(let double) = value { return double == real }
-          return try general(value)
-        }
-      case .notEqual:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int != constant }
-          if exact, case .double(let double) = value { return double != real }
-          return try general(value)
-        }
-      case .less:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int < constant }
-          if exact, case .double(let double) = value { return double < real }
-          return try general(value)
-        }
-      case .lessOrEqual:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int <= constant }
-          if exact, case .double(let double) = value { return double <= real }
-          return try general(value)
-        }
-      case .greater:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int > constant }
-          if exact, case .double(let double) = value { return double > real }
-          return try general(value)
-        }
-      default:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .int(let int) = value { return int >= constant }
-          if exact, case .double(let double) = value { return double >= real }
-          return try general(value)
-        }
-      }
-    case .integerRange(let lower, let upper):
-      let (low, high) = (Double(lower), Double(upper))
-      let exact = lower.magnitude <= 1 << 53 && upper.magnitude <= 1 << 53
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        if case .int(let int) = value { return lower <= int && int <= upper }
-        if exact, case .double(let double) = value { return low <= double && double <= high }
-        return try general(value)
-      }
-    case .text(let text, let negated):
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        if case .string(let string) = value { return text.matches(string) != negated }
-        return try general(value)
-      }
-    case .real(let operation, let constant):
-      switch operation {
-      case .equal:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double == constant }
-          return try general(value)
-        }
-      case .notEqual:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double != constant }
-          return try general(value)
-        }
-      case .less:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double < constant }
-          return try general(value)
-        }
-      case .lessOrEqual:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double <= constant }
-          return try general(value)
-        }
-      case .greater:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double > constant }
-          return try general(value)
-        }
-      default:
-        return { object, _ throws(PredicateEvaluationError) in
-          let value = read(object)
-          if case .double(let double) = value { return double >= constant }
-          return try general(value)
-        }
-      }
-    case .boolean(let constant, let negated):
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        if case .bool(let bool) = value { return (bool == constant) != negated }
-        return try general(value)
-      }
-    case .textList(let strings):
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        if case .string(let string) = value { return strings.contains(string) }
-        return try general(value)
-      }
-    case .like(let pattern):
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        if case .string(let string) = value { return pattern.matches(string) }
-        return try general(value)
-      }
-    case .none:
-      return { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        return try general(value)
       }
     }
   }
@@ -923,23 +792,6 @@ struct PredicateCompiler<Object>: Sendable {
   }
 }
 
-extension ComparisonSyntax.Operator {
-  /// The operator with its operands swapped: `<` for `>`; nil when the
-  /// operator has no mirror image among the operators.
-  @usableFromInline
-  var mirrored: ComparisonSyntax.Operator? {
-    switch self {
-    case .equal: .equal
-    case .notEqual: .notEqual
-    case .less: .greater
-    case .lessOrEqual: .greaterOrEqual
-    case .greater: .less
-    case .greaterOrEqual: .lessOrEqual
-    default: nil
-    }
-  }
-}
-
 extension ComparisonSyntax.Quantifier {
   /// The keyword as printed: `ANY`, `ALL`, `NONE`; empty for a direct comparison.
   var keyword: String {
@@ -964,73 +816,4 @@ struct ProbedOperands<Object>: Sendable {
   let p4: Probe<Object>?
   let t5: Test<Object>?
   let p5: Probe<Object>?
-}
-
-/// The parts of a direct comparison of a whole key path with a constant
-/// (either way round) that the compiler's fast path needs.
-struct KeyConstantParts {
-  /// The key path, its components joined by dots.
-  let key: String
-  /// Where the key path is in the text.
-  let keyRange: SyntaxRange
-  let constant: FilterValue
-  /// The operator as written.
-  let `operator`: ComparisonSyntax.Operator
-  let options: ComparisonSyntax.Options
-  /// Whether the constant is written first (`30 < age`); the operator then
-  /// has a mirror image.
-  let constantFirst: Bool
-}
-
-extension PredicateSyntax {
-  /// The parts of a direct comparison of a key path with a constant, read
-  /// in place; nil for any other predicate, and for a constant written
-  /// first before an operator without a mirror image (`'a' IN names`).
-  /// The same test as `PredicateSyntax.keyConstantComparison` (which
-  /// refuses options); keep the two in step.
-  @inline(__always)
-  var keyConstantParts: KeyConstantParts? {
-    // A switch whose case reads the comparison in place: binding it with
-    // `guard case` copied both operands, for a binding that outlives the
-    // test.
-    switch kind {
-    case .comparison(let comparison):
-      guard comparison.quantifier == .direct else { return nil }
-      let operation = comparison.operator
-      if operation == .utiConformsTo || operation == .utiEquals { return nil }
-      // Through accessors that read each operand in place: matching
-      // `comparison.lhs.kind` against a pattern here copied the whole operand.
-      if let key = comparison.lhs.keyPathName, let constant = comparison.rhs.constantValue {
-        return KeyConstantParts(
-          key: key, keyRange: comparison.lhs.range, constant: constant, operator: operation,
-          options: comparison.options, constantFirst: false)
-      }
-      if operation.mirrored != nil, let constant = comparison.lhs.constantValue, let key = comparison.rhs.keyPathName {
-        return KeyConstantParts(
-          key: key, keyRange: comparison.rhs.range, constant: constant, operator: operation,
-          options: comparison.options, constantFirst: true)
-      }
-      return nil
-    default:
-      return nil
-    }
-  }
-}
-
-extension ExpressionSyntax {
-  /// The key path, for a key path node.
-  fileprivate var keyPathName: String? {
-    switch kind {
-    case .keyPath(let key): key
-    default: nil
-    }
-  }
-
-  /// The value, for a constant node.
-  fileprivate var constantValue: FilterValue? {
-    switch kind {
-    case .constant(let value): value
-    default: nil
-    }
-  }
 }

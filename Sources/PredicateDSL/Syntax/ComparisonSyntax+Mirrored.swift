@@ -1,0 +1,21 @@
+extension ComparisonSyntax.Operator {
+  /// The operator with its operands swapped: `<` for `>`, `==` for `==`;
+  /// nil when the operator has no mirror image among the operators.
+  ///
+  /// The one table of mirror images: the compiler runs `30 < age` as
+  /// `age > 30`, the key-constant parts accept a constant first only before
+  /// an operator that has one, and the watcher's range indexes serve
+  /// `30 < age` as `age > 30`.
+  @inlinable
+  package var mirrored: ComparisonSyntax.Operator? {
+    switch self {
+    case .equal: .equal
+    case .notEqual: .notEqual
+    case .less: .greater
+    case .lessOrEqual: .greaterOrEqual
+    case .greater: .less
+    case .greaterOrEqual: .lessOrEqual
+    default: nil
+    }
+  }
+}
