@@ -34,10 +34,74 @@ struct StressTests {
     },
   ]
 
-  struct OracleWatch {
+  struct OracleWatch: Sendable {
     var id: WatchID
     var filter: CompiledFilter<ObjectSnapshot>
     var ignored: Set<String>
+  }
+
+  /// Checks each delivery against the oracle's answer for its save as soon
+  /// as both are at hand, then forgets both: what a run keeps is bounded by
+  /// how far deliveries lag behind saves, not by the number of saves (a
+  /// delivery to thousands of watches holds thousands of matches).
+  final class Checker: ContextWatcherDelegate, Sendable {
+    struct State {
+      /// The watches registered before the saves: the only ones the
+      /// oracle knows (others come and go during the run).
+      var stable: Set<WatchID> = []
+      /// The oracle's matches of saves whose delivery has not arrived.
+      var expected: [Int: [ObjectID: [WatchMatch]]] = [:]
+      /// Deliveries (their matches of stable watches) whose save the oracle
+      /// has not answered yet.
+      var delivered: [Int: [ObjectID: [WatchMatch]]] = [:]
+      var lastSave = 0
+      var lastDelivery = 0
+      var savesInOrder = true
+      var deliveriesInOrder = true
+      var mismatches: [Int] = []
+      var failures = 0
+      var oracleErrors = 0
+      var checkedMatches = 0
+    }
+
+    let state = LockedState(State())
+
+    /// The oracle's answer for a save, given on the saving thread.
+    func saw(_ save: ContextSave, expected: [ObjectID: [WatchMatch]]) {
+      state.withLock { state in
+        state.savesInOrder = state.savesInOrder && save.sequenceNumber == state.lastSave + 1
+        state.lastSave = save.sequenceNumber
+        state.checkedMatches += expected.values.map(\.count).reduce(0, +)
+        if let actual = state.delivered.removeValue(forKey: save.sequenceNumber) {
+          if actual != expected { state.mismatches.append(save.sequenceNumber) }
+        } else if !expected.isEmpty {
+          state.expected[save.sequenceNumber] = expected
+        } else {
+          // No match: a delivery, if one comes, must be empty of stable
+          // watches; mark the save answered.
+          state.expected[save.sequenceNumber] = [:]
+        }
+      }
+    }
+
+    func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
+      let matches = changes.matches
+      state.withLock { state in
+        var actual: [ObjectID: [WatchMatch]] = [:]
+        for (id, matches) in matches {
+          let kept = matches.filter { state.stable.contains($0.watch) }
+          if !kept.isEmpty { actual[id] = kept }
+        }
+        state.deliveriesInOrder = state.deliveriesInOrder && changes.sequenceNumber > state.lastDelivery
+        state.lastDelivery = changes.sequenceNumber
+        state.failures += changes.failures.count
+        if let expected = state.expected.removeValue(forKey: changes.sequenceNumber) {
+          if actual != expected { state.mismatches.append(changes.sequenceNumber) }
+        } else {
+          state.delivered[changes.sequenceNumber] = actual
+        }
+      }
+    }
   }
 
   /// The workload's size: small in the suite, any size by Scripts/stress.sh.
@@ -48,12 +112,13 @@ struct StressTests {
     let seed = SeededGenerator.seed(default: 0x5EED_CAFE)
     var random = SeededGenerator(seed: seed)
     let context = WatcherFixtures.context("stress")
-    let saves = LockedState<[ContextSave]>([])
-    let recorder = Recorder()
+
+    // Deliveries are checked as they come and may lag behind the saves:
+    // a buffer that never drops, so that each save is delivered once.
+    let check = Checker()
     let watcher = ContextWatcher(
-      context: context, target: .delegate(recorder, on: .queue(DispatchQueue(label: "stress"))))
-    // The oracle's copy of every save, in order (registered after the watcher: same save, same order).
-    let log = context.addSaveObserver { save in saves.withLock { $0.append(save) } }
+      context: context, target: .delegate(check, on: .queue(DispatchQueue(label: "stress"))),
+      options: WatcherOptions(bufferLimit: 1 << 24))
 
     var tokens: [WatchToken] = []
     var oracle: [OracleWatch] = []
@@ -66,6 +131,18 @@ struct StressTests {
           id: tokens.last!.id,
           filter: try WatcherFixtures.schema.snapshotFilter(template.format, arguments: arguments, for: "Person"),
           ignored: Set(["lastSeen"]).subtracting(template.reads)))
+    }
+    let stableOracle = oracle
+    check.state.withLock { $0.stable = Set(stableOracle.map(\.id)) }
+    // The oracle answers each save on the saving thread (registered after
+    // the watcher: same save, same order), while its delivery may have
+    // arrived already; the checker compares whichever comes second.
+    let log = context.addSaveObserver { save in
+      do {
+        check.saw(save, expected: try Self.oracle(save, stableOracle))
+      } catch {
+        check.state.withLock { $0.oracleErrors += 1 }
+      }
     }
 
     let threads = Self.scale.threads
@@ -125,27 +202,19 @@ struct StressTests {
     }
     await watcher.flush()
 
-    let recorded = saves.withLock { $0 }
-    let deliveries = recorder.all
-    #expect(recorded.map(\.sequenceNumber) == Array(1...(threads * savesPerThread)))
-    // Exactly once, in save order.
-    let numbers = deliveries.map(\.sequenceNumber)
-    #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count, "seed \(seed)")
-    let bySave = Dictionary(uniqueKeysWithValues: deliveries.map { ($0.sequenceNumber, $0) })
-    let stable = Set(oracle.map(\.id))
-    var checkedMatches = 0
-    for save in recorded {
-      let expected = try Self.oracle(save, oracle)
-      var actual: [ObjectID: [WatchMatch]] = [:]
-      for (id, matches) in bySave[save.sequenceNumber]?.matches ?? [:] {
-        let kept = matches.filter { stable.contains($0.watch) }
-        if !kept.isEmpty { actual[id] = kept }
-      }
-      #expect(actual == expected, "save \(save.sequenceNumber), seed \(seed) (replay with CONTEXTWATCHER_SEED)")
-      checkedMatches += expected.values.map(\.count).reduce(0, +)
-      #expect(bySave[save.sequenceNumber]?.failures.isEmpty ?? true)
-    }
-    #expect(checkedMatches > 1_000, "the workload should exercise the watches")
+    let result = check.state.withLock { $0 }
+    #expect(result.lastSave == threads * savesPerThread && result.savesInOrder)
+    // Exactly once, in save order; a save without a delivery must have
+    // expected no match.
+    #expect(result.deliveriesInOrder, "seed \(seed)")
+    #expect(result.delivered.isEmpty, "deliveries for saves the oracle never saw, seed \(seed)")
+    let undelivered = result.expected.filter { !$0.value.isEmpty }.keys.sorted()
+    #expect(undelivered.isEmpty, "saves \(undelivered.prefix(10)) matched but were never delivered, seed \(seed)")
+    #expect(
+      result.mismatches.isEmpty, "saves \(result.mismatches.prefix(10)), seed \(seed) (replay with CONTEXTWATCHER_SEED)"
+    )
+    #expect(result.failures == 0 && result.oracleErrors == 0)
+    #expect(result.checkedMatches > 1_000, "the workload should exercise the watches")
     withExtendedLifetime((tokens, log)) {}
   }
 
