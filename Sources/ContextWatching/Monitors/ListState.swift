@@ -30,7 +30,8 @@ struct ListState: Sendable {
   /// as ``content`` holds them: enough to search the list for an object
   /// whose values changed (see ``member(_:)``). One identifier and one
   /// reference a bucket, at most four-fifths full: about 21 bytes a
-  /// listed object at 100,000 (a `Dictionary` of snapshots took 105).
+  /// listed object at 100,000, where a `Dictionary` of snapshots would take
+  /// 105.
   private var values: ProbingTable<[FilterValue]>
   /// The listed objects' ``ListedObject/derived`` values, for an order
   /// that reads relationships; empty otherwise.
