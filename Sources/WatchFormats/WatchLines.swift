@@ -22,6 +22,8 @@ public import ObjectGraph
 ///
 /// The watches stay registered as long as this object lives.
 public final class WatchLines: Sendable {
+  /// Kept so that the watcher, and with it the watches, live as long as
+  /// this object.
   private let watcher: ContextWatcher
   private let watches: [(id: WatchID, label: String, token: WatchToken)]
   /// What the watcher delivered since the last ``take(ref:)`` or
