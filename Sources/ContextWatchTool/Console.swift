@@ -1,5 +1,6 @@
 import Foundation
 import PredicateDSL
+import WatchFormats
 
 /// Output for the commands: standard output is buffered and flushed at exit
 /// (answers are written in order); standard error is written at once.

@@ -2,6 +2,7 @@ import ContextWatching
 import Foundation
 import ObjectGraph
 import PredicateDSL
+import WatchFormats
 
 /// `context-watch replay --schema SCHEMA.json < changes.jsonl`: applies one
 /// save per input line to an in-memory context and prints one JSON line per
@@ -110,10 +111,10 @@ enum ReplayCommand {
   private static func addWatches(_ path: String, to replayer: Replayer) -> Bool {
     var problems: [String] = []
     do {
-      let file = try WatchFile.read(path)
+      let file = try WatchesFile.read(path)
       problems = file.problems
       try replayer.watch(file.watches)
-    } catch let error as WatchFile.Problems {
+    } catch let error as WatchesFile.Problems {
       problems += error.messages
     } catch {
       Console.error("context-watch: \(path): \(error)")
@@ -146,133 +147,6 @@ enum ReplayCommand {
   }
 }
 
-/// The watches file of `replay --watches`.
-enum WatchFile {
-  struct Watch {
-    var id: String
-    var entity: String
-    var predicate: String
-    var arguments: [FilterValue]
-    var options: WatchOptions
-  }
-
-  /// Every problem of a watches file, each a rendered message.
-  struct Problems: Error {
-    var messages: [String]
-  }
-
-  /// The fields a watch may have, in the order messages name them.
-  static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys"]
-
-  /// The watches of a file, and the problems of those that could not be
-  /// read (they are left out).
-  ///
-  /// - Throws: When the file cannot be read, is not UTF-8 JSON, or is not
-  ///   an array.
-  static func read(_ path: String) throws -> (watches: [Watch], problems: [String]) {
-    try watches(in: JSONValue.parse(file: path))
-  }
-
-  /// The watches a file's JSON describes, and the problems of those that
-  /// could not be read: each message names the watch by its id, or by its
-  /// place in the file when it has none.
-  static func watches(in json: JSONValue) throws -> (watches: [Watch], problems: [String]) {
-    guard case .array(let items) = json else {
-      throw Problems(messages: ["the watches file is a JSON array of watches, not \(json.typeName)"])
-    }
-    var watches: [Watch] = []
-    var problems: [String] = []
-    var places: [String: Int] = [:]
-    for (index, item) in items.enumerated() {
-      guard case .object(let members) = item else {
-        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.typeName)")
-        continue
-      }
-      guard case .string(let id)? = item["id"] else {
-        let found = item["id"].map { ", not \($0.typeName)" } ?? ""
-        problems.append("watches[\(index)]: needs an \"id\" string\(found)")
-        continue
-      }
-      var messages: [String] = []
-      func problem(_ text: String) { messages.append("watch '\(id)': \(text)") }
-      if let first = places[id] {
-        problem("the id is taken by watches[\(first)]; each watch needs an id of its own")
-      } else {
-        places[id] = index
-      }
-      for (key, _) in members where !fields.contains(key) {
-        problem("unknown field '\(key)' (fields: \(fields.joined(separator: ", ")))")
-      }
-      func string(_ field: String, _ article: String) -> String? {
-        switch item[field] {
-        case .string(let text)?: return text
-        case nil: problem("needs \(article) \"\(field)\" string")
-        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.typeName)")
-        }
-        return nil
-      }
-      let entity = string("entity", "an")
-      let predicate = string("predicate", "a")
-      var options = WatchOptions(label: id)
-      var arguments: [FilterValue] = []
-      do {
-        if let events = item["events"] { options.events = try eventSet(events) }
-      } catch {
-        problem(error.description)
-      }
-      do {
-        if let keys = item["keys"] { options.watchedKeys = Set(try strings(keys, "keys")) }
-      } catch {
-        problem(error.description)
-      }
-      do {
-        if let keys = item["ignoredKeys"] { options.ignoredKeys = Set(try strings(keys, "ignoredKeys")) }
-      } catch {
-        problem(error.description)
-      }
-      do {
-        arguments = try JSONValue.formatArguments(item["args"], field: "args")
-      } catch {
-        problem(error.description)
-      }
-      problems += messages
-      guard messages.isEmpty, let entity, let predicate else { continue }
-      watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
-    }
-    return (watches, problems)
-  }
-
-  private static func strings(_ value: JSONValue, _ field: String) throws(Problems) -> [String] {
-    guard case .array(let items) = value else {
-      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.typeName)"])
-    }
-    var texts: [String] = []
-    for (index, item) in items.enumerated() {
-      guard case .string(let text) = item else {
-        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.typeName)"])
-      }
-      texts.append(text)
-    }
-    return texts
-  }
-
-  private static func eventSet(_ value: JSONValue) throws(Problems) -> WatchEvents {
-    var events: WatchEvents = []
-    for name in try strings(value, "events") {
-      guard let event = WatchEvent(rawValue: name) else {
-        let names = WatchEvent.allCases.map(\.rawValue).joined(separator: ", ")
-        throw Problems(messages: ["unknown event '\(name)' (events: \(names))"])
-      }
-      events.insert(WatchEvents(event))
-    }
-    return events
-  }
-}
-
-extension WatchFile.Problems: CustomStringConvertible {
-  var description: String { messages.joined(separator: "; ") }
-}
-
 /// Applies JSON change lines to a context, keeping the caller's refs.
 final class Replayer {
   let context: ObjectContext
@@ -281,10 +155,8 @@ final class Replayer {
   /// Refs by object, deleted objects included, for printing.
   private var refs: [ObjectID: String] = [:]
 
-  /// The watcher and the watches, when the replay has watches.
-  private var watcher: ContextWatcher?
-  private var watches: [(id: WatchID, label: String, token: WatchToken)] = []
-  private let delivered = LockedState<[ContextChanges]>([])
+  /// The watches and their lines, when the replay has watches.
+  private var watchLines: WatchLines?
 
   /// The list monitors with their names, in list order, kept alive with
   /// their observations while the replay runs; and the changes they
@@ -298,26 +170,10 @@ final class Replayer {
 
   /// Adds watches; all or none.
   ///
-  /// - Throws: ``WatchFile/Problems`` with every invalid watch's rendered
+  /// - Throws: ``WatchesFile/Problems`` with every invalid watch's rendered
   ///   error.
-  func watch(_ watches: [WatchFile.Watch]) throws {
-    let delivered = delivered
-    let watcher = ContextWatcher(
-      context: context, target: .handler(on: .immediate) { changes in delivered.withLock { $0.append(changes) } })
-    var problems: [String] = []
-    var added: [(WatchID, String, WatchToken)] = []
-    for watch in watches {
-      do {
-        let token = try watcher.watch(
-          watch.entity, where: watch.predicate, arguments: watch.arguments, options: watch.options)
-        added.append((token.id, watch.id, token))
-      } catch {
-        problems.append(error.detailedDescription())
-      }
-    }
-    if !problems.isEmpty { throw WatchFile.Problems(messages: problems) }
-    self.watcher = watcher
-    self.watches = added
+  func watch(_ watches: [WatchesFile.Watch]) throws {
+    watchLines = try WatchLines(context: context, watches: watches)
   }
 
   /// Adds a list monitor per list, delivering on the saving thread during
@@ -346,38 +202,12 @@ final class Replayer {
   /// each list's.
   func apply(_ line: [UInt8]) -> [JSONValue] {
     let answer = context.performAndWait { _ in applyOnQueue(line) }
-    let deliveries = delivered.withLock { taken in
-      defer { taken = [] }
-      return taken
-    }
+    let watchLines = watchLines?.take(ref: ref) ?? []
     let changedLists = listUpdates.withLock { taken in
       defer { taken = [] }
       return taken
     }
-    return [answer] + deliveries.flatMap(watchLines) + changedLists.sorted { $0.list < $1.list }.map(listLine)
-  }
-
-  /// One line per watch that saw something, in watch order.
-  ///
-  /// - Complexity: O(*m* + *w*) for *m* matches in the delivery and *w*
-  ///   watches (sorting refs aside): the attribution is indexed by watch
-  ///   once, not searched once per watch and event.
-  private func watchLines(_ changes: ContextChanges) -> [JSONValue] {
-    let events = WatchEvent.allCases
-    var seen: [WatchID: [[String]]] = [:]
-    for attribution in changes.attribution {
-      let name = ref(attribution.objectID)
-      for match in attribution.matches {
-        guard let slot = events.firstIndex(of: match.event) else { continue }
-        seen[match.watch, default: Array(repeating: [], count: events.count)][slot].append(name)
-      }
-    }
-    return watches.compactMap { watch in
-      guard let refs = seen[watch.id] else { return nil }
-      return .object(
-        [("save", .int(Int64(changes.sequenceNumber))), ("watch", .string(watch.label))]
-          + zip(events, refs).map { ($0.rawValue, .array($1.sorted().map(JSONValue.string))) })
-    }
+    return [answer] + watchLines + changedLists.sorted { $0.list < $1.list }.map(listLine)
   }
 
   /// A list's line: what the save did to it as a batch update (each array
@@ -593,96 +423,12 @@ final class Replayer {
 
   // MARK: Output
 
+  /// The save's line; the refs of its deleted objects are free again.
   private func output(_ save: ContextSave) -> JSONValue {
-    let touched = Set(save.inserted.map(\.objectID) + save.updated.map(\.objectID) + save.deleted.map(\.objectID))
-    func values(_ snapshot: ObjectSnapshot) -> JSONValue {
-      .object(snapshot.keys.compactMap { key in snapshot.property(key).map { (key, json($0)) } })
-    }
-    let inserted = save.inserted.map { snapshot in
-      (
-        ref(snapshot.objectID),
-        JSONValue.object([
-          ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)),
-          ("values", values(snapshot)),
-        ])
-      )
-    }
-    let updated = save.updated.map { update in
-      (
-        ref(update.objectID),
-        JSONValue.object([
-          ("ref", .string(ref(update.objectID))), ("entity", .string(update.after.entityName)),
-          (
-            "changed",
-            .object(update.changes.map { ($0.key, change($0.old, $0.new, touched: touched)) })
-          ),
-        ])
-      )
-    }
-    let deleted = save.deleted.map { snapshot in
-      (
-        ref(snapshot.objectID),
-        JSONValue.object([
-          ("ref", .string(ref(snapshot.objectID))), ("entity", .string(snapshot.entityName)),
-          ("values", values(snapshot)),
-        ])
-      )
-    }
     for snapshot in save.deleted {
       if let name = refs[snapshot.objectID] { objects[name] = nil }
     }
-    func sorted(_ items: [(String, JSONValue)]) -> JSONValue { .array(items.sorted { $0.0 < $1.0 }.map(\.1)) }
-    return .object([
-      ("save", .int(Int64(save.sequenceNumber))), ("inserted", sorted(inserted)), ("updated", sorted(updated)),
-      ("deleted", sorted(deleted)),
-    ])
-  }
-
-  private func json(_ value: PropertyValue) -> JSONValue {
-    switch value {
-    case .attribute(let value): JSONValue(value)
-    case .relationship(.toOne(let id)): id.map { .string(ref($0)) } ?? .null
-    case .relationship(.toMany(let ids)): refList(ids)
-    }
-  }
-
-  /// Refs as a JSON array, sorted.
-  private func refList(_ ids: some Sequence<ObjectID>) -> JSONValue {
-    .array(ids.map(ref).sorted().map(JSONValue.string))
-  }
-
-  /// A changed key: `{"old", "new"}` for an attribute or a to-one
-  /// relationship; `{"added", "removed"}` refs for a to-many relationship,
-  /// so that a set that grows by one member per save prints one ref per
-  /// save, not the whole set.
-  ///
-  /// Every relationship has an inverse, so an object joins or leaves a
-  /// to-many relationship only when its own inverse changes in the same
-  /// save: the members added and removed are among the save's objects
-  /// (`touched`). When those are fewer than the set's members, only they
-  /// are looked up, and a set growing by one member per line costs O(1) per
-  /// line, not O(*n*). A count that does not add up falls back to comparing
-  /// the whole sets.
-  private func change(_ old: PropertyValue, _ new: PropertyValue, touched: Set<ObjectID>) -> JSONValue {
-    guard case .relationship(.toMany(let before)) = old, case .relationship(.toMany(let after)) = new else {
-      return .object([("old", json(old)), ("new", json(new))])
-    }
-    var added: [ObjectID] = []
-    var removed: [ObjectID] = []
-    if touched.count < before.count + after.count {
-      for id in touched {
-        switch (before.contains(id), after.contains(id)) {
-        case (false, true): added.append(id)
-        case (true, false): removed.append(id)
-        default: break
-        }
-      }
-    }
-    if added.count - removed.count != after.count - before.count || touched.count >= before.count + after.count {
-      added = Array(after.subtracting(before))
-      removed = Array(before.subtracting(after))
-    }
-    return .object([("added", refList(added)), ("removed", refList(removed))])
+    return JSONValue(save: save, ref: ref)
   }
 
   /// Replaces each object identifier (`#N`) in a library's message by the
