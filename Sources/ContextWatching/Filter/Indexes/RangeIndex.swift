@@ -11,8 +11,10 @@ import PredicateDSL
 ///   each run of entries, the greatest upper bound among them and the
 ///   least lower bound. A search descends into the runs that start at or
 ///   below the value and whose greatest upper bound admits it: O(log n)
-///   nodes per interval reported, whatever the widths and overlaps. Every
-///   decision is exact (`RangeKey.order`), no rounding is involved.
+///   nodes per interval reported, whatever the widths and overlaps. The
+///   tree's nodes hold their bounds as doubles rounded outwards, which
+///   only rule runs out; whether a watch matches is decided exactly
+///   (`RangeKey.order`) on its entry.
 ///
 /// Insertion appends and the lists are sorted (and the tree rebuilt, O(n))
 /// once per save, before matching (`MasterFilter.prepareRanges`); the
@@ -260,7 +262,7 @@ class RangeIndex {
   /// reached through the tree of greatest upper bounds.
   private func collectIntervals(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     guard reach.isBuilt else {
-      let end = Self.partition(intervals) { RangeKey.order($0.presentLower, key)! <= 0 }
+      let end = intervals.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! <= 0 }
       slots.reserve(end)
       for entry in intervals[..<end] where entry.admits(key) && liveness.admits(entry) {
         slots.appendReserved(entry.slot)
@@ -291,7 +293,7 @@ class RangeIndex {
   /// (a prefix, found by binary search) and the bounds equal to it that
   /// include it.
   private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(lowers) { RangeKey.order($0.presentLower, key)! < 0 }
+    var end = lowers.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! < 0 }
     slots.reserve(lowers.count)
     for entry in lowers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < lowers.count, RangeKey.order(lowers[end].presentLower, key) == 0 {
@@ -302,7 +304,7 @@ class RangeIndex {
 
   /// Upper bounds only, descending: the same from the other side.
   private func collectUppers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(uppers) { RangeKey.order($0.presentUpper, key)! > 0 }
+    var end = uppers.partitionPoint { RangeKey.order($0.pointee.presentUpper, key)! > 0 }
     slots.reserve(uppers.count)
     for entry in uppers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < uppers.count, RangeKey.order(uppers[end].presentUpper, key) == 0 {
@@ -311,16 +313,4 @@ class RangeIndex {
     }
   }
 
-  /// The number of leading entries for which `isBefore` holds, in a list
-  /// sorted so that those entries come first.
-  @inline(__always)
-  private static func partition(_ entries: [Entry], isBefore: (Entry) -> Bool) -> Int {
-    var low = 0
-    var high = entries.count
-    while low < high {
-      let middle = (low + high) / 2
-      if isBefore(entries[middle]) { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
 }
