@@ -90,6 +90,11 @@ extension RangeIndex {
       }
     }
 
+    /// Drops the tree, until the next `build`.
+    mutating func drop() {
+      if !nodes.isEmpty { nodes = [] }
+    }
+
     /// Calls `body` with every entry (of the `count` the tree was built
     /// over) whose interval holds `key`, and no other. `key` is not a NaN.
     @inline(__always)

@@ -23,8 +23,11 @@ import PredicateDSL
 /// leaves a stale entry (recognised by its watch identifier) that the next
 /// sort after enough removals drops. Both are O(1) when they happen. The
 /// small indexes under the keys of a composite index are kept sorted and
-/// exact instead (`insertInOrder`, `remove`), their tree rebuilt with them
-/// once they hold more than `Reach.minimumCount` intervals.
+/// exact instead (`insertInOrder`, `remove`). Once they hold more than
+/// `Reach.minimumCount` intervals they have a tree, which removal rebuilds
+/// at once and insertion drops: the filter builds it again before the next
+/// matching (`buildTree`, through `MasterFilter.prepareRanges`), once for
+/// all the insertions since, and until then matching scans the intervals.
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
@@ -122,15 +125,36 @@ class RangeIndex {
   /// Inserts in order, for the small indexes under each key of a composite
   /// index: they stay sorted, so matching never has to sort them. The new
   /// entry moves down its list to its place: O(n), not a sort.
-  func insertInOrder(_ bounds: RangeBounds, id: WatchID) {
-    guard isSorted else { return insert(bounds, id: id) }
+  ///
+  /// An interval drops the tree, which `buildTree` builds again; returns
+  /// whether the index has just started waiting for it (more intervals
+  /// than are scanned, and no tree): the caller lists it for the next
+  /// `MasterFilter.prepareRanges`. False when it was waiting already.
+  @discardableResult
+  func insertInOrder(_ bounds: RangeBounds, id: WatchID) -> Bool {
+    guard isSorted else {
+      insert(bounds, id: id)
+      return false
+    }
     switch append(bounds, id: id) {
-    case .lowers: Self.moveLastIntoPlace(&lowers, by: Self.byLower)
-    case .uppers: Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
+    case .lowers:
+      Self.moveLastIntoPlace(&lowers, by: Self.byLower)
+      return false
+    case .uppers:
+      Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
+      return false
     case .intervals:
       Self.moveLastIntoPlace(&intervals, by: Self.byLower)
-      reach.build(over: intervals)
+      let wasWaiting = !reach.isBuilt && intervals.count - 1 > Reach.minimumCount
+      reach.drop()
+      return !wasWaiting && intervals.count > Reach.minimumCount
     }
+  }
+
+  /// Builds the tree of an index kept in order, if it has none and needs
+  /// one: its intervals' last insertion dropped it.
+  final func buildTree() {
+    if isSorted && !reach.isBuilt { reach.build(over: intervals) }
   }
 
   private static func byLower(_ a: Entry, _ b: Entry) -> Bool {
@@ -164,6 +188,9 @@ class RangeIndex {
     swap(&isSorted, &other.isSorted)
     swap(&stale, &other.stale)
     swap(&count, &other.count)
+    // The tree `other` waited for, if any: built here, as `other` is the
+    // one listed for it.
+    buildTree()
   }
 
   /// Removes a watch at once, for the small indexes under each key.
