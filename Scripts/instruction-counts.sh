@@ -11,8 +11,9 @@
 # message. The paths: parsing `age > 30`, compiling a two-clause predicate,
 # evaluating `age > 30` and a five-clause predicate (through
 # Scripts/profile-predicates.sh); classifying one changed object against
-# 1,000 and 100,000 watches, registering and removing a watch, and applying
-# a save of 10 changes to a list monitor of 1,000 and 20,000 objects (through
+# 1,000 and 100,000 watches and against 100,000 `score BETWEEN` and
+# `name >= AND name <` watches, registering and removing a watch, and
+# applying a save of 10 changes to a list monitor of 1,000 and 20,000 objects (through
 # Benchmarks/Tools/WatcherProfile). Needs valgrind, installed when missing
 # and the script may use apt-get.
 set -euo pipefail
@@ -56,6 +57,8 @@ count() {
 }
 count classify-1000 20000 process 1000 200        # 200 rounds of 100 changed people
 count classify-100000 5000 process 100000 50
+count classify-interval-100000 5000 interval between 100000 50   # 50 rounds of 100
+count classify-text-100000 5000 interval text 100000 50
 count register 20000 register 20000
 count remove 20000 remove 20000
 count list-1000 500 list 1000 50                  # 50 rounds of 10 changed people

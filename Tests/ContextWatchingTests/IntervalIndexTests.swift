@@ -352,6 +352,50 @@ struct IntervalIndexTests {
 
   /// Narrow intervals packed tightly (widths 1e-9 to 1e9, many to a
   /// unit): each value reaches exactly its own.
+  /// Integer bounds and values beyond 2⁵³, where doubles are further apart
+  /// than integers (256 apart at 2⁶⁰, 1,024 near `Int64.max`): the index's
+  /// tree rules runs out on bounds rounded to doubles, its leaves decide on
+  /// the exact values, so integers one apart, and the doubles beside them,
+  /// stay apart.
+  @Test(arguments: [Int64(1) << 60, Int64.max - 2_000])
+  func integersBeyondDoublePrecisionStayExact(base: Int64) throws {
+    var random = SeededGenerator(seed: SeededGenerator.seed(default: 0x253))
+    let context = ObjectContext(schema: Self.schema, name: "large", notificationCenter: nil)
+    let deliveries = Deliveries()
+    let watcher = ContextWatcher(context: context, target: .delegate(deliveries, on: .immediate))
+    let forms = ["count BETWEEN {%@, %@}", "count > %@ AND count < %@", "count >= %@ AND count <= %@"]
+    /// An integer near `base`, clamped to `Int64`.
+    func near(_ offset: Int64) -> Int64 {
+      let (sum, overflow) = base.addingReportingOverflow(offset)
+      return overflow ? .max : sum
+    }
+    var watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)] = []
+    // More intervals than the index scans: it builds its tree.
+    for _ in 0..<64 {
+      let low = near(Int64.random(in: -1_500...1_500, using: &random))
+      let high = near(Int64(low - base) + Int64.random(in: 0...40, using: &random))
+      // Now and then a bound as the double nearest it.
+      let bounds: [FilterValue] = [low, high].map {
+        Int.random(in: 0..<4, using: &random) == 0 ? .double(Double($0)) : .int($0)
+      }
+      let format = random.pick(forms)
+      let token = try watcher.watch("Reading", where: format, arguments: bounds)
+      watches.append((token, try Self.schema.snapshotFilter(format, arguments: bounds, for: "Reading")))
+    }
+    try context.performAndWait { context in
+      for index in 0..<300 {
+        let count = near(Int64.random(in: -1_600...1_600, using: &random))
+        try context.insert(
+          "Reading", values: ["name": .string("R\(index)"), "count": index % 50 == 0 ? .int(.max) : .int(count)])
+      }
+      try context.save()
+    }
+    let changes = try #require(deliveries.last)
+    let checked = try Self.compare(watches, context: context, with: changes, seed: 0x253)
+    #expect(checked > 20, "\(checked) matches")
+    withExtendedLifetime(watches) {}
+  }
+
   @Test(arguments: [1e-9, 1e-5, 1.0, 1e5, 1e9])
   func packedIntervalsOfOneWidthMatchTheirOwnValues(width: Double) throws {
     let context = ObjectContext(schema: Self.schema, name: "packed", notificationCenter: nil)

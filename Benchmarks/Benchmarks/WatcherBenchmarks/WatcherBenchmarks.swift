@@ -6,7 +6,8 @@
 //    pair in the same iterations;
 // 2. classification cost per changed object at 1,000 and 100,000 entity +
 //    equality watches (and the growth, paired);
-// 3. registering 100,000 watches, and removing them by cancelling tokens;
+// 3. registering 100,000 watches (equality and interval forms), and
+//    removing them by cancelling tokens;
 // 4. save-to-delegate latency on a DispatchQueue (one sample per iteration,
 //    percentiles from the runner's table), and the same queue hop without a
 //    watcher, the floor under it on this machine;
@@ -386,10 +387,47 @@ struct Registrations: Sendable {
   let parsed: [PredicateSyntax]
 
   init(_ specs: [WatchSpec]) {
-    format = specs[0].format
-    arguments = specs.map(\.arguments)
-    parsed = specs.map { try! PredicateParser.parse($0.format, arguments: $0.arguments) }
+    self.init(format: specs[0].format, arguments: specs.map(\.arguments))
   }
+
+  init(format: String, arguments: [[FilterValue]]) {
+    self.format = format
+    self.arguments = arguments
+    parsed = arguments.map { try! PredicateParser.parse(format, arguments: $0) }
+  }
+}
+
+/// The arguments of 100,000 interval watches of one form (`score` spans
+/// 0 to 100,000, intervals of width 1; names are numbers written with ten
+/// digits, text intervals 1,000 of them wide, prefixes of seven digits).
+func intervalRegistrations(_ format: String) -> Registrations {
+  var generator = SeededGenerator(seed: 25)
+  func digits(_ number: Int) -> String {
+    let text = String(number)
+    return String(repeating: "0", count: max(0, 10 - text.count)) + text
+  }
+  let arguments: [[FilterValue]] = (0..<registrationCount).map { index in
+    let low = Double.random(in: 0..<Double(registrationCount), using: &generator)
+    let number = Int.random(in: 0..<registrationCount * 1_000, using: &generator)
+    switch format {
+    case IntervalFormats.keyed: return [.string(cityName(index / 100)), .double(low), .double(low + 1)]
+    case IntervalFormats.textRange: return [.string(digits(number)), .string(digits(number + 1_000))]
+    case IntervalFormats.prefix: return [.string(String(digits(number).dropLast(3)))]
+    default: return [.double(low), .double(low + 1)]
+    }
+  }
+  return Registrations(format: format, arguments: arguments)
+}
+
+/// The interval forms whose registration is measured.
+enum IntervalFormats {
+  static let between = "score BETWEEN {%@, %@}"
+  static let halfOpen = "score >= %@ AND score < %@"
+  /// 100 intervals under each of 1,000 cities.
+  static let keyed = "city == %@ AND score BETWEEN {%@, %@}"
+  static let textRange = "name >= %@ AND name < %@"
+  static let prefix = "name BEGINSWITH %@"
+  static let all = [between, halfOpen, keyed, textRange, prefix]
 }
 
 // MARK: Fixtures and metrics
@@ -540,12 +578,18 @@ let benchmarks: @Sendable () -> Void = {
         registrations["simple"] = Registrations(
           (0..<registrationCount).map { .city(cityName($0 % 10_000)) })
         registrations["residual"] = Registrations(watchSpecs(registrationCount, cities: 10_000))
+        for format in IntervalFormats.all { registrations[format] = intervalRegistrations(format) }
       }
     })
+  // Intervals: each form parsed per watch, then the same pre-parsed; the
+  // index files a new interval unsorted, the first save sorts it in.
+  let intervalCases = IntervalFormats.all.flatMap { format in
+    [(format, format, false), (format, "\(format), pre-parsed", true)]
+  }
   for (variant, title, preParsed) in [
     ("simple", "city == %@", false), ("residual", "city == %@ AND age > %@", false),
     ("residual", "city == %@ AND age > %@, pre-parsed", true),
-  ] {
+  ] + intervalCases {
     Benchmark("register 100k · \(title)", configuration: registrationConfiguration) { benchmark in
       let input = registrations[variant]!
       var watcher: ContextWatcher? = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })

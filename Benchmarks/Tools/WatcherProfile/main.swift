@@ -11,6 +11,18 @@
 //                            `city == %@ AND age > %@` watches, ten per city
 //   ranges ROUNDS            the same with 1,000 watches, a third of them
 //                            `age BETWEEN {a, b}`
+//   interval FORM WATCHES ROUNDS  `watcher.process(save)` of 100 people,
+//                            each with a new score and name, against WATCHES
+//                            interval watches of one FORM, about one match
+//                            per object: `between` (`score BETWEEN {a, b}`,
+//                            width 1, lower bounds uniform over WATCHES),
+//                            `half-open` (`score >= a AND score < b`), `keyed`
+//                            (`city == c AND score BETWEEN {a, b}`, 100 a
+//                            city), `text` (`name >= a AND name < b`, names
+//                            of ten digits, 1,000 numbers wide), `prefix`
+//                            (`name BEGINSWITH p`, seven digits)
+//   register-interval FORM WATCHES  registers WATCHES interval watches of
+//                            one FORM (as `interval`), parsing included
 //   register WATCHES [CITIES]  adds WATCHES `city == %@` watches on CITIES
 //                            cities (default: each its own; the registration
 //                            benchmark's shape is 100000 10000)
@@ -102,6 +114,38 @@ final class Counter: @unchecked Sendable {
   var matches = 0
 }
 
+/// A number written with ten digits: names sort as their numbers.
+func tenDigits(_ number: Int) -> String {
+  let text = String(number)
+  return String(repeating: "0", count: max(0, 10 - text.count)) + text
+}
+
+/// The format and the arguments of `count` interval watches of one form
+/// (see `interval` above).
+func intervalWatches(_ form: String, _ count: Int, using generator: inout Generator) -> (String, [[FilterValue]]) {
+  let format =
+    switch form {
+    case "between": "score BETWEEN {%@, %@}"
+    case "half-open": "score >= %@ AND score < %@"
+    case "keyed": "city == %@ AND score BETWEEN {%@, %@}"
+    case "text": "name >= %@ AND name < %@"
+    case "prefix": "name BEGINSWITH %@"
+    default: fatalError("unknown interval form \(form)")
+    }
+  let span = form == "keyed" ? 100.0 : Double(count)
+  let values = (0..<count).map { index -> [FilterValue] in
+    let low = Double.random(in: 0..<span, using: &generator)
+    let number = Int.random(in: 0..<count * 1_000, using: &generator)
+    switch form {
+    case "keyed": return [.string("C\(index / 100)"), .double(low), .double(low + 1)]
+    case "text": return [.string(tenDigits(number)), .string(tenDigits(number + 1_000))]
+    case "prefix": return [.string(String(tenDigits(number).dropLast(3)))]
+    default: return [.double(low), .double(low + 1)]
+    }
+  }
+  return (format, values)
+}
+
 @inline(never)
 func measuredLoop(_ rounds: Int, _ body: () -> Void) {
   for _ in 0..<rounds { body() }
@@ -139,6 +183,51 @@ case "process", "ranges":
   measuredLoop(rounds) { watcher.process(save) }
   print("\(mode): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
+
+case "interval":
+  let form = arguments.dropFirst().first ?? "between"
+  let count = numbers.first ?? 100_000
+  let rounds = numbers.dropFirst().first ?? 50
+  let counter = Counter()
+  let watcher = ContextWatcher(
+    schema: schema,
+    target: .handler(on: .immediate) { changes in
+      for attributed in changes.attribution { counter.matches += attributed.matches.count }
+    })
+  var generator = Generator(state: 7)
+  let (format, values) = intervalWatches(form, count, using: &generator)
+  let tokens = values.map { try! watcher.watch("Person", where: format, arguments: $0) }
+  let cities = max(1, count / 100)
+  let span = form == "keyed" ? 100.0 : Double(count)
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let objects = people(1_000, cities: cities, into: context)
+  let save = context.performAndWait { context in
+    for object in objects[..<100] {
+      try! context.setValue(.double(Double.random(in: 0..<span, using: &generator)), forKey: "score", of: object)
+      try! context.setValue(
+        .string(tenDigits(Int.random(in: 0..<count * 1_000, using: &generator))), forKey: "name", of: object)
+    }
+    return try! context.save()!
+  }
+  // The first save sorts the index; the loop measures matching alone.
+  watcher.process(save)
+  counter.matches = 0
+  measuredLoop(rounds) { watcher.process(save) }
+  print("interval \(form): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
+  withExtendedLifetime(tokens) {}
+
+case "register-interval":
+  let form = arguments.dropFirst().first ?? "between"
+  let count = numbers.first ?? 100_000
+  let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
+  var generator = Generator(state: 7)
+  let (format, values) = intervalWatches(form, count, using: &generator)
+  var tokens: [WatchToken] = []
+  tokens.reserveCapacity(count)
+  measuredLoop(1) {
+    for value in values { tokens.append(try! watcher.watch("Person", where: format, arguments: value)) }
+  }
+  print("\(mode) \(form): \(count) watches, \(watcher.watchCount) held")
 
 case "composite":
   let count = numbers.first ?? 100_000

@@ -83,8 +83,12 @@ enum IndexedConjunct {
       }
     }
     guard let (position, slot, foundKind) = found else { return (0, nil, nil, predicate) }
-    // The conjuncts taken out of the predicate, in the order they appear.
-    var taken = [position]
+    // The conjuncts taken out of the predicate, in the order they appear;
+    // room for all, so that taking a second (`age >= 18 AND age < 65`)
+    // does not grow the array.
+    var taken: [Int] = []
+    taken.reserveCapacity(count)
+    taken.append(position)
     var kind = foundKind
     // Every other range conjunct on the same attribute narrows the same
     // interval: `age >= 18 AND age < 65` is one watch on [18, 65).

@@ -50,6 +50,13 @@ struct MasterFilter: ~Copyable {
   /// How many slots hold members of groups (not watches of their own).
   private var memberCount = 0
   private var buckets: [Bucket]
+  /// The range indexes under equality keys whose tree an insertion dropped
+  /// (`RangeIndex.insertInOrder`), each listed once until
+  /// `prepareRanges` builds their trees; an index removed since is built
+  /// for nothing. Invariant: an index kept in order that has more than
+  /// `RangeIndex.Reach.minimumCount` intervals and no tree is listed, or
+  /// was built by `RangeIndex.takeEntries`.
+  private var unbuiltTrees: [RangeIndex] = []
   private var predicates: [SharedPredicate?] = []
   private var freePredicates: [Int] = []
   private var predicateIndex: [PredicateKey: Int] = [:]
@@ -367,7 +374,9 @@ struct MasterFilter: ~Copyable {
         for key in keys {
           let keyed = buckets[kind].indexes[position].keys.insert(key)
           if let (rangeSlot, bounds) = secondary {
-            keyed.insert(bounds, on: rangeSlot, id: id, hasResidual: hasResidual)
+            if let waiting = keyed.insert(bounds, on: rangeSlot, id: id, hasResidual: hasResidual) {
+              unbuiltTrees.append(waiting)
+            }
           } else {
             keyed.plain.insert(slot)
           }
@@ -610,9 +619,14 @@ struct MasterFilter: ~Copyable {
   }
 
   /// Sorts the range indexes that watches were added to, and drops their
-  /// removed entries when many are pending: once per save, before
+  /// removed entries when many are pending, and builds the trees that
+  /// insertions under equality keys dropped: once per save, before
   /// matching, so that matching reads the filter without changing it.
-  func prepareRanges() {
+  mutating func prepareRanges() {
+    if !unbuiltTrees.isEmpty {
+      for index in unbuiltTrees { index.buildTree() }
+      unbuiltTrees.removeAll()
+    }
     for bucket in buckets {
       for index in bucket.ranges.values { index.prepareBuffered(live: entries) }
       for index in bucket.textRanges.values { index.prepare(live: entries) }

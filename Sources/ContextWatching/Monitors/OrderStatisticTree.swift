@@ -658,26 +658,3 @@ extension OrderStatisticTree {
     return true
   }
 }
-
-extension ContiguousArray {
-  /// The index of the first element for which `isBefore` is false, where
-  /// it is true for a prefix of the array: a binary search that reads the
-  /// elements in place (no copy, no retain, per probe).
-  func partitionPoint(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
-    withUnsafeBufferPointer { buffer in
-      var low = 0
-      var length = buffer.count
-      while length > 0 {
-        let half = length / 2
-        let middle = low + half
-        if isBefore(buffer.baseAddress.unsafelyUnwrapped + middle) {
-          low = middle + 1
-          length -= half + 1
-        } else {
-          length = half
-        }
-      }
-      return low
-    }
-  }
-}

@@ -43,20 +43,24 @@ extension MasterFilter {
     var isEmpty: Bool { plain.isEmpty && firstRangeSlot < 0 }
 
     /// Files a watch narrowed by a range on `attribute`; `hasResidual` tells
-    /// whether its predicate has more to evaluate.
-    func insert(_ bounds: RangeBounds, on attribute: Int, id: WatchID, hasResidual: Bool) {
+    /// whether its predicate has more to evaluate. Returns the range index
+    /// that has just started waiting for its tree (`insertInOrder`), to be
+    /// built before the next matching; nil when none has.
+    func insert(_ bounds: RangeBounds, on attribute: Int, id: WatchID, hasResidual: Bool) -> RangeIndex? {
       if hasResidual { rangedWithResidualCount += 1 }
       if firstRangeSlot == attribute {
-        insertInOrder(bounds, id: id)
+        return insertInOrder(bounds, id: id) ? self : nil
       } else if firstRangeSlot < 0 {
         firstRangeSlot = Int32(attribute)
-        insertInOrder(bounds, id: id)
+        return insertInOrder(bounds, id: id) ? self : nil
       } else if let position = moreRanges.firstIndex(where: { $0.attribute == attribute }) {
-        moreRanges[position].index.insertInOrder(bounds, id: id)
+        let index = moreRanges[position].index
+        return index.insertInOrder(bounds, id: id) ? index : nil
       } else {
         let index = RangeIndex()
         index.insertInOrder(bounds, id: id)
         moreRanges.append((attribute, index))
+        return nil
       }
     }
 

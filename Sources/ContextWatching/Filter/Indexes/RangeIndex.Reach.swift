@@ -6,14 +6,11 @@ extension RangeIndex {
   /// that it leaves every run that starts above the value without a
   /// binary search of the list first.
   ///
-  /// The tree is implicit, as in a binary heap: node 1 is the root, node
-  /// `j` has children `2j` and `2j + 1`, and the nodes from `width` to
-  /// `2 * width - 1` are the intervals themselves (the leaves, read from
-  /// the sorted list, not stored). `width` is the least power of two at
-  /// least the number of intervals; leaves past the last interval hold no
-  /// bound. So the tree stores `width - 1` nodes of 24 bytes, both bounds
-  /// in one read: at most 48 bytes an interval. Building it is O(n),
-  /// bottom up.
+  /// The tree is implicit (`TreeOfMaxima`, the layout and the search it
+  /// shares with `TextRangeIndex`): the leaves are the intervals of the
+  /// sorted list, not stored. It stores `width - 1` nodes of 16 bytes, both
+  /// bounds in one read, as doubles rounded outwards: at most 32 bytes an
+  /// interval. Building it is O(n), bottom up.
   ///
   /// A search visits the nodes whose run starts at or below the value and
   /// holds an upper bound that admits it. Such a node lies entirely within
@@ -36,67 +33,40 @@ extension RangeIndex {
     /// unused); 0 when not built.
     private var width: Int { nodes.count }
 
-    /// A run's greatest upper bound (and whether it is included) and least
-    /// lower bound; `isPresent` false for a run of leaves past the last
-    /// interval, which admits nothing.
+    /// A run's least lower bound rounded down to a double and its greatest
+    /// upper bound rounded up, both ends taken as included: 16 bytes, and
+    /// two comparisons of doubles decide a node. The rounding makes a node
+    /// admit every value its intervals admit and perhaps a few more (at
+    /// bounds an integer beyond 2⁵³ away, or an excluded end): the leaves,
+    /// decided exactly by `RangeBounds.contains`, drop those. A run of
+    /// leaves past the last interval is `absent`, which admits nothing.
     struct Node {
-      private var upperBits: UInt64
-      private var lowerBits: UInt64
-      private var flags: Flags
+      private var lower: Double
+      private var upper: Double
 
-      private struct Flags: OptionSet {
-        let rawValue: UInt8
-        static let isPresent = Flags(rawValue: 1)
-        static let upperIsDouble = Flags(rawValue: 2)
-        static let upperIncluded = Flags(rawValue: 4)
-        static let lowerIsDouble = Flags(rawValue: 8)
-      }
+      /// Admits no value: greater lower bound than upper.
+      static let absent = Node(lower: .infinity, upper: -.infinity)
 
-      static let absent = Node(upperBits: 0, lowerBits: 0, flags: [])
-
-      private init(upperBits: UInt64, lowerBits: UInt64, flags: Flags) {
-        self.upperBits = upperBits
-        self.lowerBits = lowerBits
-        self.flags = flags
+      private init(lower: Double, upper: Double) {
+        self.lower = lower
+        self.upper = upper
       }
 
       /// The node of one interval's entry.
       init(_ entry: Entry) {
-        let (upper, lower) = (entry.presentUpper, entry.presentLower)
-        var flags: Flags = .isPresent
-        if upper.isDouble { flags.insert(.upperIsDouble) }
-        if entry.upperIncluded { flags.insert(.upperIncluded) }
-        if lower.isDouble { flags.insert(.lowerIsDouble) }
-        self.init(upperBits: upper.bits, lowerBits: lower.bits, flags: flags)
+        self.init(lower: entry.presentLower.roundedDown, upper: entry.presentUpper.roundedUp)
       }
 
-      var isPresent: Bool { flags.contains(.isPresent) }
-      private var upper: RangeKey { RangeKey(bits: upperBits, isDouble: flags.contains(.upperIsDouble)) }
-      private var lower: RangeKey { RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) }
-
-      /// Whether some interval of the run may hold `key`: the first starts
-      /// at or below it and the greatest upper bound admits it.
+      /// Whether some interval of the run may hold a value whose
+      /// `RangeKey.approximate` is `value` (never a NaN): the first starts
+      /// at or below it and the greatest upper bound reaches it.
       @inline(__always)
-      func mayHold(_ key: RangeKey) -> Bool {
-        guard isPresent, let start = RangeKey.order(lower, key), start <= 0,
-          let end = RangeKey.order(key, upper)
-        else { return false }
-        return end < 0 || (end == 0 && flags.contains(.upperIncluded))
-      }
+      func mayHold(_ value: Double) -> Bool { lower <= value && value <= upper }
 
-      /// The node over two runs, `left` before `right`: the left's lower
-      /// bound (the list is sorted) and the greater upper bound (the one
-      /// that admits every value the other admits; at equal keys, the
-      /// included one).
+      /// The node over two runs: the lesser lower bound (the left's, as
+      /// the list is sorted) and the greater upper bound.
       static func joining(_ left: Node, _ right: Node) -> Node {
-        guard left.isPresent else { return left }
-        guard right.isPresent else { return left }
-        let order = RangeKey.order(left.upper, right.upper) ?? 0
-        let takesRight = order < 0 || (order == 0 && !left.flags.contains(.upperIncluded))
-        guard takesRight else { return left }
-        var flags = left.flags.subtracting([.upperIsDouble, .upperIncluded])
-        flags.formUnion(right.flags.intersection([.upperIsDouble, .upperIncluded]))
-        return Node(upperBits: right.upperBits, lowerBits: left.lowerBits, flags: flags)
+        Node(lower: min(left.lower, right.lower), upper: max(left.upper, right.upper))
       }
     }
 
@@ -110,58 +80,29 @@ extension RangeIndex {
         if !nodes.isEmpty { nodes = [] }
         return
       }
-      let width = 1 << (Int.bitWidth - (entries.count - 1).leadingZeroBitCount)
+      let width = TreeOfMaxima.width(for: entries.count)
       if nodes.count != width { nodes = Array(repeating: .absent, count: width) }
-      let count = entries.count
       entries.withUnsafeBufferPointer { entries in
         nodes.withUnsafeMutableBufferPointer { nodes in
-          // The level above the leaves reads the intervals, the others
-          // their children.
-          for node in stride(from: width - 1, through: width / 2, by: -1) {
-            let first = 2 * node - width
-            let left = first < count ? Node(entries[first]) : .absent
-            let right = first + 1 < count ? Node(entries[first + 1]) : .absent
-            nodes[node] = Node.joining(left, right)
-          }
-          for node in stride(from: width / 2 - 1, through: 1, by: -1) {
-            nodes[node] = Node.joining(nodes[2 * node], nodes[2 * node + 1])
-          }
+          TreeOfMaxima.build(
+            nodes, leaf: { $0 < entries.count ? Node(entries[$0]) : .absent }, joining: Node.joining)
         }
       }
     }
 
+    /// Drops the tree, until the next `build`.
+    mutating func drop() {
+      if !nodes.isEmpty { nodes = [] }
+    }
+
     /// Calls `body` with every entry (of the `count` the tree was built
-    /// over) whose interval holds `key`, and no other.
+    /// over) whose interval holds `key`, and no other. `key` is not a NaN.
     @inline(__always)
     func visit(holding key: RangeKey, of entries: UnsafeBufferPointer<Entry>, _ body: (Entry) -> Void) {
+      let value = key.approximate
       nodes.withUnsafeBufferPointer { nodes in
-        let width = nodes.count
-        guard nodes[1].mayHold(key) else { return }
-        // Depth-first, left to right, on a stack of node numbers: a node
-        // pushes its two children, so the stack holds at most one node per
-        // level beyond the current path (64 levels at most).
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * Int.bitWidth) { stack in
-          stack[0] = 1
-          var top = 1
-          while top > 0 {
-            top -= 1
-            let node = stack[top]
-            if node >= width {
-              let leaf = node - width
-              if leaf < entries.count, entries[leaf].admits(key) { body(entries[leaf]) }
-              continue
-            }
-            // The node may hold the key (checked before it was pushed).
-            let (left, right) = (2 * node, 2 * node + 1)
-            if right >= width || nodes[right].mayHold(key) {
-              stack[top] = right
-              top += 1
-            }
-            if left >= width || nodes[left].mayHold(key) {
-              stack[top] = left
-              top += 1
-            }
-          }
+        TreeOfMaxima.visit(width: nodes.count, mayHold: { nodes[$0].mayHold(value) }) { leaf in
+          if leaf < entries.count, entries[leaf].admits(key) { body(entries[leaf]) }
         }
       }
     }

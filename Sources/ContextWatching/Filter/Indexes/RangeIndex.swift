@@ -11,8 +11,10 @@ import PredicateDSL
 ///   each run of entries, the greatest upper bound among them and the
 ///   least lower bound. A search descends into the runs that start at or
 ///   below the value and whose greatest upper bound admits it: O(log n)
-///   nodes per interval reported, whatever the widths and overlaps. Every
-///   decision is exact (`RangeKey.order`), no rounding is involved.
+///   nodes per interval reported, whatever the widths and overlaps. The
+///   tree's nodes hold their bounds as doubles rounded outwards, which
+///   only rule runs out; whether a watch matches is decided exactly
+///   (`RangeKey.order`) on its entry.
 ///
 /// Insertion appends and the lists are sorted (and the tree rebuilt, O(n))
 /// once per save, before matching (`MasterFilter.prepareRanges`); the
@@ -21,8 +23,11 @@ import PredicateDSL
 /// leaves a stale entry (recognised by its watch identifier) that the next
 /// sort after enough removals drops. Both are O(1) when they happen. The
 /// small indexes under the keys of a composite index are kept sorted and
-/// exact instead (`insertInOrder`, `remove`), their tree rebuilt with them
-/// once they hold more than `Reach.minimumCount` intervals.
+/// exact instead (`insertInOrder`, `remove`). Once they hold more than
+/// `Reach.minimumCount` intervals they have a tree, which removal rebuilds
+/// at once and insertion drops: the filter builds it again before the next
+/// matching (`buildTree`, through `MasterFilter.prepareRanges`), once for
+/// all the insertions since, and until then matching scans the intervals.
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
@@ -120,15 +125,36 @@ class RangeIndex {
   /// Inserts in order, for the small indexes under each key of a composite
   /// index: they stay sorted, so matching never has to sort them. The new
   /// entry moves down its list to its place: O(n), not a sort.
-  func insertInOrder(_ bounds: RangeBounds, id: WatchID) {
-    guard isSorted else { return insert(bounds, id: id) }
+  ///
+  /// An interval drops the tree, which `buildTree` builds again; returns
+  /// whether the index has just started waiting for it (more intervals
+  /// than are scanned, and no tree): the caller lists it for the next
+  /// `MasterFilter.prepareRanges`. False when it was waiting already.
+  @discardableResult
+  func insertInOrder(_ bounds: RangeBounds, id: WatchID) -> Bool {
+    guard isSorted else {
+      insert(bounds, id: id)
+      return false
+    }
     switch append(bounds, id: id) {
-    case .lowers: Self.moveLastIntoPlace(&lowers, by: Self.byLower)
-    case .uppers: Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
+    case .lowers:
+      Self.moveLastIntoPlace(&lowers, by: Self.byLower)
+      return false
+    case .uppers:
+      Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
+      return false
     case .intervals:
       Self.moveLastIntoPlace(&intervals, by: Self.byLower)
-      reach.build(over: intervals)
+      let wasWaiting = !reach.isBuilt && intervals.count - 1 > Reach.minimumCount
+      reach.drop()
+      return !wasWaiting && intervals.count > Reach.minimumCount
     }
+  }
+
+  /// Builds the tree of an index kept in order, if it has none and needs
+  /// one: its intervals' last insertion dropped it.
+  final func buildTree() {
+    if isSorted && !reach.isBuilt { reach.build(over: intervals) }
   }
 
   private static func byLower(_ a: Entry, _ b: Entry) -> Bool {
@@ -162,6 +188,9 @@ class RangeIndex {
     swap(&isSorted, &other.isSorted)
     swap(&stale, &other.stale)
     swap(&count, &other.count)
+    // The tree `other` waited for, if any: built here, as `other` is the
+    // one listed for it.
+    buildTree()
   }
 
   /// Removes a watch at once, for the small indexes under each key.
@@ -260,7 +289,7 @@ class RangeIndex {
   /// reached through the tree of greatest upper bounds.
   private func collectIntervals(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
     guard reach.isBuilt else {
-      let end = Self.partition(intervals) { RangeKey.order($0.presentLower, key)! <= 0 }
+      let end = intervals.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! <= 0 }
       slots.reserve(end)
       for entry in intervals[..<end] where entry.admits(key) && liveness.admits(entry) {
         slots.appendReserved(entry.slot)
@@ -291,7 +320,7 @@ class RangeIndex {
   /// (a prefix, found by binary search) and the bounds equal to it that
   /// include it.
   private func collectLowers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(lowers) { RangeKey.order($0.presentLower, key)! < 0 }
+    var end = lowers.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! < 0 }
     slots.reserve(lowers.count)
     for entry in lowers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < lowers.count, RangeKey.order(lowers[end].presentLower, key) == 0 {
@@ -302,7 +331,7 @@ class RangeIndex {
 
   /// Upper bounds only, descending: the same from the other side.
   private func collectUppers(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    var end = Self.partition(uppers) { RangeKey.order($0.presentUpper, key)! > 0 }
+    var end = uppers.partitionPoint { RangeKey.order($0.pointee.presentUpper, key)! > 0 }
     slots.reserve(uppers.count)
     for entry in uppers[..<end] where liveness.admits(entry) { slots.appendReserved(entry.slot) }
     while end < uppers.count, RangeKey.order(uppers[end].presentUpper, key) == 0 {
@@ -311,16 +340,4 @@ class RangeIndex {
     }
   }
 
-  /// The number of leading entries for which `isBefore` holds, in a list
-  /// sorted so that those entries come first.
-  @inline(__always)
-  private static func partition(_ entries: [Entry], isBefore: (Entry) -> Bool) -> Int {
-    var low = 0
-    var high = entries.count
-    while low < high {
-      let middle = (low + high) / 2
-      if isBefore(entries[middle]) { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
 }

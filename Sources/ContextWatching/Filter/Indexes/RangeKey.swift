@@ -32,9 +32,28 @@ struct RangeKey {
   /// Whether the key is a NaN, which no bound admits (bounds never are).
   var isNaN: Bool { isDouble && double.isNaN }
 
-  /// The key as a double (rounded for large integers): for choosing where
-  /// to start a scan, never for deciding a match.
+  /// The key as a double (an integer beyond 2⁵³ rounded to the nearest):
+  /// for ruling matches out with `roundedDown` and `roundedUp`, never for
+  /// deciding one. Rounding to the nearest keeps the order (a ≤ b gives
+  /// approximate(a) ≤ approximate(b)), and a double is its own.
+  @inline(__always)
   var approximate: Double { isDouble ? double : Double(integer) }
+
+  /// The greatest double at or below the key: a key at or above the
+  /// key has an `approximate` at or above it.
+  var roundedDown: Double {
+    guard !isDouble else { return double }
+    let nearest = Double(integer)
+    return Self.order(integer, nearest) == -1 ? nearest.nextDown : nearest
+  }
+
+  /// The least double at or above the key: a key at or below the key has
+  /// an `approximate` at or below it.
+  var roundedUp: Double {
+    guard !isDouble else { return double }
+    let nearest = Double(integer)
+    return Self.order(integer, nearest) == 1 ? nearest.nextUp : nearest
+  }
 
   /// -1, 0 or 1, exactly, as the predicate's comparison orders numbers; nil
   /// when a NaN is involved.

@@ -26,11 +26,11 @@ struct TextBounds {
   /// Bounds from string constants.
   init(lower: (text: String, inclusive: Bool)?, upper: (text: String, inclusive: Bool)?) {
     if let lower {
-      self.lower = Array(lower.text.utf8)
+      self.lower = Self.bytes(of: lower.text)
       lowerIncluded = lower.inclusive
     }
     if let upper {
-      self.upper = Array(upper.text.utf8)
+      self.upper = Self.bytes(of: upper.text)
       upperIncluded = upper.inclusive
     }
   }
@@ -39,7 +39,7 @@ struct TextBounds {
   /// no string begins with (`BEGINSWITH ''` is false, as `-hasPrefix:@""`
   /// is), so it is left to the evaluator.
   init?(prefix: String) {
-    var bytes = Array(prefix.utf8)
+    var bytes = Self.bytes(of: prefix)
     guard let last = bytes.last else { return nil }
     lower = bytes
     lowerIncluded = true
@@ -138,6 +138,12 @@ struct TextBounds {
   /// The order of two byte arrays.
   static func order(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
     lhs.withUnsafeBufferPointer { a in rhs.withUnsafeBufferPointer { b in order(a, b) } }
+  }
+
+  /// A string's UTF-8, copied in one move from a native string's storage
+  /// (`Array(text.utf8)` copies byte by byte).
+  static func bytes(of text: String) -> [UInt8] {
+    withUTF8(text) { Array($0) }
   }
 
   /// Calls `body` with a string's UTF-8, without copying a native string.

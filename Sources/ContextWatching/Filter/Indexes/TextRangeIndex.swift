@@ -218,32 +218,26 @@ final class TextRangeIndex {
       reach = []
       return
     }
-    let width = 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount)
-    reach = Array(repeating: Node(), count: width)
+    reach = Array(repeating: Node(), count: TreeOfMaxima.width(for: count))
     intervals.withUnsafeBufferPointer { entries in
       reach.withUnsafeMutableBufferPointer { nodes in
-        func leaf(_ position: Int) -> Node {
-          guard position < count else { return Node() }
-          let entry = entries[position]
-          return Node(
-            upperHead: entry.upperHead, lowerHead: entry.lowerHead, best: Int32(position), first: Int32(position))
-        }
-        func joining(_ left: Node, _ right: Node) -> Node {
-          guard left.best >= 0, right.best >= 0 else { return left.best >= 0 ? left : right }
-          var node = left
-          if !Self.reachesFarther(entries[Int(left.best)], entries[Int(right.best)]) {
-            node.best = right.best
-            node.upperHead = right.upperHead
-          }
-          return node
-        }
-        for node in stride(from: width - 1, through: width / 2, by: -1) {
-          let first = 2 * node - width
-          nodes[node] = joining(leaf(first), leaf(first + 1))
-        }
-        for node in stride(from: width / 2 - 1, through: 1, by: -1) {
-          nodes[node] = joining(nodes[2 * node], nodes[2 * node + 1])
-        }
+        TreeOfMaxima.build(
+          nodes,
+          leaf: { position in
+            guard position < count else { return Node() }
+            let entry = entries[position]
+            return Node(
+              upperHead: entry.upperHead, lowerHead: entry.lowerHead, best: Int32(position), first: Int32(position))
+          },
+          joining: { left, right in
+            guard left.best >= 0, right.best >= 0 else { return left.best >= 0 ? left : right }
+            var node = left
+            if !Self.reachesFarther(entries[Int(left.best)], entries[Int(right.best)]) {
+              node.best = right.best
+              node.upperHead = right.upperHead
+            }
+            return node
+          })
       }
     }
   }
@@ -270,7 +264,7 @@ final class TextRangeIndex {
     @inline(__always) func isLive(_ entry: Entry) -> Bool { !checks || entries[entry.slot]?.id == entry.id }
     if !lowers.isEmpty {
       // Bounds below the value: a prefix; then those equal to it.
-      var end = Self.partition(lowers) { $0.orderOfLower(key) < 0 }
+      var end = lowers.partitionPoint { $0.pointee.orderOfLower(key) < 0 }
       for entry in lowers[..<end] where isLive(entry) { slots.append(entry.slot) }
       while end < lowers.count, lowers[end].orderOfLower(key) == 0 {
         if lowers[end].bounds.lowerIncluded && isLive(lowers[end]) { slots.append(lowers[end].slot) }
@@ -278,7 +272,7 @@ final class TextRangeIndex {
       }
     }
     if !uppers.isEmpty {
-      var end = Self.partition(uppers) { $0.orderOfUpper(key) > 0 }
+      var end = uppers.partitionPoint { $0.pointee.orderOfUpper(key) > 0 }
       for entry in uppers[..<end] where isLive(entry) { slots.append(entry.slot) }
       while end < uppers.count, uppers[end].orderOfUpper(key) == 0 {
         if uppers[end].bounds.upperIncluded && isLive(uppers[end]) { slots.append(uppers[end].slot) }
@@ -287,7 +281,7 @@ final class TextRangeIndex {
     }
     guard !intervals.isEmpty else { return }
     guard !reach.isEmpty else {
-      let end = Self.partition(intervals) { $0.orderOfLower(key) <= 0 }
+      let end = intervals.partitionPoint { $0.pointee.orderOfLower(key) <= 0 }
       for entry in intervals[..<end] where entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
       return
     }
@@ -306,45 +300,13 @@ final class TextRangeIndex {
           let end = upper.orderOfUpper(key)
           return end > 0 || (end == 0 && upper.bounds.upperIncluded)
         }
-        guard mayHold(nodes[1]) else { return }
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * Int.bitWidth) { stack in
-          stack[0] = 1
-          var top = 1
-          while top > 0 {
-            top -= 1
-            let node = stack[top]
-            let (left, right) = (2 * node, 2 * node + 1)
-            if left >= width {
-              // Children are leaves: the intervals themselves.
-              for leaf in (left - width)..<min(right - width + 1, intervals.count) {
-                let entry = intervals[leaf]
-                if entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
-              }
-              continue
-            }
-            if mayHold(nodes[right]) {
-              stack[top] = right
-              top += 1
-            }
-            if mayHold(nodes[left]) {
-              stack[top] = left
-              top += 1
-            }
-          }
+        TreeOfMaxima.visit(width: width, mayHold: { mayHold(nodes[$0]) }) { leaf in
+          guard leaf < intervals.count else { return }
+          let entry = intervals[leaf]
+          if entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
         }
       }
     }
   }
 
-  /// The number of leading entries for which `isBefore` holds.
-  @inline(__always)
-  private static func partition(_ entries: [Entry], isBefore: (Entry) -> Bool) -> Int {
-    var low = 0
-    var high = entries.count
-    while low < high {
-      let middle = (low + high) / 2
-      if isBefore(entries[middle]) { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
 }
