@@ -10,6 +10,10 @@
 //
 //   fetch    `fetch("Person", where: "city == %@ AND age > %@")`, the city
 //            and the age drawn anew each round;
+//   request  the same fetch from an `ObjectFetchRequest` parsed before the
+//            clock starts (indexed context only);
+//   empty    the fetch for a city no one lives in: the cost of a call
+//            that is not the candidates' (parsing, compiling, the lookup);
 //   monitor  creating a ListMonitor of the same predicate sorted by age.
 //
 // Every round checks that both contexts found the same number of people.
@@ -58,6 +62,8 @@ let count = CommandLine.arguments.dropFirst().compactMap { Int($0) }.first ?? 10
 let contexts = [populate(indexed: true, count: count), populate(indexed: false, count: count)]
 var fetchTimes: [[UInt64]] = [[], []]
 var monitorTimes: [[UInt64]] = [[], []]
+var requestTimes: [UInt64] = []
+var emptyTimes: [UInt64] = []
 for round in 0..<60 {
   let arguments: [FilterValue] = [.string("C\(round * 37 % 100)"), .int(Int64(round % 45))]
   var found: [Int] = []
@@ -70,6 +76,18 @@ for round in 0..<60 {
     found.append(people.count)
   }
   precondition(found[0] == found[1] && found[0] > 0, "found \(found)")
+  let request = try! ObjectFetchRequest(
+    entity: "Person", predicate: "city == %@ AND age > %@", arguments: arguments)
+  var start = now()
+  let requested = try! contexts[0].performAndWait { try $0.fetch(request) }
+  requestTimes.append(now() - start)
+  precondition(requested.count == found[0], "requested \(requested.count)")
+  start = now()
+  let nobody = try! contexts[0].performAndWait {
+    try $0.fetch("Person", where: "city == %@ AND age > %@", "Nowhere", arguments[1])
+  }
+  emptyTimes.append(now() - start)
+  precondition(nobody.isEmpty, "found \(nobody.count) in no city")
   guard round % 4 == 0 else { continue }
   for (which, context) in contexts.enumerated() {
     let request = try! ListRequest(
@@ -84,6 +102,9 @@ let (indexed, scanned) = (median(fetchTimes[0]), median(fetchTimes[1]))
 print(
   "\(count) people, 1% per city: fetch through the index \(text(indexed / 1_000)) µs, scanning \(text(scanned / 1_000)) µs: "
     + "\(text(scanned / indexed))x")
+print(
+  "  from a parsed request \(text(median(requestTimes) / 1_000)) µs: \(text(scanned / median(requestTimes)))x; "
+    + "a fetch selecting nobody \(text(median(emptyTimes) / 1_000)) µs")
 let (monitorIndexed, monitorScanned) = (median(monitorTimes[0]), median(monitorTimes[1]))
 print(
   "list monitor's first fetch: through the index \(text(monitorIndexed / 1_000)) µs, scanning "

@@ -496,6 +496,11 @@ struct EntityMembers {
   /// list in identifier order (objects mostly arrive in that order, so
   /// most insertions append).
   private(set) var valueIndexes: [Int: [FilterValue: [ManagedObject]]]
+  /// The keys of `valueIndexes`, kept apart: iterating the dictionary's
+  /// own keys while changing its values would hold a second reference to
+  /// its storage, and every change would copy the dictionary, the inner
+  /// dictionary and the list changed (quadratic inserts).
+  private let indexedSlots: [Int]
   private var holes = 0
   /// False after an object came back out of order (a rolled-back delete).
   private var isSorted = true
@@ -504,6 +509,7 @@ struct EntityMembers {
 
   init(indexedSlots: [Int]) {
     valueIndexes = Dictionary(uniqueKeysWithValues: indexedSlots.map { ($0, [:]) })
+    self.indexedSlots = indexedSlots
   }
 
   var count: Int { slots.count - holes }
@@ -512,13 +518,13 @@ struct EntityMembers {
     if object.objectID < largestID { isSorted = false } else { largestID = object.objectID }
     object.memberIndex = slots.count
     slots.append(object)
-    for slot in valueIndexes.keys { index(object, slot: slot) }
+    for slot in indexedSlots { index(object, slot: slot) }
   }
 
   mutating func remove(_ object: ManagedObject) {
     let index = object.memberIndex
     guard index < slots.count, slots[index] === object else { return }
-    for slot in valueIndexes.keys { unindex(object, slot: slot, value: object.values[slot]) }
+    for slot in indexedSlots { unindex(object, slot: slot, value: object.values[slot]) }
     slots[index] = nil
     holes += 1
     if holes > 32 && holes * 2 > slots.count { compact() }

@@ -100,7 +100,7 @@ extension ObjectContext {
     var matches: [ManagedObject] = []
     if let filter = plan.filter, let candidates = indexedCandidates(plan) {
       // Candidates come in identifier order: so do the matches.
-      for object in candidates where try filter.evaluate(object) { matches.append(object) }
+      matches = try Self.matches(of: filter, among: candidates)
     } else if let filter = plan.filter {
       for index in plan.entityIndexes {
         members[index].prepareForReading()
@@ -146,6 +146,55 @@ extension ObjectContext {
     return candidates
   }
 
+  /// How many candidates of an index are loaded ahead of their
+  /// evaluation: enough misses in flight to cover a memory access, few
+  /// enough that the loaded lines are still in the cache when evaluated.
+  private static let candidateBatch = 16
+
+  /// The candidates `filter` matches, in the candidates' order.
+  ///
+  /// An index's candidates lie scattered in memory (every hundredth object
+  /// of a 1% value), so each costs two cache misses, the object and its
+  /// values, which the processor cannot overlap while evaluating: the
+  /// evaluation's reference counting orders memory accesses. The candidates
+  /// are therefore taken in batches, each batch's objects and values loaded
+  /// first, in one loop without reference counting, so that the misses
+  /// overlap, then evaluated in cache.
+  private static func matches(
+    of filter: CompiledFilter<ManagedObject>, among candidates: [ManagedObject]
+  ) throws -> [ManagedObject] {
+    try candidates.withUnsafeBufferPointer { candidates in
+      try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
+        var start = 0
+        while start < candidates.count {
+          let end = min(start + candidateBatch, candidates.count)
+          var loaded = 0
+          for index in start..<end {
+            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchValues)
+          }
+          // Keeps the loads: a sum of bytes is never negative.
+          guard loaded >= 0 else { preconditionFailure("a negative attribute count") }
+          for index in start..<end where try filter.evaluate(candidates[index]) {
+            (buffer.baseAddress! + count).initialize(to: candidates[index])
+            count += 1
+          }
+          start = end
+        }
+      }
+    }
+  }
+
+  /// Reads the first and the last attribute value's first byte of
+  /// `object`, bringing the lines that hold its values into the cache;
+  /// their sum, only so that the loads are kept.
+  @inline(__always)
+  private static func touchValues(_ object: ManagedObject) -> Int {
+    object.values.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+      return Int(base.load(as: UInt8.self)) &+ Int(base.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
+    }
+  }
+
   /// Fetches objects of `entity` matching a predicate.
   ///
   /// ```swift
@@ -178,7 +227,7 @@ extension ObjectContext {
     let plan = try FetchPlan(request, schema: schema)
     var count = 0
     if let filter = plan.filter, let candidates = indexedCandidates(plan) {
-      for object in candidates where try filter.evaluate(object) { count += 1 }
+      count = try Self.matches(of: filter, among: candidates).count
       count = max(0, count - request.offset)
       return request.limit.map { min($0, count) } ?? count
     }
