@@ -174,7 +174,10 @@ extension ObjectContext {
           }
           // Keeps the loads: a sum of bytes is never negative.
           guard loaded >= 0 else { preconditionFailure("a negative attribute count") }
-          for index in start..<end where try filter.evaluate(candidates[index]) {
+          // The candidates array keeps each object alive: evaluated
+          // without a retain and a release of its own.
+          for index in start..<end
+          where try Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(filter.evaluate) {
             (buffer.baseAddress! + count).initialize(to: candidates[index])
             count += 1
           }
@@ -184,14 +187,17 @@ extension ObjectContext {
     }
   }
 
-  /// Reads the first and the last attribute value's first byte of
-  /// `object`, bringing the lines that hold its values into the cache;
-  /// their sum, only so that the loads are kept.
+  /// Reads a byte of each cache line an evaluation of `object` is likely
+  /// to touch: the object's header (its reference count, for a match) and
+  /// its `values` field, the value array's count and its first and last
+  /// values. The sum of the bytes, only so that the loads are kept.
   @inline(__always)
   private static func touchValues(_ object: ManagedObject) -> Int {
-    object.values.withUnsafeBytes { bytes in
-      guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-      return Int(base.load(as: UInt8.self)) &+ Int(base.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
+    let header = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(as: UInt8.self)
+    return object.values.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress, bytes.count > 0 else { return Int(header) }
+      return Int(header) &+ Int(base.load(as: UInt8.self))
+        &+ Int(base.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
     }
   }
 
