@@ -24,7 +24,7 @@ struct AttributeIndexInternalsTests {
       let index = context.members[schema.layout(named: "Reading")!.index].valueIndexes[0]!
       let indexed = index.values.flatMap { $0 }.map(\.objectID).sorted()
       #expect(indexed == [readings[4].objectID, readings[5].objectID])
-      #expect(index.keys.allSatisfy { if case .double(let number) = $0 { !number.isNaN } else { true } })
+      #expect(index.keys.allSatisfy { if case .double(let number) = $0.value { !number.isNaN } else { true } })
     }
   }
 }

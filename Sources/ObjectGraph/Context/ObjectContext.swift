@@ -486,16 +486,17 @@ public final class ObjectContext: @unchecked Sendable {
 /// a removed object leaves a hole that compaction fills later; and, for
 /// each indexed attribute, the live objects by value.
 ///
-/// Invariant: an object is in `valueIndexes[slot][v]` exactly when it is
-/// in `slots` and its value at `slot` is `v` and not NaN (stored values are
-/// coerced to the attribute's type, so equal values are equal
-/// `FilterValue`s); each such list is in identifier order.
+/// Invariant: an object is in `valueIndexes[slot][AttributeIndexKey(v)]`
+/// exactly when it is in `slots` and its value at `slot` is `v` and not NaN
+/// (stored values are coerced to the attribute's type, so values a
+/// predicate's `==` finds equal are equal keys); each such list is in
+/// identifier order.
 struct EntityMembers {
   private(set) var slots: [ManagedObject?] = []
   /// For each indexed attribute's slot, the live objects by value, each
   /// list in identifier order (objects mostly arrive in that order, so
   /// most insertions append).
-  private(set) var valueIndexes: [Int: [FilterValue: [ManagedObject]]]
+  private(set) var valueIndexes: [Int: [AttributeIndexKey: [ManagedObject]]]
   /// The keys of `valueIndexes`, kept apart: iterating the dictionary's
   /// own keys while changing its values would hold a second reference to
   /// its storage, and every change would copy the dictionary, the inner
@@ -543,7 +544,7 @@ struct EntityMembers {
   private mutating func index(_ object: ManagedObject, slot: Int) {
     let id = object.objectID
     guard !Self.isUnmatchable(object.values[slot]) else { return }
-    valueIndexes[slot]![object.values[slot], default: []].insertInOrder(object, id: id)
+    valueIndexes[slot]![AttributeIndexKey(object.values[slot]), default: []].insertInOrder(object, id: id)
   }
 
   /// A NaN equals nothing, itself included (as a dictionary key too): no
@@ -558,17 +559,20 @@ struct EntityMembers {
   private mutating func unindex(_ object: ManagedObject, slot: Int, value: FilterValue) {
     guard !Self.isUnmatchable(value) else { return }
     let id = object.objectID
-    guard valueIndexes[slot]![value]?.removeInOrder(id: id) == true else { return }
-    if valueIndexes[slot]![value]!.isEmpty { valueIndexes[slot]![value] = nil }
+    let key = AttributeIndexKey(value)
+    guard valueIndexes[slot]![key]?.removeInOrder(id: id) == true else { return }
+    if valueIndexes[slot]![key]!.isEmpty { valueIndexes[slot]![key] = nil }
   }
 
   /// Appends the members whose value at `slot` is one of `values`
-  /// (coerced to the attribute's type) to `found`; false when the attribute
-  /// is not indexed.
+  /// (coerced to the attribute's type) to `found`, each list once however
+  /// often its value repeats; false when the attribute is not indexed.
   func members(slot: Int, values: some Sequence<FilterValue>, into found: inout [[ManagedObject]]) -> Bool {
     guard let index = valueIndexes[slot] else { return false }
+    var seen: Set<AttributeIndexKey> = []
     for value in values {
-      if let bucket = index[value] { found.append(bucket) }
+      let key = AttributeIndexKey(value)
+      if let bucket = index[key], seen.insert(key).inserted { found.append(bucket) }
     }
     return true
   }

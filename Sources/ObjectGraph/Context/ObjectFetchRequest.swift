@@ -84,8 +84,8 @@ extension ObjectContext {
   /// of the entity (and its sub-entities); when its first conjunct is
   /// `key == constant` or `key IN {constants}` (no options) on an attribute
   /// marked indexed, only the objects the attribute's index holds for
-  /// those values are read. Without sort keys, objects come in identifier
-  /// (insertion) order.
+  /// those values are read, and only the other conjuncts are evaluated on
+  /// them. Without sort keys, objects come in identifier (insertion) order.
   ///
   /// - Throws: ``ObjectGraphError`` for an unknown entity or sort key,
   ///   `PredicateCompileError` for a predicate that does not fit the entity,
@@ -98,9 +98,9 @@ extension ObjectContext {
     checkQueue()
     let plan = try FetchPlan(request, schema: schema)
     var matches: [ManagedObject] = []
-    if let filter = plan.filter, let candidates = indexedCandidates(plan) {
+    if plan.filter != nil, let candidates = indexedCandidates(plan) {
       // Candidates come in identifier order: so do the matches.
-      matches = try Self.matches(of: filter, among: candidates)
+      matches = try plan.candidateFilter.map { try Self.matches(of: $0, among: candidates) } ?? candidates
     } else if let filter = plan.filter {
       for index in plan.entityIndexes {
         members[index].prepareForReading()
@@ -131,8 +131,9 @@ extension ObjectContext {
   }
 
   /// The objects an indexed conjunct of the plan's predicate selects, in
-  /// identifier order (a superset of the matches: the whole predicate is
-  /// still evaluated on each), or nil when the first conjunct cannot use an index.
+  /// identifier order (a superset of the matches: the plan's
+  /// `candidateFilter` is still evaluated on each), or nil when the first
+  /// conjunct cannot use an index.
   private func indexedCandidates(_ plan: FetchPlan) -> [ManagedObject]? {
     guard let (slot, values) = plan.indexedConjunct else { return nil }
     var lists: [[ManagedObject]] = []
@@ -232,8 +233,8 @@ extension ObjectContext {
     checkQueue()
     let plan = try FetchPlan(request, schema: schema)
     var count = 0
-    if let filter = plan.filter, let candidates = indexedCandidates(plan) {
-      count = try Self.matches(of: filter, among: candidates).count
+    if plan.filter != nil, let candidates = indexedCandidates(plan) {
+      count = try plan.candidateFilter.map { try Self.matches(of: $0, among: candidates).count } ?? candidates.count
       count = max(0, count - request.offset)
       return request.limit.map { min($0, count) } ?? count
     }
@@ -262,6 +263,12 @@ private struct FetchPlan {
   /// conjunct rejects is never evaluated further by a scan either, and the
   /// indexed fetch raises the same evaluation errors as the scan.
   let indexedConjunct: (slot: Int, values: [FilterValue])?
+  /// What an object the indexed conjunct selects must also match: the
+  /// other conjuncts, evaluated left to right as the whole predicate
+  /// would after a true first conjunct; nil when there are none (every
+  /// candidate matches). The whole filter when the index may select more
+  /// than the conjunct matches (a constant converted inexactly).
+  let candidateFilter: CompiledFilter<ManagedObject>?
 
   init(_ request: ObjectFetchRequest, schema: ObjectSchema) throws {
     guard let layout = schema.layout(named: request.entityName) else {
@@ -295,12 +302,35 @@ private struct FetchPlan {
       sortSlots.append((slot, sortKey.ascending))
     }
     self.sortSlots = sortSlots
-    indexedConjunct = request.predicate.flatMap { Self.indexedConjunct(of: $0, layout: layout) }
+    guard let predicate = request.predicate, let filter,
+      let (conjunct, isExact) = Self.indexedConjunct(of: predicate, layout: layout)
+    else {
+      indexedConjunct = nil
+      candidateFilter = filter
+      return
+    }
+    indexedConjunct = conjunct
+    if !isExact {
+      candidateFilter = filter
+    } else if let rest = predicate.droppingFirstConjunct {
+      // The whole predicate compiled, so its parts do: the fallback only
+      // keeps an unforeseen compile failure from changing the outcome.
+      let compiled = try? CompiledFilter(
+        rest, source: request.predicateSource,
+        resolver: ObjectKeyResolver<ManagedObject>(schema: schema, layout: layout))
+      candidateFilter = compiled.map { $0.constantResult == true ? nil : $0 } ?? filter
+    } else {
+      candidateFilter = nil
+    }
   }
 
+  /// The first conjunct's slot and constants when an index can select its
+  /// matches, and whether the index's buckets for those constants hold
+  /// exactly the objects the conjunct matches (every constant kept its
+  /// value when coerced to the attribute's type).
   private static func indexedConjunct(
     of predicate: PredicateSyntax, layout: EntityLayout
-  ) -> (slot: Int, values: [FilterValue])? {
+  ) -> (conjunct: (slot: Int, values: [FilterValue]), isExact: Bool)? {
     guard !layout.indexedSlots.isEmpty, let comparison = predicate.keyConstantComparison(ofConjunct: 0),
       case .attribute(let slot)? = layout.slot(comparison.keyPath), layout.attributes[slot].isIndexed
     else { return nil }
@@ -316,7 +346,12 @@ private struct FetchPlan {
     // predicate's own rules: then the index is not used.
     let coerced = constants.compactMap { AttributeValues.coerce($0, to: type) }
     guard coerced.count == constants.count else { return nil }
-    return (slot, coerced)
+    // An integer becomes a double: exact only when it converts back.
+    let isExact = zip(constants, coerced).allSatisfy { constant, value in
+      guard case .int(let integer) = constant, case .double(let double) = value else { return true }
+      return Int64(exactly: double) == integer
+    }
+    return ((slot, coerced), isExact)
   }
 
   func sort(_ objects: inout [ManagedObject]) throws {
@@ -348,5 +383,14 @@ private struct FetchPlan {
     let start = min(request.offset, objects.count)
     let end = request.limit.map { min(objects.count, start + $0) } ?? objects.count
     return start == 0 && end == objects.count ? objects : Array(objects[start..<end])
+  }
+}
+
+extension PredicateSyntax {
+  /// The predicate without its first conjunct: the rest of an AND (one
+  /// operand as itself), or nil when the predicate is a single conjunct.
+  fileprivate var droppingFirstConjunct: PredicateSyntax? {
+    guard case .and(let operands) = kind, operands.count > 1 else { return nil }
+    return operands.count == 2 ? operands[1] : PredicateSyntax(.and(Array(operands.dropFirst())), range: range)
   }
 }
