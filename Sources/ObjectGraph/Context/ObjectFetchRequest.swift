@@ -174,7 +174,7 @@ extension ObjectContext {
             loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchValues)
           }
           // Keeps the loads: a sum of bytes is never negative.
-          guard loaded >= 0 else { preconditionFailure("a negative attribute count") }
+          guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
           // The candidates array keeps each object alive: evaluated
           // without a retain and a release of its own.
           for index in start..<end
