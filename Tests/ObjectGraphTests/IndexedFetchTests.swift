@@ -37,6 +37,15 @@ struct IndexedFetchTests {
     // 2^53 + 1 becomes 2^53 as a double: the index's bucket holds more
     // than the comparison matches.
     ("score == 9007199254740993", []), ("score == 9007199254740992", []),
+    // Ranges, either way round, compared as the predicate compares: strings
+    // by Unicode scalars, integers against doubles exactly; a constant of
+    // another type, or nil, leaves the work (and the error) to the scan.
+    ("age > 20", []), ("age <= 3 AND city == 'Oslo'", []), ("30 > age", []), ("city < 'M'", []),
+    ("city >= %@ AND age < 30", ["e"]), ("score > 1", []), ("score < 2.5 AND age > 10", []),
+    ("score >= 9007199254740993", []), ("age > 1.5", []), ("age > nil", []), ("city > 3", []),
+    // Narrow ones, which the index serves (past a quarter of the objects,
+    // the scan does): "e" and a combining accent sort before "é".
+    ("age < 2", []), ("age >= 38 AND score > 0", []), ("city > %@", ["\u{E9}"]), ("score > 3", []),
   ]
 
   @Test func indexedFetchesEqualScansThroughEveryKindOfChange() throws {

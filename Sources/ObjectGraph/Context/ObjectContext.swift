@@ -577,6 +577,34 @@ struct EntityMembers {
     return true
   }
 
+  /// Appends the members whose value `v` at `slot` makes
+  /// `v <operation> constant` true, compared as a predicate compares them,
+  /// to `found`, one list per value; false when the attribute is not
+  /// indexed or a value cannot be compared with the constant (the scan then
+  /// raises the predicate's error).
+  func members(
+    slot: Int, where operation: ComparisonSyntax.Operator, _ constant: FilterValue,
+    into found: inout [[ManagedObject]]
+  ) -> Bool {
+    guard let index = valueIndexes[slot] else { return false }
+    let accepts: (less: Bool, same: Bool, greater: Bool) =
+      switch operation {
+      case .less: (true, false, false)
+      case .lessOrEqual: (true, true, false)
+      case .greater: (false, false, true)
+      case .greaterOrEqual: (false, true, true)
+      default: (false, false, false)
+      }
+    for (key, bucket) in index {
+      let sign: Int?
+      do { sign = try FilterValue.predicateOrder(key.value, constant) } catch { return false }
+      // nil: a nil value, which no ordering accepts.
+      guard let sign else { continue }
+      if sign < 0 ? accepts.less : (sign == 0 ? accepts.same : accepts.greater) { found.append(bucket) }
+    }
+    return true
+  }
+
   /// Compacts and, when needed, sorts the slots.
   mutating func prepareForReading() {
     if !isSorted {

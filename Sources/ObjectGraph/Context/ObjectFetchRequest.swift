@@ -82,9 +82,10 @@ extension ObjectContext {
   ///
   /// The predicate is compiled once per call and evaluated on each object
   /// of the entity (and its sub-entities); when its first conjunct is
-  /// `key == constant` or `key IN {constants}` (no options) on an attribute
-  /// marked indexed, only the objects the attribute's index holds for
-  /// those values are read, and only the other conjuncts are evaluated on
+  /// `key == constant`, `key IN {constants}` or `key < constant` (`<=`,
+  /// `>`, `>=`, either way round), without options, on an attribute marked
+  /// indexed, only the objects the attribute's index holds for the values
+  /// it accepts are read, and only the other conjuncts are evaluated on
   /// them. Without sort keys, objects come in identifier (insertion) order.
   ///
   /// - Throws: ``ObjectGraphError`` for an unknown entity or sort key,
@@ -92,7 +93,10 @@ extension ObjectContext {
   ///   `PredicateEvaluationError` where Apple's evaluation would raise.
   /// - Complexity: O(*n*) in the objects of the entity, plus O(*m* log *m*)
   ///   to sort *m* matches; with an indexed conjunct, O(*c* log *c*) in the
-  ///   *c* objects it selects instead of O(*n*).
+  ///   *c* objects it selects instead of O(*n*) (plus O(*k*) in the
+  ///   attribute's *k* distinct values for a range). An index that would
+  ///   select more than a quarter of the objects of several entities or
+  ///   values is not used: the scan is cheaper.
   /// - Important: Confined to ``queue``.
   public func fetch(_ request: ObjectFetchRequest) throws -> [ManagedObject] {
     checkQueue()
@@ -135,13 +139,23 @@ extension ObjectContext {
   /// `candidateFilter` is still evaluated on each), or nil when the first
   /// conjunct cannot use an index.
   private func indexedCandidates(_ plan: FetchPlan) -> [ManagedObject]? {
-    guard let (slot, values) = plan.indexedConjunct else { return nil }
+    guard let (slot, selection) = plan.indexedConjunct else { return nil }
     var lists: [[ManagedObject]] = []
     for index in plan.entityIndexes {
-      guard members[index].members(slot: slot, values: values, into: &lists) else { return nil }
+      let found =
+        switch selection {
+        case .values(let values): members[index].members(slot: slot, values: values, into: &lists)
+        case .range(let operation, let constant):
+          members[index].members(slot: slot, where: operation, constant, into: &lists)
+        }
+      guard found else { return nil }
     }
     // Each list is in identifier order: one list is the answer as it is.
     if lists.count == 1 { return lists[0] }
+    // Several are merged by sorting; past a quarter of the objects, the
+    // scan costs less.
+    let total = lists.reduce(0) { $0 + $1.count }
+    guard total * 4 <= plan.entityIndexes.reduce(0, { $0 + members[$1].count }) else { return nil }
     var candidates = lists.flatMap { $0 }
     candidates.sort { $0.objectID < $1.objectID }
     return candidates
@@ -256,13 +270,14 @@ private struct FetchPlan {
   let entityIndexes: [Int]
   let filter: CompiledFilter<ManagedObject>?
   let sortSlots: [(slot: Int, ascending: Bool)]
-  /// The first conjunct, when it is `key == constant` or
-  /// `key IN {constants}`, without options, on an indexed attribute: its
-  /// slot and its constants coerced to the attribute's type. Only the
-  /// first: an AND is evaluated left to right, so an object the first
-  /// conjunct rejects is never evaluated further by a scan either, and the
-  /// indexed fetch raises the same evaluation errors as the scan.
-  let indexedConjunct: (slot: Int, values: [FilterValue])?
+  /// The first conjunct, when it is `key == constant`,
+  /// `key IN {constants}` or an ordering (`<`, `<=`, `>`, `>=`, either way
+  /// round), without options, on an indexed attribute: its slot and what it
+  /// selects. Only the first: an AND is evaluated left to right, so an
+  /// object the first conjunct rejects is never evaluated further by a scan
+  /// either, and the indexed fetch raises the same evaluation errors as the
+  /// scan.
+  let indexedConjunct: (slot: Int, selection: IndexSelection)?
   /// What an object the indexed conjunct selects must also match: the
   /// other conjuncts, evaluated left to right as the whole predicate
   /// would after a true first conjunct; nil when there are none (every
@@ -324,13 +339,14 @@ private struct FetchPlan {
     }
   }
 
-  /// The first conjunct's slot and constants when an index can select its
-  /// matches, and whether the index's buckets for those constants hold
-  /// exactly the objects the conjunct matches (every constant kept its
-  /// value when coerced to the attribute's type).
+  /// The first conjunct's slot and selection when an index can select its
+  /// matches, and whether the index's buckets it selects hold exactly the
+  /// objects the conjunct matches (every constant kept its value when
+  /// coerced to the attribute's type; a range compares each value as the
+  /// predicate does, so it is exact).
   private static func indexedConjunct(
     of predicate: PredicateSyntax, layout: EntityLayout
-  ) -> (conjunct: (slot: Int, values: [FilterValue]), isExact: Bool)? {
+  ) -> (conjunct: (slot: Int, selection: IndexSelection), isExact: Bool)? {
     guard !layout.indexedSlots.isEmpty, let comparison = predicate.keyConstantComparison(ofConjunct: 0),
       case .attribute(let slot)? = layout.slot(comparison.keyPath), layout.attributes[slot].isIndexed
     else { return nil }
@@ -340,6 +356,15 @@ private struct FetchPlan {
     case (.equal, let constant, _): constants = [constant]
     case (.in, .array(let elements), false): constants = elements
     case (.in, .set(let elements), false): constants = Array(elements)
+    case (.less, let constant, _), (.lessOrEqual, let constant, _), (.greater, let constant, _),
+      (.greaterOrEqual, let constant, _):
+      // Ordered types only, against a constant of the attribute's type
+      // (or an integer for a double), as the predicate compares them.
+      guard [.integer, .double, .date, .string].contains(type), !constant.isNull,
+        AttributeValues.coerce(constant, to: type) != nil,
+        let operation = comparison.constantFirst ? comparison.operator.mirrored : comparison.operator
+      else { return nil }
+      return ((slot, .range(operation, constant)), true)
     default: return nil
     }
     // A constant of another type could still match through the
@@ -351,7 +376,7 @@ private struct FetchPlan {
       guard case .int(let integer) = constant, case .double(let double) = value else { return true }
       return Int64(exactly: double) == integer
     }
-    return ((slot, coerced), isExact)
+    return ((slot, .values(coerced)), isExact)
   }
 
   func sort(_ objects: inout [ManagedObject]) throws {
@@ -393,4 +418,14 @@ extension PredicateSyntax {
     guard case .and(let operands) = kind, operands.count > 1 else { return nil }
     return operands.count == 2 ? operands[1] : PredicateSyntax(.and(Array(operands.dropFirst())), range: range)
   }
+}
+
+/// What an indexed first conjunct selects.
+enum IndexSelection {
+  /// The objects holding one of these values (coerced to the attribute's
+  /// type): `==` and `IN`.
+  case values([FilterValue])
+  /// The objects whose value `v` makes `v <operator> constant` true, the
+  /// operator one of `<`, `<=`, `>`, `>=` with the key first.
+  case range(ComparisonSyntax.Operator, FilterValue)
 }
