@@ -4,7 +4,7 @@
 //   swift run -c release --package-path Benchmarks FetchTiming
 //
 // Two contexts hold the same 100,000 people (100 cities, so a city is 1% of
-// them; random ages 0..<90); in one, `city` is an indexed attribute. Rounds
+// them; random ages 0..<90); in one, `city` and `age` are indexed. Rounds
 // alternate between the contexts, so that the machine's noise falls on both
 // alike, and the medians are compared:
 //
@@ -15,6 +15,8 @@
 //            parsed before the clock starts;
 //   nobody   the fetch for a city no one lives in: what a call costs
 //            besides its candidates (parsing, compiling, the lookup);
+//   range    `age < 1 AND city != %@`, a range on the indexed age (1.1%),
+//            both ways;
 //   monitor  creating a ListMonitor of the same predicate sorted by age,
 //            both ways, and one listing nobody;
 //   insert   populating each context (inserts and one save), once.
@@ -31,7 +33,8 @@ func schema(indexed: Bool) -> ObjectSchema {
     EntityDescription(
       "Person",
       attributes: [
-        .init("name", .string), .init("city", .string, isIndexed: indexed), .init("age", .integer),
+        .init("name", .string), .init("city", .string, isIndexed: indexed),
+        .init("age", .integer, isIndexed: indexed),
       ])
   ])
 }
@@ -71,6 +74,16 @@ let scannedContext = populate(indexed: false, count: count)
 let plainInsert = Double(now() - start)
 var (fetchTimes, scanTimes, requestTimes, emptyTimes): ([UInt64], [UInt64], [UInt64], [UInt64]) = ([], [], [], [])
 var monitorTimes: [[UInt64]] = [[], [], []]
+var (rangeTimes, rangeScanTimes): ([UInt64], [UInt64]) = ([], [])
+
+/// Times `age < 1 AND city == %@` (1.1% of the people, then a city),
+/// returning how many it found.
+func timedRange(_ context: ObjectContext, _ city: FilterValue, into times: inout [UInt64]) -> Int {
+  let start = now()
+  let people = try! context.performAndWait { try $0.fetch("Person", where: "age < 1 AND city != %@", city) }
+  times.append(now() - start)
+  return people.count
+}
 
 /// Times a fetch from format text, returning how many it found.
 func timedFetch(_ context: ObjectContext, _ arguments: [FilterValue], into times: inout [UInt64]) -> Int {
@@ -96,6 +109,8 @@ for round in 0..<60 {
   requestTimes.append(now() - start)
   precondition(requested.count == found, "requested \(requested.count)")
   precondition(timedFetch(indexedContext, ["Nowhere", arguments[1]], into: &emptyTimes) == 0)
+  let young = timedRange(scannedContext, arguments[0], into: &rangeScanTimes)
+  precondition(young > 0 && timedRange(indexedContext, arguments[0], into: &rangeTimes) == young)
   guard round % 4 == 0 else { continue }
   // A list of nobody: what creating a monitor costs besides its fetch.
   for (which, (context, city)) in [
@@ -117,6 +132,9 @@ print(
 print(
   "  from a parsed request \(text(median(requestTimes) / 1_000)) µs: \(text(scanned / median(requestTimes)))x; "
     + "a fetch selecting nobody \(text(median(emptyTimes) / 1_000)) µs")
+print(
+  "  a range, `age < 1 AND city != %@`: through the index \(text(median(rangeTimes) / 1_000)) µs, scanning "
+    + "\(text(median(rangeScanTimes) / 1_000)) µs: \(text(median(rangeScanTimes) / median(rangeTimes)))x")
 print(
   "inserting and saving \(count) people: \(text(indexedInsert / 1e6)) ms with the index, "
     + "\(text(plainInsert / 1e6)) ms without")
