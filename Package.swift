@@ -16,6 +16,9 @@ let package = Package(
     .library(name: "PredicateDSL", targets: ["PredicateDSL"]),
     .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
     .library(name: "ContextWatching", targets: ["ContextWatching"]),
+    // The command-line formats `context-watch` and the PostgreSQL adapter's
+    // `pg-watch` share: a product so that the adapter package can use it.
+    .library(name: "WatchFormats", targets: ["WatchFormats"]),
     .executable(name: "context-watch", targets: ["ContextWatchTool"]),
   ],
   targets: [
@@ -24,8 +27,11 @@ let package = Package(
     .target(
       name: "ContextWatching", dependencies: ["ObjectGraph", "PredicateDSL"],
       swiftSettings: settings),
+    .target(
+      name: "WatchFormats", dependencies: ["PredicateDSL", "ObjectGraph", "ContextWatching"],
+      swiftSettings: settings),
     .executableTarget(
-      name: "ContextWatchTool", dependencies: ["PredicateDSL", "ObjectGraph", "ContextWatching"],
+      name: "ContextWatchTool", dependencies: ["PredicateDSL", "ObjectGraph", "ContextWatching", "WatchFormats"],
       swiftSettings: settings),
     // The tests' helpers (the reference interpreter, the seeded generators,
     // the corpus): no product, so only this package's test targets see it.
@@ -41,6 +47,9 @@ let package = Package(
     .testTarget(
       name: "ContextWatchingTests",
       dependencies: ["ContextWatching", "ObjectGraph", "PredicateDSL", "TestSupport"],
+      swiftSettings: settings),
+    .testTarget(
+      name: "WatchFormatsTests", dependencies: ["WatchFormats", "ObjectGraph", "ContextWatching", "PredicateDSL"],
       swiftSettings: settings),
     .testTarget(
       name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "TestSupport"],

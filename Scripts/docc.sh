@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(PredicateDSL ObjectGraph ContextWatching)
+modules=(PredicateDSL ObjectGraph ContextWatching WatchFormats)
 output=${1:-.build/docc}
 
 # The guides in docs/ stay the one source of truth: each is copied into its
@@ -23,6 +23,7 @@ guides() {
     PredicateDSL) echo docs/predicate-language.md docs/evaluation.md docs/error-messages.md ;;
     ObjectGraph) echo docs/object-graph.md ;;
     ContextWatching) echo docs/watching.md docs/monitors.md ;;
+    WatchFormats) ;;
   esac
 }
 
@@ -36,8 +37,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# ContextWatching depends on the two others, so this builds all three.
-swift build --target ContextWatching >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+# WatchFormats depends on the three others, so this builds all four.
+swift build --target WatchFormats >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 modules_dir="$(swift build --show-bin-path)/Modules"
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 
@@ -50,8 +51,11 @@ for module in "${modules[@]}"; do
     -minimum-access-level public -emit-extension-block-symbols -output-dir "$graphs"
   catalog="$work/$module.docc"
   cp -R "Sources/$module/$module.docc" "$catalog"
-  # shellcheck disable=SC2046 # the list is words without spaces
-  cp $(guides "$module") "$catalog/"
+  guide_files=$(guides "$module")
+  if [[ -n "$guide_files" ]]; then
+    # shellcheck disable=SC2086 # the list is words without spaces
+    cp $guide_files "$catalog/"
+  fi
   echo "== docc convert $module"
   if ! "$docc" convert "$catalog" \
     --additional-symbol-graph-dir "$graphs" \

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(PredicateDSL ObjectGraph ContextWatching)
+modules=(PredicateDSL ObjectGraph ContextWatching WatchFormats)
 page=docs/public-api.md
 command="Scripts/public-api.sh"
 
@@ -23,8 +23,8 @@ esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# ContextWatching depends on the two others, so this builds all three.
-swift build --target ContextWatching >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+# WatchFormats depends on the three others, so this builds all four.
+swift build --target WatchFormats >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
 modules_dir="$(swift build --show-bin-path)/Modules"
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 

@@ -8,6 +8,18 @@ let settings: [SwiftSetting] = [
   .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
+// The root package's libraries and the database client, which every
+// target here uses.
+let libraries: [Target.Dependency] = [
+  .product(name: "PredicateDSL", package: "ContextWatcher"),
+  .product(name: "ObjectGraph", package: "ContextWatcher"),
+  .product(name: "PostgresNIO", package: "postgres-nio"),
+  .product(name: "Logging", package: "swift-log"),
+]
+// What the executables and the tests add: the adapter and the watcher.
+let clients: [Target.Dependency] =
+  ["PostgresChangeSource", .product(name: "ContextWatching", package: "ContextWatcher")] + libraries
+
 let package = Package(
   name: "PostgresChangeSource",
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -22,49 +34,17 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
-    .target(
-      name: "PostgresChangeSource",
-      dependencies: [
-        .product(name: "ObjectGraph", package: "ContextWatcher"),
-        .product(name: "PredicateDSL", package: "ContextWatcher"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      swiftSettings: settings),
+    .target(name: "PostgresChangeSource", dependencies: libraries, swiftSettings: settings),
     .executableTarget(
       name: "PgWatch",
-      dependencies: [
-        "PostgresChangeSource",
-        .product(name: "PredicateDSL", package: "ContextWatcher"),
-        .product(name: "ObjectGraph", package: "ContextWatcher"),
-        .product(name: "ContextWatching", package: "ContextWatcher"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      // The formats of `context-watch replay`: the watches file and the lines.
+      dependencies: clients + [.product(name: "WatchFormats", package: "ContextWatcher")],
       swiftSettings: settings),
-    .executableTarget(
-      name: "PostgresReplicaTiming",
-      dependencies: [
-        "PostgresChangeSource",
-        .product(name: "PredicateDSL", package: "ContextWatcher"),
-        .product(name: "ObjectGraph", package: "ContextWatcher"),
-        .product(name: "ContextWatching", package: "ContextWatcher"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      swiftSettings: settings),
+    .executableTarget(name: "PostgresReplicaTiming", dependencies: clients, swiftSettings: settings),
     .testTarget(
       name: "PostgresChangeSourceTests",
-      dependencies: [
-        "PostgresChangeSource",
-        // Built for the tests that run `pg-watch` as a subprocess.
-        "PgWatch",
-        .product(name: "PredicateDSL", package: "ContextWatcher"),
-        .product(name: "ObjectGraph", package: "ContextWatcher"),
-        .product(name: "ContextWatching", package: "ContextWatcher"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
+      // PgWatch: built for the tests that run `pg-watch` as a subprocess.
+      dependencies: clients + ["PgWatch"],
       swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import PredicateDSL
+import WatchFormats
 
 /// `context-watch eval`: evaluates predicates on JSON.
 ///

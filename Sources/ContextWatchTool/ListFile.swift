@@ -2,6 +2,7 @@ import ContextWatching
 import Foundation
 import ObjectGraph
 import PredicateDSL
+import WatchFormats
 
 /// The lists file of `replay --lists`: a JSON array of `{"name": String,
 /// "entity": String, "predicate": String?, "arguments": [JSON]?, "sortBy":

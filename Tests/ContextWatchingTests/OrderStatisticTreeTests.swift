@@ -69,6 +69,24 @@ struct OrderStatisticTreeTests {
     #expect(copy.partitionPoint { $0.pointee < 57 } == 57)
   }
 
+  /// Every position of trees of 1 to 300 elements (one leaf, several,
+  /// several levels): the element at a partition point and a position's
+  /// neighbours read in one descent equal the array's, at leaf edges too.
+  @Test func readsAtAPartitionPointAndANeighbourhoodInOneDescent() {
+    for size in [1, 2, 27, 28, 29, 57, 300] {
+      let values = (0..<size).map { $0 * 2 }
+      let tree = OrderStatisticTree(sorted: values)
+      for position in 0..<size {
+        let probe = values[position] - 1  // between the elements before and at `position`
+        let found = tree.partitionPoint({ $0.pointee < probe }, reading: { $0.pointee })
+        #expect(found.position == position && found.result == values[position], "size \(size), position \(position)")
+        let (before, after) = tree.readNeighbours(of: position) { $0?.pointee }
+        #expect(before == (position > 0 ? values[position - 1] : nil), "size \(size), position \(position)")
+        #expect(after == (position + 1 < size ? values[position + 1] : nil), "size \(size), position \(position)")
+      }
+    }
+  }
+
   @Test func longestIncreasingRunIsLongestAndIncreasing() {
     #expect(ListState.longestIncreasingRun([3, 1, 2, 5, 4, 6]) == [1, 2, 4, 6])
     #expect(ListState.longestIncreasingRun([]) == [])

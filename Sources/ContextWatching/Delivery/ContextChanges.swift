@@ -1,5 +1,5 @@
 public import ObjectGraph
-public import PredicateDSL
+import PredicateDSL
 
 /// What one save changed among the objects a watcher watches: the filtered
 /// sets, delivered once per save on the watcher's queue.
@@ -116,57 +116,4 @@ public struct ContextChanges: Sendable, Hashable {
       ObjectContext.SaveUserInfoKey.deleted: deleted,
     ]
   }
-}
-
-/// The watches that saw one object in a delivery.
-public struct ObjectAttribution: Hashable, Sendable {
-  /// The object.
-  public var objectID: ObjectID
-  /// The watches that saw it and what each saw, in watch order. (A slice of
-  /// the delivery's shared storage: one allocation per delivery, not per
-  /// object.)
-  public var matches: ArraySlice<WatchMatch>
-
-  /// Creates an attribution.
-  public init(objectID: ObjectID, matches: ArraySlice<WatchMatch>) {
-    self.objectID = objectID
-    self.matches = matches
-  }
-}
-
-/// One watch's view of one object in a delivery.
-public struct WatchMatch: Hashable, Sendable, CustomStringConvertible {
-  /// The watch.
-  public var watch: WatchID
-  /// What it saw.
-  public var event: WatchEvent
-
-  /// Creates a match.
-  public init(watch: WatchID, event: WatchEvent) {
-    self.watch = watch
-    self.event = event
-  }
-
-  /// `watch 2 entered`.
-  public var description: String { "\(watch) \(event)" }
-}
-
-/// A watch's predicate that failed on an object.
-public struct WatchFailure: Hashable, Sendable, CustomStringConvertible {
-  /// The watch.
-  public var watch: WatchID
-  /// The object.
-  public var objectID: ObjectID
-  /// The evaluation error, with its position in the predicate.
-  public var error: PredicateEvaluationError
-
-  /// Creates a failure.
-  public init(watch: WatchID, objectID: ObjectID, error: PredicateEvaluationError) {
-    self.watch = watch
-    self.objectID = objectID
-    self.error = error
-  }
-
-  /// `watch 2 on #7: index 3 is out of range …`.
-  public var description: String { "\(watch) on \(objectID): \(error.message)" }
 }

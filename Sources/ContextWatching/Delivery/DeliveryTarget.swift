@@ -1,47 +1,4 @@
-public import Dispatch
-
-/// Where and when a watcher's deliveries run, as GRDB's schedulers do.
-public struct DeliveryScheduler: Sendable {
-  enum Kind: Sendable {
-    case queue(DispatchQueue)
-    case mainActor
-    case immediate
-  }
-
-  let kind: Kind
-
-  /// Deliveries run on `queue`, one at a time, in save order (the watcher
-  /// targets a serial queue of its own at `queue`, so a concurrent queue is
-  /// fine too).
-  public static func queue(_ queue: DispatchQueue) -> DeliveryScheduler { DeliveryScheduler(kind: .queue(queue)) }
-
-  /// Deliveries run on the main actor, in save order.
-  public static let mainActor = DeliveryScheduler(kind: .mainActor)
-
-  /// Deliveries run at once, on the thread that saved, before the save
-  /// returns. Only for fast, non-blocking consumers: the saver waits for
-  /// them.
-  public static let immediate = DeliveryScheduler(kind: .immediate)
-}
-
-/// Receives a watcher's deliveries.
-///
-/// The watcher holds its delegate weakly. Conform a `@MainActor` type with a
-/// `nonisolated` method that calls `MainActor.assumeIsolated` when the
-/// scheduler is ``DeliveryScheduler/mainActor``.
-///
-/// ```swift
-/// final class Recorder: ContextWatcherDelegate {
-///   func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges) {
-///     print(changes.sequenceNumber, changes.inserted.count)
-///   }
-/// }
-/// ```
-public protocol ContextWatcherDelegate: AnyObject, Sendable {
-  /// Called once per save that changed a watched object, on the watcher's
-  /// scheduler, in save order.
-  func contextWatcher(_ watcher: ContextWatcher, didObserve changes: ContextChanges)
-}
+import Dispatch
 
 /// What a watcher hands its deliveries to.
 public struct DeliveryTarget: Sendable {

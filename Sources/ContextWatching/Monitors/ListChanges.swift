@@ -1,47 +1,5 @@
 public import ObjectGraph
-public import PredicateDSL
-
-/// A place in a sectioned list: the section, then the object's place in it.
-///
-/// A list without sections has one section, 0.
-public struct ListIndexPath: Hashable, Comparable, Sendable, CustomStringConvertible {
-  /// The section's index.
-  public var section: Int
-  /// The object's index in its section.
-  public var item: Int
-
-  /// Creates an index path.
-  public init(item: Int, section: Int) {
-    self.section = section
-    self.item = item
-  }
-
-  /// Orders by section, then item.
-  public static func < (lhs: ListIndexPath, rhs: ListIndexPath) -> Bool {
-    (lhs.section, lhs.item) < (rhs.section, rhs.item)
-  }
-
-  /// `[1, 3]`.
-  public var description: String { "[\(section), \(item)]" }
-}
-
-/// One section of a list: its value, display name and object count.
-public struct ListSectionInfo: Hashable, Sendable {
-  /// The section key's value its objects share.
-  public var value: FilterValue
-  /// The value as the request's section name closure tells it (by default
-  /// the value as text; nil for nil).
-  public var name: String?
-  /// The number of objects listed in the section.
-  public var count: Int
-
-  /// Creates a section description.
-  public init(value: FilterValue, name: String?, count: Int) {
-    self.value = value
-    self.name = name
-    self.count = count
-  }
-}
+import PredicateDSL
 
 /// What one save (or a change of request) did to a list, in the
 /// coordinates a table or collection view's batch update takes: deleted

@@ -1,22 +1,6 @@
 import ObjectGraph
 import PredicateDSL
 
-/// One object a save may have changed in a list: what it is now, if it
-/// matches the list's predicate.
-struct ListEdit: Sendable {
-  let objectID: ObjectID
-  /// The object as it is after the save, when it matches the predicate;
-  /// nil when it does not (exited, deleted).
-  var new: ListedObject?
-  /// The keys that changed; for a change through a relationship, the
-  /// relationship's name.
-  var changedKeys: [String]
-  /// Whether the edit comes from a change of a related object: it applies
-  /// only to an object that is listed already (the watch reports entering
-  /// and exiting on its own).
-  var isRelatedOnly: Bool
-}
-
 /// A list monitor's whole list, every matching object (the limit applies
 /// when the list is read), and how a batch of edits changes it.
 ///
@@ -182,7 +166,7 @@ struct ListState: Sendable {
         oldRank = rank
         if rank < limit { isListedChange = true }
         if !inPlace && edit.new != nil {
-          oldNeighbours = (neighbour(rank - 1), neighbour(rank + 1))
+          oldNeighbours = neighbours(rank)
         }
       }
       // Where the object would go among the old list: within the limit,
@@ -347,8 +331,9 @@ struct ListState: Sendable {
     let probe = order.listed(
       ObjectSnapshot(objectID: id, layout: order.entity, values: values, relationships: []),
       derived: order.paths.isEmpty ? [] : derivedValues[id] ?? [])
-    let rank = content.rank(of: probe)
-    let object = content.objects[rank]
+    let (rank, object) = withUnsafePointer(to: probe) { probe in
+      content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
+    }
     precondition(object.objectID == id, "a listed object is missing from its list")
     return (object, rank)
   }
@@ -358,10 +343,10 @@ struct ListState: Sendable {
     if !order.paths.isEmpty { derivedValues[object.objectID] = object.derived }
   }
 
-  /// The identifier of the object at `rank`, or nil past either end.
-  private func neighbour(_ rank: Int) -> ObjectID? {
-    guard rank >= 0 && rank < content.objects.count else { return nil }
-    return content.objects.read(rank) { $0.pointee.snapshot.objectID }
+  /// The identifiers of the objects before and after the one at `rank`,
+  /// nil past either end.
+  private func neighbours(_ rank: Int) -> (before: ObjectID?, after: ObjectID?) {
+    content.objects.readNeighbours(of: rank) { $0?.pointee.snapshot.objectID }
   }
 
   /// Moves, removes, inserts or replaces one touched object.
@@ -429,7 +414,7 @@ struct ListState: Sendable {
     guard let (before, after) = object.oldNeighbours,
       order.isSameSection(order.sectionKey(of: object.old!), order.sectionKey(of: object.new!))
     else { return false }
-    let (newBefore, newAfter) = (neighbour(newRank - 1), neighbour(newRank + 1))
+    let (newBefore, newAfter) = neighbours(newRank)
     guard before == newBefore && after == newAfter else { return false }
     return before.map { !repositioned.contains($0) } ?? true && after.map { !repositioned.contains($0) } ?? true
   }

@@ -95,6 +95,58 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return node.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
   }
 
+  /// Reads the elements just before and just after `position` in place,
+  /// each through a pointer valid during its call (nil past either end),
+  /// in one descent when both are in the leaf that holds `position`.
+  ///
+  /// - Precondition: `0 <= position < count`.
+  /// - Complexity: O(log *n*).
+  func readNeighbours<Result>(
+    of position: Int, _ body: (UnsafePointer<Element>?) -> Result
+  ) -> (before: Result, after: Result) {
+    precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
+    var node = root.unsafelyUnwrapped
+    var offset = position
+    while !node.isLeaf {
+      let index = node.childIndex(containing: &offset)
+      node = node.children[index]
+    }
+    let inLeaf = node.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
+      guard offset > 0 && offset + 1 < elements.count else { return nil }
+      let base = elements.baseAddress.unsafelyUnwrapped + offset
+      return (body(base - 1), body(base + 1))
+    }
+    if let inLeaf { return inLeaf }
+    // At a leaf's edge: the other neighbour is in the next or previous leaf.
+    let before = position > 0 ? read(position - 1) { body($0) } : body(nil)
+    let after = position + 1 < count ? read(position + 1) { body($0) } : body(nil)
+    return (before, after)
+  }
+
+  /// The partition point of `isBefore` (as ``partitionPoint(_:)``) with
+  /// `body`'s reading of the element there, in place, in one descent.
+  ///
+  /// - Precondition: The partition point is less than `count`.
+  /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  func partitionPoint<Result>(
+    _ isBefore: (UnsafePointer<Element>) -> Bool, reading body: (UnsafePointer<Element>) -> Result
+  ) -> (position: Int, result: Result) {
+    var node = root.unsafelyUnwrapped
+    var position = 0
+    while !node.isLeaf {
+      let index = node.childIndex(isBefore)
+      position += node.count(before: index)
+      node = node.children[index]
+    }
+    let offset = node.elements.partitionPoint(isBefore)
+    // Past the leaf's last element, the element there is the next leaf's
+    // first.
+    guard offset < node.elements.count else { return (position + offset, read(position + offset, body)) }
+    return (
+      position + offset, node.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
+    )
+  }
+
   /// The number of elements for which `isBefore` is true: the position of
   /// the first element for which it is false, or `count`.
   ///

@@ -10,11 +10,3 @@ struct SectionCount: Sendable, OrderStatisticElement {
   /// The section's objects: a section's start is the weight before it.
   var weight: Int { count }
 }
-
-/// A section's value with its encoded form, as ``ListOrder`` compares
-/// sections.
-struct SectionKey: Sendable {
-  var value: FilterValue
-  /// The first sort key's word (see ``ListSortKey``).
-  var word: UInt64
-}

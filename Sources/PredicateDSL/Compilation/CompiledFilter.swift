@@ -123,15 +123,6 @@ extension CompiledFilter {
   }
 }
 
-/// The values bound while a `SUBQUERY` runs, by slot.
-@usableFromInline
-struct EvaluationScope: Sendable {
-  @usableFromInline var bindings: [FilterValue]
-
-  /// No bindings: the scope of a top-level evaluation.
-  @inlinable init() { bindings = [] }
-}
-
 typealias Evaluator<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> FilterValue
 @usableFromInline
 typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEvaluationError) -> Bool
@@ -142,126 +133,9 @@ typealias Test<Object> = @Sendable (Object, EvaluationScope) throws(PredicateEva
 @usableFromInline
 typealias Probe<Object> = @Sendable (Object) -> Bool?
 
-/// A compiled predicate: a constant, or a test of the object (with a probe
-/// when it is a fused comparison built from a ``KeyReader``).
-enum Condition<Object>: Sendable {
-  case constant(Bool)
-  case test(Test<Object>, probe: Probe<Object>? = nil)
-}
-
-/// A compiled expression: a constant, a direct read through the resolver
-/// (which comparisons fuse with their test), or a computation.
-struct Operand<Object>: Sendable {
-  enum Form: Sendable {
-    case constant(FilterValue)
-    case read(@Sendable (Object) -> FilterValue)
-    case computed(Evaluator<Object>)
-  }
-
-  var form: Form
-  /// What is known of the value before evaluation.
-  var type: KeyValueType = .unknown
-  /// The key path read, for error messages, when the operand is a key.
-  var key: String?
-  /// The entity the key belongs to.
-  var entity: String?
-  /// Builds the key's fused comparisons, for a `.read` whose resolver gave
-  /// a ``KeyReader``. A field of its own rather than a payload of `.read`:
-  /// a payload of two closures made looking the form's metadata up cost
-  /// more when compiling.
-  var fuse: FuseHook<Object>?
-
-  var constant: FilterValue? {
-    if case .constant(let value) = form { value } else { nil }
-  }
-
-  /// What a type check knows of the operand.
-  var side: TypeCheck.Side {
-    TypeCheck.Side(type: type, constant: constant, key: key, entity: entity)
-  }
-
-  var evaluator: Evaluator<Object> {
-    switch form {
-    case .constant(let value): { _, _ in value }
-    case .read(let read): { object, _ in read(object) }
-    case .computed(let evaluator): evaluator
-    }
-  }
-}
-
-/// Where an expression is, to turn a ``ValueFault`` into a positioned error.
-@usableFromInline
-struct Site: Sendable {
-  let range: SyntaxRange
-  let source: String?
-
-  func evaluationError(_ fault: ValueFault) -> PredicateEvaluationError {
-    PredicateEvaluationError(fault.code, fault.message, at: range, source: source)
-  }
-
-  func compileError(_ fault: ValueFault) -> PredicateCompileError {
-    let code: PredicateCompileError.Code =
-      switch fault.code {
-      case .typeMismatch, .notACollection: .typeMismatch
-      case .invalidPattern: .invalidPattern
-      default: .invalidConstant
-      }
-    return PredicateCompileError(code, fault.message, at: range)
-  }
-
-  /// Runs a value operation, positioning its fault.
-  @inline(__always)
-  func run<T>(_ body: () throws(ValueFault) -> T) throws(PredicateEvaluationError) -> T {
-    do {
-      return try body()
-    } catch {
-      throw evaluationError(error)
-    }
-  }
-
-  /// Runs a value operation at compile time, positioning its fault.
-  @inline(__always)
-  func fold<T>(_ body: () throws(ValueFault) -> T) throws(PredicateCompileError) -> T {
-    do {
-      return try body()
-    } catch {
-      throw compileError(error)
-    }
-  }
-}
-
 extension CompiledFilter {
   /// The compiled test alone, without the syntax and the source text: its
   /// closure and, for a single fused comparison, its probe; cheap to store
   /// by the thousand and to copy out of an array on a hot path.
   public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test, probe: probe) }
-}
-
-/// A compiled predicate's test, without its syntax: what
-/// ``CompiledFilter/evaluator`` returns.
-///
-/// ```swift
-/// let evaluators = try formats.map { try CompiledFilter($0, resolver: resolver).evaluator }
-/// let matching = try evaluators.filter { try $0.evaluate(record) }.count
-/// ```
-public struct FilterEvaluator<Object>: Sendable {
-  @usableFromInline let test: Test<Object>
-  @usableFromInline let probe: Probe<Object>?
-
-  init(test: @escaping Test<Object>, probe: Probe<Object>?) {
-    self.test = test
-    self.probe = probe
-  }
-
-  /// Whether `object` matches; see ``CompiledFilter/evaluate(_:)``.
-  ///
-  /// - Throws: ``PredicateEvaluationError`` where Apple's `NSPredicate`
-  ///   would raise.
-  @inlinable
-  public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
-    // Optional chaining calls the probe in place; `if let` copied it, a
-    // retain and a release per evaluation.
-    if let result = probe?(object) ?? nil { return result }
-    return try test(object, EvaluationScope())
-  }
 }

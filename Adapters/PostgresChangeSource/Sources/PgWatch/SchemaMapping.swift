@@ -1,6 +1,7 @@
 import Foundation
 import ObjectGraph
 import PostgresChangeSource
+import WatchFormats
 
 /// The schema file of `pg-watch watch --schema`: the `ObjectSchema` JSON of
 /// `context-watch`, whose entities may also name their table and columns:
@@ -16,32 +17,39 @@ import PostgresChangeSource
 /// name, the primary key is `id` and a to-one relationship is the column
 /// `<relationship>_id`.
 enum SchemaMapping {
+  /// What is wrong with a schema file, every problem in one sentence.
+  struct Problem: Error, CustomStringConvertible {
+    var description: String
+  }
+
   /// The fields of an entity that say how it maps to a table.
   static let fields = ["table", "primaryKey", "columns", "foreignKeys"]
 
   /// The mapping a schema file describes.
   ///
-  /// - Throws: ``WatchJSONError`` naming every problem: of the JSON, of the
-  ///   schema, and of the mapping against the schema.
-  static func read(_ path: String) throws(WatchJSONError) -> ReplicaMapping {
-    let data: Data
+  /// - Throws: ``Problem`` naming every problem: of the file, of the JSON
+  ///   (with line and byte), of the schema, and of the mapping against the
+  ///   schema.
+  static func read(_ path: String) throws(Problem) -> ReplicaMapping {
+    let json: JSONValue
+    let bytes: [UInt8]
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      bytes = try JSONValue.contents(ofFile: path)
+      json = try JSONValue.parse(bytes)
     } catch {
-      throw WatchJSONError(description: "cannot read the file: \((error as NSError).localizedDescription)")
+      throw Problem(description: "\(error)")
     }
-    let json = try WatchJSON.parse(data)
     let schema: ObjectSchema
     do {
-      schema = try ObjectSchema(json: data)
+      schema = try ObjectSchema(json: Data(bytes))
     } catch {
-      throw WatchJSONError(
+      throw Problem(
         description: "invalid schema: " + error.problems.joined(separator: "; "))
     }
     var problems: [String] = []
     var tables: [TableMapping] = []
     guard case .array(let entities)? = json["entities"] else {
-      throw WatchJSONError(description: "invalid schema: \"entities\" is not an array")
+      throw Problem(description: "invalid schema: \"entities\" is not an array")
     }
     for (index, entity) in entities.enumerated() {
       guard case .string(let name)? = entity["name"] else { continue }
@@ -84,11 +92,11 @@ enum SchemaMapping {
       mapping.foreignKeys = columns("foreignKeys")
       tables.append(mapping)
     }
-    guard problems.isEmpty else { throw WatchJSONError(description: problems.joined(separator: "; ")) }
+    guard problems.isEmpty else { throw Problem(description: problems.joined(separator: "; ")) }
     do {
       return try ReplicaMapping(schema: schema, tables: tables)
     } catch {
-      throw WatchJSONError(description: error.message)
+      throw Problem(description: error.message)
     }
   }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PostgresChangeSource
 import PostgresNIO
+import WatchFormats
 
 /// `pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot
 /// NAME] [--from POSITION]`: keeps a replica of the schema's tables and
@@ -65,9 +66,9 @@ enum WatchCommand {
     }
     let watchesFile: WatchesFile
     do {
-      watchesFile = WatchesFile(try WatchJSON.parse(file: watchesPath))
+      watchesFile = try WatchesFile.read(watchesPath)
     } catch {
-      Output.error("pg-watch: \(watchesPath): \(error.description)")
+      Output.error("pg-watch: \(watchesPath): \(error)")
       return 1
     }
     let connection: PostgresConnection.Configuration
@@ -123,7 +124,7 @@ enum WatchCommand {
     let position = await replica.position
     await replica.stop()
     Output.line(
-      WatchJSON.object([("position", position.map { .string($0.description) } ?? .null)]).serialized)
+      JSONValue.object([("position", position.map { .string($0.description) } ?? .null)]).serialized)
     return failed ? 1 : 0
   }
 }

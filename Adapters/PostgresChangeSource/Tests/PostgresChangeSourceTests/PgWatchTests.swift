@@ -61,234 +61,257 @@ struct PgWatchTests {
     return try await process.finish()
   }
 
+  /// Runs `body` with a fresh namespace and its files (see
+  /// ``prepare(_:)``); the namespace and its slot are dropped afterwards,
+  /// whether `body` succeeds or not.
+  static func withNamespace(_ body: (_ namespace: String, _ files: Files) async throws -> Void) async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await body(namespace, try await prepare(namespace))
+  }
+
+  /// `pg-watch watch` on the namespace's files, its slot named after the
+  /// namespace.
+  static func watchArguments(_ namespace: String, _ files: Files) -> [String] {
+    ["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace]
+  }
+
+  /// Starts `pg-watch watch` on the namespace's files and expects its
+  /// first line to say it is ready.
+  static func startWatching(_ namespace: String, _ files: Files) async throws -> PgWatchProcess {
+    let watch = try PgWatchProcess(watchArguments(namespace, files))
+    #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
+    return watch
+  }
+
+  /// Waits for pg-watch to exit, after closing its input (or after SIGTERM,
+  /// with `terminate`), and expects exit status 0: every line it printed,
+  /// and each line with its position taken out (see ``split(_:)``).
+  static func stopCleanly(
+    _ process: PgWatchProcess, terminate: Bool = false
+  ) async throws -> (lines: [String], split: [(line: String, position: PostgresPosition?)]) {
+    if terminate {
+      process.terminate()
+    } else {
+      try process.closeInput()
+    }
+    let result = try await process.finish()
+    #expect(result.status == 0, "\(result.errors)")
+    return (result.lines, result.lines.map(split))
+  }
+
   /// The expected lines are those `context-watch replay --watches` prints
   /// for the same schema, watches and changes (refs being the primary
   /// keys), with the position added to each save's line.
   @Test func printsTheLinesOfReplayForEveryTransactionAWatchSaw() async throws {
-    let namespace = TestDatabase.uniqueName()
-    defer { Task { await TestDatabase.cleanUp(namespace) } }
-    let files = try await Self.prepare(namespace)
-    let watch = try PgWatchProcess(["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace])
-    #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
-    let writes = [
-      // Seen by both watches.
-      """
-      BEGIN;
-      INSERT INTO \(namespace).shelf VALUES (1, 'A'), (2, 'B');
-      INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 5, 1), ('b2', 'bolt', 20, NULL);
-      COMMIT
-      """,
-      // Rolled back: nothing.
-      "BEGIN; UPDATE \(namespace).item SET rank = 99; ROLLBACK",
-      // Only an unmapped table, then only shelves: no watch saw them.
-      "INSERT INTO \(namespace).unmapped VALUES (1)",
-      "UPDATE \(namespace).shelf SET label = 'B2' WHERE id = 2",
-      // The anvil rises into "high" and moves to shelf B: it leaves "onA".
-      "UPDATE \(namespace).item SET rank = 15, shelf_id = 2 WHERE code = 'a1'",
-      "DELETE FROM \(namespace).item WHERE code = 'b2'",
-    ]
-    for sql in writes { try await TestDatabase.execute(sql) }
-    _ = try await watch.waitForLines(9)
-    let result = try await Self.stop(watch)
-    #expect(result.status == 0, "\(result.errors)")
-    let split = result.lines.map(Self.split)
-    #expect(
-      split.map(\.line) == [
-        #"{"ready":true}"#,
-        #"{"save":1,"position":"P","inserted":[{"ref":"1","entity":"Shelf","values":{"name":"A","items":["a1"]}},"#
-          + #"{"ref":"2","entity":"Shelf","values":{"name":"B","items":[]}},"#
-          + #"{"ref":"a1","entity":"Item","values":{"name":"anvil","rank":5,"shelf":"1"}},"#
-          + #"{"ref":"b2","entity":"Item","values":{"name":"bolt","rank":20,"shelf":null}}],"updated":[],"deleted":[]}"#,
-        #"{"save":1,"watch":"high","inserted":["b2"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-        #"{"save":1,"watch":"onA","inserted":["a1"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-        #"{"save":3,"position":"P","inserted":[],"updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":[],"removed":["a1"]}}},"#
-          + #"{"ref":"2","entity":"Shelf","changed":{"items":{"added":["a1"],"removed":[]}}},"#
-          + #"{"ref":"a1","entity":"Item","changed":{"rank":{"old":5,"new":15},"shelf":{"old":"1","new":"2"}}}],"deleted":[]}"#,
-        #"{"save":3,"watch":"high","inserted":[],"updated":[],"entered":["a1"],"exited":[],"deleted":[]}"#,
-        #"{"save":3,"watch":"onA","inserted":[],"updated":[],"entered":[],"exited":["a1"],"deleted":[]}"#,
-        #"{"save":4,"position":"P","inserted":[],"updated":[],"deleted":[{"ref":"b2","entity":"Item","values":{"name":"bolt","rank":20,"shelf":null}}]}"#,
-        #"{"save":4,"watch":"high","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["b2"]}"#,
-        #"{"position":"P"}"#,
-      ] as [String],
-      "\(result.lines.joined(separator: "\n"))")
-    // Positions grow, and the last line gives the last transaction's, or
-    // a later one the watch passed over (other tests write meanwhile).
-    let positions = split.compactMap(\.position)
-    #expect(positions.count == 4)
-    #expect(positions.dropLast() == positions.dropLast().sorted())
-    #expect(positions.last! >= positions[2])
+    try await Self.withNamespace { namespace, files in
+      let watch = try await Self.startWatching(namespace, files)
+      let writes = [
+        // Seen by both watches.
+        """
+        BEGIN;
+        INSERT INTO \(namespace).shelf VALUES (1, 'A'), (2, 'B');
+        INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 5, 1), ('b2', 'bolt', 20, NULL);
+        COMMIT
+        """,
+        // Rolled back: nothing.
+        "BEGIN; UPDATE \(namespace).item SET rank = 99; ROLLBACK",
+        // Only an unmapped table, then only shelves: no watch saw them.
+        "INSERT INTO \(namespace).unmapped VALUES (1)",
+        "UPDATE \(namespace).shelf SET label = 'B2' WHERE id = 2",
+        // The anvil rises into "high" and moves to shelf B: it leaves "onA".
+        "UPDATE \(namespace).item SET rank = 15, shelf_id = 2 WHERE code = 'a1'",
+        "DELETE FROM \(namespace).item WHERE code = 'b2'",
+      ]
+      for sql in writes { try await TestDatabase.execute(sql) }
+      _ = try await watch.waitForLines(9)
+      let (lines, split) = try await Self.stopCleanly(watch)
+      #expect(
+        split.map(\.line) == [
+          #"{"ready":true}"#,
+          #"{"save":1,"position":"P","inserted":[{"ref":"1","entity":"Shelf","values":{"name":"A","items":["a1"]}},"#
+            + #"{"ref":"2","entity":"Shelf","values":{"name":"B","items":[]}},"#
+            + #"{"ref":"a1","entity":"Item","values":{"name":"anvil","rank":5,"shelf":"1"}},"#
+            + #"{"ref":"b2","entity":"Item","values":{"name":"bolt","rank":20,"shelf":null}}],"updated":[],"deleted":[]}"#,
+          #"{"save":1,"watch":"high","inserted":["b2"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+          #"{"save":1,"watch":"onA","inserted":["a1"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+          #"{"save":3,"position":"P","inserted":[],"updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":[],"removed":["a1"]}}},"#
+            + #"{"ref":"2","entity":"Shelf","changed":{"items":{"added":["a1"],"removed":[]}}},"#
+            + #"{"ref":"a1","entity":"Item","changed":{"rank":{"old":5,"new":15},"shelf":{"old":"1","new":"2"}}}],"deleted":[]}"#,
+          #"{"save":3,"watch":"high","inserted":[],"updated":[],"entered":["a1"],"exited":[],"deleted":[]}"#,
+          #"{"save":3,"watch":"onA","inserted":[],"updated":[],"entered":[],"exited":["a1"],"deleted":[]}"#,
+          #"{"save":4,"position":"P","inserted":[],"updated":[],"deleted":[{"ref":"b2","entity":"Item","values":{"name":"bolt","rank":20,"shelf":null}}]}"#,
+          #"{"save":4,"watch":"high","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["b2"]}"#,
+          #"{"position":"P"}"#,
+        ] as [String],
+        "\(lines.joined(separator: "\n"))")
+      // Positions grow, and the last line gives the last transaction's, or
+      // a later one the watch passed over (other tests write meanwhile).
+      let positions = split.compactMap(\.position)
+      #expect(positions.count == 4)
+      #expect(positions.dropLast() == positions.dropLast().sorted())
+      #expect(positions.last! >= positions[2])
+    }
   }
 
   @Test func resumesFromThePositionItPrintedDeliveringEachLaterTransactionOnce() async throws {
-    let namespace = TestDatabase.uniqueName()
-    defer { Task { await TestDatabase.cleanUp(namespace) } }
-    let files = try await Self.prepare(namespace)
-    let arguments = ["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace]
-    let first = try PgWatchProcess(arguments)
-    #expect(try await first.waitForLines(1) == [#"{"ready":true}"#])
-    try await TestDatabase.execute(
-      """
-      BEGIN;
-      INSERT INTO \(namespace).shelf VALUES (1, 'A');
-      INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 5, 1);
-      COMMIT
-      """)
-    try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
-    _ = try await first.waitForLines(5)
-    let stopped = try await Self.stop(first)
-    #expect(stopped.status == 0, "\(stopped.errors)")
-    let firstPositions = stopped.lines.map(Self.split).compactMap(\.position)
-    #expect(firstPositions.count == 3, "\(stopped.lines)")
-    // Other tests write to the same database: the position may be past
-    // the last transaction printed, at one the watch passed over.
-    let resumeFrom = try #require(firstPositions.last)
-    #expect(resumeFrom >= firstPositions[1])
+    try await Self.withNamespace { namespace, files in
+      let first = try await Self.startWatching(namespace, files)
+      try await TestDatabase.execute(
+        """
+        BEGIN;
+        INSERT INTO \(namespace).shelf VALUES (1, 'A');
+        INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 5, 1);
+        COMMIT
+        """)
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
+      _ = try await first.waitForLines(5)
+      let stopped = try await Self.stopCleanly(first)
+      let firstPositions = stopped.split.compactMap(\.position)
+      #expect(firstPositions.count == 3, "\(stopped.lines)")
+      // Other tests write to the same database: the position may be past
+      // the last transaction printed, at one the watch passed over.
+      let resumeFrom = try #require(firstPositions.last)
+      #expect(resumeFrom >= firstPositions[1])
 
-    // While nothing watches: the anvil rises into "high", a crate arrives.
-    try await TestDatabase.execute("UPDATE \(namespace).item SET rank = 12 WHERE code = 'a1'")
-    try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('c3', 'crate', 30, 1)")
-    let second = try PgWatchProcess(arguments + ["--from", resumeFrom.description])
-    let secondReady = try await second.waitForLines(1)
-    // The transactions after the position follow at once.
-    #expect(secondReady.first == #"{"ready":true}"#, "\(secondReady)")
-    try await TestDatabase.execute("DELETE FROM \(namespace).item WHERE code = 'a1'")
-    _ = try await second.waitForLines(8)
-    let result = try await Self.stop(second)
-    #expect(result.status == 0, "\(result.errors)")
-    let split = result.lines.map(Self.split)
-    // The load holds the state at the position: the update's old rank is
-    // the one before it, and each later transaction comes once.
-    #expect(
-      split.map(\.line) == [
-        #"{"ready":true}"#,
-        #"{"save":2,"position":"P","inserted":[],"updated":[{"ref":"a1","entity":"Item","changed":{"rank":{"old":5,"new":12}}}],"deleted":[]}"#,
-        #"{"save":2,"watch":"high","inserted":[],"updated":[],"entered":["a1"],"exited":[],"deleted":[]}"#,
-        #"{"save":3,"position":"P","inserted":[{"ref":"c3","entity":"Item","values":{"name":"crate","rank":30,"shelf":"1"}}],"#
-          + #""updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":["c3"],"removed":[]}}}],"deleted":[]}"#,
-        #"{"save":3,"watch":"high","inserted":["c3"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-        #"{"save":3,"watch":"onA","inserted":["c3"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
-        #"{"save":4,"position":"P","inserted":[],"updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":[],"removed":["a1"]}}}],"#
-          + #""deleted":[{"ref":"a1","entity":"Item","values":{"name":"anvil","rank":12,"shelf":"1"}}]}"#,
-        #"{"save":4,"watch":"high","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["a1"]}"#,
-        #"{"position":"P"}"#,
-      ] as [String], "\(result.lines.joined(separator: "\n"))")
-    let positions = split.compactMap(\.position)
-    #expect(positions.count == 4)
-    #expect(positions.allSatisfy { $0 > resumeFrom })
-    #expect(positions.dropLast() == positions.dropLast().sorted())
-    #expect(Set(positions.dropLast()).count == 3)
-    #expect(positions.last! >= positions[2])
+      // While nothing watches: the anvil rises into "high", a crate arrives.
+      try await TestDatabase.execute("UPDATE \(namespace).item SET rank = 12 WHERE code = 'a1'")
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('c3', 'crate', 30, 1)")
+      let second = try PgWatchProcess(Self.watchArguments(namespace, files) + ["--from", resumeFrom.description])
+      let secondReady = try await second.waitForLines(1)
+      // The transactions after the position follow at once.
+      #expect(secondReady.first == #"{"ready":true}"#, "\(secondReady)")
+      try await TestDatabase.execute("DELETE FROM \(namespace).item WHERE code = 'a1'")
+      _ = try await second.waitForLines(8)
+      let (lines, split) = try await Self.stopCleanly(second)
+      // The load holds the state at the position: the update's old rank is
+      // the one before it, and each later transaction comes once.
+      #expect(
+        split.map(\.line) == [
+          #"{"ready":true}"#,
+          #"{"save":2,"position":"P","inserted":[],"updated":[{"ref":"a1","entity":"Item","changed":{"rank":{"old":5,"new":12}}}],"deleted":[]}"#,
+          #"{"save":2,"watch":"high","inserted":[],"updated":[],"entered":["a1"],"exited":[],"deleted":[]}"#,
+          #"{"save":3,"position":"P","inserted":[{"ref":"c3","entity":"Item","values":{"name":"crate","rank":30,"shelf":"1"}}],"#
+            + #""updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":["c3"],"removed":[]}}}],"deleted":[]}"#,
+          #"{"save":3,"watch":"high","inserted":["c3"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+          #"{"save":3,"watch":"onA","inserted":["c3"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+          #"{"save":4,"position":"P","inserted":[],"updated":[{"ref":"1","entity":"Shelf","changed":{"items":{"added":[],"removed":["a1"]}}}],"#
+            + #""deleted":[{"ref":"a1","entity":"Item","values":{"name":"anvil","rank":12,"shelf":"1"}}]}"#,
+          #"{"save":4,"watch":"high","inserted":[],"updated":[],"entered":[],"exited":[],"deleted":["a1"]}"#,
+          #"{"position":"P"}"#,
+        ] as [String], "\(lines.joined(separator: "\n"))")
+      let positions = split.compactMap(\.position)
+      #expect(positions.count == 4)
+      #expect(positions.allSatisfy { $0 > resumeFrom })
+      #expect(positions.dropLast() == positions.dropLast().sorted())
+      #expect(Set(positions.dropLast()).count == 3)
+      #expect(positions.last! >= positions[2])
+    }
   }
 
   @Test func stopsOnSIGTERMWithThePosition() async throws {
-    let namespace = TestDatabase.uniqueName()
-    defer { Task { await TestDatabase.cleanUp(namespace) } }
-    let files = try await Self.prepare(namespace)
-    let watch = try PgWatchProcess(["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace])
-    #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
-    try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
-    _ = try await watch.waitForLines(3)
-    watch.terminate()
-    let result = try await watch.finish()
-    #expect(result.status == 0, "\(result.errors)")
-    let split = result.lines.map(Self.split)
-    #expect(split.map(\.line).last == #"{"position":"P"}"#, "\(result.lines)")
-    #expect(split.count == 4, "\(result.lines)")
-    // The save's position, or a later one the watch passed over (other
-    // tests write meanwhile).
-    let positions = split.compactMap(\.position)
-    #expect(positions.count == 2 && positions[1] >= positions[0])
+    try await Self.withNamespace { namespace, files in
+      let watch = try await Self.startWatching(namespace, files)
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
+      _ = try await watch.waitForLines(3)
+      let (lines, split) = try await Self.stopCleanly(watch, terminate: true)
+      #expect(split.map(\.line).last == #"{"position":"P"}"#, "\(lines)")
+      #expect(split.count == 4, "\(lines)")
+      // The save's position, or a later one the watch passed over (other
+      // tests write meanwhile).
+      let positions = split.compactMap(\.position)
+      #expect(positions.count == 2 && positions[1] >= positions[0])
+    }
   }
 
   @Test func aTransactionThatCannotBeAppliedStopsWithStatusOneAtTheLastGoodPosition() async throws {
-    let namespace = TestDatabase.uniqueName()
-    defer { Task { await TestDatabase.cleanUp(namespace) } }
-    let files = try await Self.prepare(namespace)
-    let watch = try PgWatchProcess(["watch", "--schema", files.schema, "--watches", files.watches, "--slot", namespace])
-    #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
-    try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
-    _ = try await watch.waitForLines(3)
-    // The rank's column turns to text under the replica.
-    try await TestDatabase.execute(
-      """
-      ALTER TABLE \(namespace).item ALTER COLUMN rank TYPE text;
-      INSERT INTO \(namespace).item VALUES ('c3', 'crate', 'high', NULL)
-      """)
-    let result = try await watch.finish()
-    #expect(result.status == 1)
-    #expect(
-      result.errors.hasPrefix("pg-watch: stopped: unadmittedType: \(namespace).item.rank (Item.rank): "),
-      "\(result.errors)")
-    let split = result.lines.map(Self.split)
-    #expect(split.count == 4, "\(result.lines)")
-    let positions = split.compactMap(\.position)
-    // The last good transaction: the insert, or a later one the watch
-    // passed over, never the failing one.
-    #expect(positions.count == 2 && positions[1] >= positions[0])
-    let failed = try #require(result.errors.firstRange(of: "(transaction at "), "\(result.errors)")
-    let text = result.errors[failed.upperBound...].prefix { $0 != ")" }
-    #expect(PostgresPosition(text).map { $0 > positions[1] } == true, "\(result.errors)")
+    try await Self.withNamespace { namespace, files in
+      let watch = try await Self.startWatching(namespace, files)
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
+      _ = try await watch.waitForLines(3)
+      // The rank's column turns to text under the replica.
+      try await TestDatabase.execute(
+        """
+        ALTER TABLE \(namespace).item ALTER COLUMN rank TYPE text;
+        INSERT INTO \(namespace).item VALUES ('c3', 'crate', 'high', NULL)
+        """)
+      let result = try await watch.finish()
+      #expect(result.status == 1)
+      #expect(
+        result.errors.hasPrefix("pg-watch: stopped: unadmittedType: \(namespace).item.rank (Item.rank): "),
+        "\(result.errors)")
+      let split = result.lines.map(Self.split)
+      #expect(split.count == 4, "\(result.lines)")
+      let positions = split.compactMap(\.position)
+      // The last good transaction: the insert, or a later one the watch
+      // passed over, never the failing one.
+      #expect(positions.count == 2 && positions[1] >= positions[0])
+      let failed = try #require(result.errors.firstRange(of: "(transaction at "), "\(result.errors)")
+      let text = result.errors[failed.upperBound...].prefix { $0 != ")" }
+      #expect(PostgresPosition(text).map { $0 > positions[1] } == true, "\(result.errors)")
+    }
   }
 
   @Test func badFilesAMismatchedCatalogAndNoServerAreErrorsWithStatusOne() async throws {
-    let namespace = TestDatabase.uniqueName()
-    defer { Task { await TestDatabase.cleanUp(namespace) } }
-    let files = try await Self.prepare(namespace)
-    let folder = URL(fileURLWithPath: files.schema).deletingLastPathComponent()
-    func file(_ name: String, _ text: String) throws -> String {
-      let path = folder.appendingPathComponent(name).path
-      try text.write(toFile: path, atomically: true, encoding: .utf8)
-      return path
+    try await Self.withNamespace { namespace, files in
+      let folder = URL(fileURLWithPath: files.schema).deletingLastPathComponent()
+      func file(_ name: String, _ text: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+      }
+      func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, [String], String) {
+        let process = try PgWatchProcess(["watch"] + arguments + ["--slot", namespace], environment: environment)
+        let result = try await Self.stop(process)
+        return (result.status, result.lines, result.errors)
+      }
+
+      let badSchema = try file(
+        "bad-schema.json", #"{"entities": [{"name": "Item", "attributes": {"rank": {"type": "int"}}}]}"#)
+      var (status, lines, errors) = try await run(["--schema", badSchema, "--watches", files.watches])
+      #expect(status == 1)
+      #expect(lines.isEmpty)
+      #expect(errors.hasPrefix("pg-watch: \(badSchema): invalid schema: Item.rank: unknown type 'int'"), "\(errors)")
+
+      let badWatches = try file(
+        "bad-watches.json",
+        #"[{"id": "w", "entity": "Item", "predicate": "rank >"}, {"id": "v", "entity": "Box", "predicate": "TRUEPREDICATE"}]"#
+      )
+      (status, lines, errors) = try await run(["--schema", files.schema, "--watches", badWatches])
+      #expect(status == 1)
+      #expect(lines.isEmpty)
+      #expect(errors.hasPrefix("pg-watch: \(badWatches): 2 watches are invalid\n"), "\(errors)")
+      #expect(errors.contains("Box"), "\(errors)")
+
+      let notJSON = try file("not-json.json", "[{")
+      (status, lines, errors) = try await run(["--schema", files.schema, "--watches", notJSON])
+      #expect(status == 1)
+      #expect(errors.hasPrefix("pg-watch: \(notJSON): invalid JSON"), "\(errors)")
+      // The reader of `context-watch`: what is wrong, and where.
+      #expect(errors == "pg-watch: \(notJSON): invalid JSON at byte 3: expected a string key\n", "\(errors)")
+
+      let missingTable = try file(
+        "missing-table.json",
+        #"{"entities": [{"name": "Item", "table": "\#(namespace).gone", "attributes": {"name": {"type": "string"}}}]}"#)
+      (status, lines, errors) = try await run(["--schema", missingTable, "--watches", try file("none.json", "[]")])
+      #expect(status == 1)
+      #expect(lines.isEmpty)
+      #expect(
+        errors.hasPrefix("pg-watch: cannot start the replica on slot '\(namespace)': mappingMismatch:"), "\(errors)")
+      #expect(errors.contains("\(namespace).gone"), "\(errors)")
+
+      (status, lines, errors) = try await run(
+        ["--schema", files.schema, "--watches", files.watches], environment: ["PGHOST": "127.0.0.1", "PGPORT": "1"])
+      #expect(status == 1)
+      #expect(lines.isEmpty)
+      #expect(
+        errors.hasPrefix("pg-watch: cannot start the replica on slot '\(namespace)': connectionLost: cannot connect"),
+        "\(errors)")
+
+      (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--from", "x"])
+      #expect(status == 64)
+      #expect(errors.hasPrefix("pg-watch: watch: --from 'x' is not a position (like 0/16B3F40)"), "\(errors)")
     }
-    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, [String], String) {
-      let process = try PgWatchProcess(["watch"] + arguments + ["--slot", namespace], environment: environment)
-      let result = try await Self.stop(process)
-      return (result.status, result.lines, result.errors)
-    }
-
-    let badSchema = try file(
-      "bad-schema.json", #"{"entities": [{"name": "Item", "attributes": {"rank": {"type": "int"}}}]}"#)
-    var (status, lines, errors) = try await run(["--schema", badSchema, "--watches", files.watches])
-    #expect(status == 1)
-    #expect(lines.isEmpty)
-    #expect(errors.hasPrefix("pg-watch: \(badSchema): invalid schema: Item.rank: unknown type 'int'"), "\(errors)")
-
-    let badWatches = try file(
-      "bad-watches.json",
-      #"[{"id": "w", "entity": "Item", "predicate": "rank >"}, {"id": "v", "entity": "Box", "predicate": "TRUEPREDICATE"}]"#
-    )
-    (status, lines, errors) = try await run(["--schema", files.schema, "--watches", badWatches])
-    #expect(status == 1)
-    #expect(lines.isEmpty)
-    #expect(errors.hasPrefix("pg-watch: \(badWatches): 2 watches are invalid\n"), "\(errors)")
-    #expect(errors.contains("Box"), "\(errors)")
-
-    let notJSON = try file("not-json.json", "[{")
-    (status, lines, errors) = try await run(["--schema", files.schema, "--watches", notJSON])
-    #expect(status == 1)
-    #expect(errors.hasPrefix("pg-watch: \(notJSON): invalid JSON"), "\(errors)")
-
-    let missingTable = try file(
-      "missing-table.json",
-      #"{"entities": [{"name": "Item", "table": "\#(namespace).gone", "attributes": {"name": {"type": "string"}}}]}"#)
-    (status, lines, errors) = try await run(["--schema", missingTable, "--watches", try file("none.json", "[]")])
-    #expect(status == 1)
-    #expect(lines.isEmpty)
-    #expect(
-      errors.hasPrefix("pg-watch: cannot start the replica on slot '\(namespace)': mappingMismatch:"), "\(errors)")
-    #expect(errors.contains("\(namespace).gone"), "\(errors)")
-
-    (status, lines, errors) = try await run(
-      ["--schema", files.schema, "--watches", files.watches], environment: ["PGHOST": "127.0.0.1", "PGPORT": "1"])
-    #expect(status == 1)
-    #expect(lines.isEmpty)
-    #expect(
-      errors.hasPrefix("pg-watch: cannot start the replica on slot '\(namespace)': connectionLost: cannot connect"),
-      "\(errors)")
-
-    (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--from", "x"])
-    #expect(status == 64)
-    #expect(errors.hasPrefix("pg-watch: watch: --from 'x' is not a position (like 0/16B3F40)"), "\(errors)")
   }
 
   @Test func theDemoFollowsTwoClientsAndCleansUp() async throws {

@@ -1,18 +1,21 @@
 import Foundation
-import PredicateDSL
+package import PredicateDSL
 
-/// The JSON conventions of the command line, shared by `eval` and, later,
-/// `replay`: an object is a key-value record, an array an ordered
+/// The JSON conventions of `context-watch` (`eval`, `replay`, the watches
+/// and lists files) and `pg-watch`: an object is a key-value record, an array an ordered
 /// collection, `{"$set": [...]}` a set, `{"$date": seconds}` (or an ISO-8601
 /// string) a date counted from 2001-01-01T00:00:00Z, `{"$uuid": "…"}` a
 /// UUID, `{"$data": "base64"}` binary data; `true`/`false` are Booleans,
 /// integers stay 64-bit integers and `null` is nil.
 extension JSONValue {
-  struct ConversionError: Error, CustomStringConvertible {
-    var description: String
+  /// A JSON value that does not stand for a filter value, such as
+  /// `{"$set": 3}`.
+  package struct ConversionError: Error, CustomStringConvertible {
+    package var description: String
   }
 
-  func filterValue() throws(ConversionError) -> FilterValue {
+  /// The filter value this JSON stands for, in the conventions above.
+  package func filterValue() throws(ConversionError) -> FilterValue {
     switch self {
     case .null: return .null
     case .bool(let flag): return .bool(flag)
@@ -81,7 +84,7 @@ extension JSONValue {
   /// - Throws: ``ConversionError`` when `field` is not an array
   ///   (`"args" is an array, not object`), or naming the element that is
   ///   not a value (`args[1]: "$set" needs an array, not number`).
-  static func formatArguments(_ value: JSONValue?, field: String) throws(ConversionError) -> [FilterValue] {
+  package static func formatArguments(_ value: JSONValue?, field: String) throws(ConversionError) -> [FilterValue] {
     switch value {
     case nil, .null?:
       return []
@@ -101,6 +104,8 @@ extension JSONValue {
     }
   }
 
+  /// A date in one of the ISO-8601 forms `$date` takes: with seconds, with
+  /// fractional seconds, or a day alone.
   static func parseISO8601(_ text: String) -> Date? {
     let formatter = ISO8601DateFormatter()
     if let date = formatter.date(from: text) { return date }
@@ -113,7 +118,7 @@ extension JSONValue {
 
 extension JSONValue {
   /// The JSON form of a value, the inverse of ``filterValue()``.
-  init(_ value: FilterValue) {
+  package init(_ value: FilterValue) {
     switch value {
     case .null: self = .null
     case .bool(let flag): self = .bool(flag)
@@ -133,6 +138,7 @@ extension JSONValue {
 }
 
 extension UInt128 {
+  /// The UUID's 16 bytes, the first the most significant.
   init(uuid: UUID) {
     var value: UInt128 = 0
     withUnsafeBytes(of: uuid.uuid) { bytes in
@@ -143,6 +149,7 @@ extension UInt128 {
 }
 
 extension UUID {
+  /// The UUID of 128 bits, the most significant byte first.
   init(bits: UInt128) {
     var bytes = [UInt8](repeating: 0, count: 16)
     for index in 0..<16 { bytes[index] = UInt8(truncatingIfNeeded: bits >> (8 * (15 - index))) }
