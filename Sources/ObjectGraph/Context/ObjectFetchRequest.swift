@@ -169,12 +169,13 @@ extension ObjectContext {
   /// The candidates `filter` matches, in the candidates' order.
   ///
   /// An index's candidates lie scattered in memory (every hundredth object
-  /// of a 1% value), so each costs two cache misses, the object and its
-  /// values, which the processor cannot overlap while evaluating: the
-  /// evaluation's reference counting orders memory accesses. The candidates
-  /// are therefore taken in batches, each batch's objects and values loaded
-  /// first, in one loop without reference counting, so that the misses
-  /// overlap, then evaluated in cache.
+  /// of a 1% value), so each costs two dependent cache misses, the object
+  /// and then its values, which the processor hardly overlaps across the
+  /// long evaluation of a candidate (and a match's retain, an atomic
+  /// operation, waits for every load in flight). The candidates are
+  /// therefore taken in batches, each batch's objects and values loaded
+  /// first, in a short loop of plain loads whose misses overlap, then
+  /// evaluated in cache.
   private static func matches(
     of filter: CompiledFilter<ManagedObject>, among candidates: [ManagedObject]
   ) throws -> [ManagedObject] {
