@@ -39,7 +39,7 @@ struct ListState: Sendable {
   /// - Complexity: O(*n* log *n*).
   mutating func load(_ objects: [ListedObject]) {
     let order = content.order
-    let sorted = objects.sorted(by: order.isBefore)
+    let sorted = Self.sorted(objects, by: order)
     content.objects = OrderStatisticTree(sorted: sorted)
     values = ProbingTable(minimumCapacity: sorted.count, maximumLoad: 80)
     for object in sorted { values.updateValue(object.snapshot.values, for: object.objectID.rawValue) }
@@ -57,6 +57,19 @@ struct ListState: Sendable {
       }
     }
     content.sectionCounts = OrderStatisticTree(sorted: sections)
+  }
+
+  /// `objects` in list order. Their positions are sorted, each comparison
+  /// reading the two objects where they lie: sorting the objects themselves
+  /// copied each compared pair (their snapshots' references retained and
+  /// released), most of a first fetch's time.
+  private static func sorted(_ objects: [ListedObject], by order: ListOrder) -> [ListedObject] {
+    objects.withUnsafeBufferPointer { buffer in
+      guard let base = buffer.baseAddress else { return [] }
+      var positions = Array(0..<buffer.count)
+      positions.sort { order.isBefore(base + $0, base + $1) }
+      return positions.map { buffer[$0] }
+    }
   }
 
   // MARK: Edits

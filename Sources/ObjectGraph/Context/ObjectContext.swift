@@ -486,16 +486,22 @@ public final class ObjectContext: @unchecked Sendable {
 /// a removed object leaves a hole that compaction fills later; and, for
 /// each indexed attribute, the live objects by value.
 ///
-/// Invariant: an object is in `valueIndexes[slot][v]` exactly when it is
-/// in `slots` and its value at `slot` is `v` and not NaN (stored values are
-/// coerced to the attribute's type, so equal values are equal
-/// `FilterValue`s); each such list is in identifier order.
+/// Invariant: an object is in `valueIndexes[slot][AttributeIndexKey(v)]`
+/// exactly when it is in `slots` and its value at `slot` is `v` and not NaN
+/// (stored values are coerced to the attribute's type, so values a
+/// predicate's `==` finds equal are equal keys); each such list is in
+/// identifier order.
 struct EntityMembers {
   private(set) var slots: [ManagedObject?] = []
   /// For each indexed attribute's slot, the live objects by value, each
   /// list in identifier order (objects mostly arrive in that order, so
   /// most insertions append).
-  private(set) var valueIndexes: [Int: [FilterValue: [ManagedObject]]]
+  private(set) var valueIndexes: [Int: [AttributeIndexKey: [ManagedObject]]]
+  /// The keys of `valueIndexes`, kept apart: iterating the dictionary's
+  /// own keys while changing its values would hold a second reference to
+  /// its storage, and every change would copy the dictionary, the inner
+  /// dictionary and the list changed (quadratic inserts).
+  private let indexedSlots: [Int]
   private var holes = 0
   /// False after an object came back out of order (a rolled-back delete).
   private var isSorted = true
@@ -504,6 +510,7 @@ struct EntityMembers {
 
   init(indexedSlots: [Int]) {
     valueIndexes = Dictionary(uniqueKeysWithValues: indexedSlots.map { ($0, [:]) })
+    self.indexedSlots = indexedSlots
   }
 
   var count: Int { slots.count - holes }
@@ -512,13 +519,13 @@ struct EntityMembers {
     if object.objectID < largestID { isSorted = false } else { largestID = object.objectID }
     object.memberIndex = slots.count
     slots.append(object)
-    for slot in valueIndexes.keys { index(object, slot: slot) }
+    for slot in indexedSlots { index(object, slot: slot) }
   }
 
   mutating func remove(_ object: ManagedObject) {
     let index = object.memberIndex
     guard index < slots.count, slots[index] === object else { return }
-    for slot in valueIndexes.keys { unindex(object, slot: slot, value: object.values[slot]) }
+    for slot in indexedSlots { unindex(object, slot: slot, value: object.values[slot]) }
     slots[index] = nil
     holes += 1
     if holes > 32 && holes * 2 > slots.count { compact() }
@@ -537,7 +544,7 @@ struct EntityMembers {
   private mutating func index(_ object: ManagedObject, slot: Int) {
     let id = object.objectID
     guard !Self.isUnmatchable(object.values[slot]) else { return }
-    valueIndexes[slot]![object.values[slot], default: []].insertInOrder(object, id: id)
+    valueIndexes[slot]![AttributeIndexKey(object.values[slot]), default: []].insertInOrder(object, id: id)
   }
 
   /// A NaN equals nothing, itself included (as a dictionary key too): no
@@ -552,17 +559,48 @@ struct EntityMembers {
   private mutating func unindex(_ object: ManagedObject, slot: Int, value: FilterValue) {
     guard !Self.isUnmatchable(value) else { return }
     let id = object.objectID
-    guard valueIndexes[slot]![value]?.removeInOrder(id: id) == true else { return }
-    if valueIndexes[slot]![value]!.isEmpty { valueIndexes[slot]![value] = nil }
+    let key = AttributeIndexKey(value)
+    guard valueIndexes[slot]![key]?.removeInOrder(id: id) == true else { return }
+    if valueIndexes[slot]![key]!.isEmpty { valueIndexes[slot]![key] = nil }
   }
 
   /// Appends the members whose value at `slot` is one of `values`
-  /// (coerced to the attribute's type) to `found`; false when the attribute
-  /// is not indexed.
+  /// (coerced to the attribute's type) to `found`, each list once however
+  /// often its value repeats; false when the attribute is not indexed.
   func members(slot: Int, values: some Sequence<FilterValue>, into found: inout [[ManagedObject]]) -> Bool {
     guard let index = valueIndexes[slot] else { return false }
+    var seen: Set<AttributeIndexKey> = []
     for value in values {
-      if let bucket = index[value] { found.append(bucket) }
+      let key = AttributeIndexKey(value)
+      if let bucket = index[key], seen.insert(key).inserted { found.append(bucket) }
+    }
+    return true
+  }
+
+  /// Appends the members whose value `v` at `slot` makes
+  /// `v <operation> constant` true, compared as a predicate compares them,
+  /// to `found`, one list per value; false when the attribute is not
+  /// indexed or a value cannot be compared with the constant (the scan then
+  /// raises the predicate's error).
+  func members(
+    slot: Int, where operation: ComparisonSyntax.Operator, _ constant: FilterValue,
+    into found: inout [[ManagedObject]]
+  ) -> Bool {
+    guard let index = valueIndexes[slot] else { return false }
+    let accepts: (less: Bool, same: Bool, greater: Bool) =
+      switch operation {
+      case .less: (true, false, false)
+      case .lessOrEqual: (true, true, false)
+      case .greater: (false, false, true)
+      case .greaterOrEqual: (false, true, true)
+      default: (false, false, false)
+      }
+    for (key, bucket) in index {
+      let sign: Int?
+      do { sign = try FilterValue.predicateOrder(key.value, constant) } catch { return false }
+      // nil: a nil value, which no ordering accepts.
+      guard let sign else { continue }
+      if sign < 0 ? accepts.less : (sign == 0 ? accepts.same : accepts.greater) { found.append(bucket) }
     }
     return true
   }
