@@ -580,12 +580,6 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   }
 }
 
-/// An element of an ``OrderStatisticTree``: its weight, summed by the
-/// tree's nodes for ``OrderStatisticTree/weight(before:)``.
-protocol OrderStatisticElement {
-  var weight: Int { get }
-}
-
 // @unchecked Sendable: a node reachable from more than one tree is never
 // mutated (every mutation first makes each node on its path unshared, with
 // `isKnownUniquelyReferenced`, copying it otherwise), so copies of a tree on
