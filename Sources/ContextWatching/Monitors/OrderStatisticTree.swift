@@ -85,6 +85,15 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Precondition: `0 <= position < count`.
   /// - Complexity: O(log *n*).
   func read<Result>(_ position: Int, _ body: (UnsafePointer<Element>) -> Result) -> Result {
+    let (leaf, offset) = leaf(containing: position)
+    return leaf.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
+  }
+
+  /// The leaf that holds the element at `position`, and the element's
+  /// offset in it.
+  ///
+  /// - Precondition: `0 <= position < count`.
+  private func leaf(containing position: Int) -> (leaf: Node, offset: Int) {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
     var node = root.unsafelyUnwrapped
     var offset = position
@@ -92,7 +101,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       let index = node.childIndex(containing: &offset)
       node = node.children[index]
     }
-    return node.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
+    return (node, offset)
   }
 
   /// Reads the elements just before and just after `position` in place,
@@ -104,14 +113,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   func readNeighbours<Result>(
     of position: Int, _ body: (UnsafePointer<Element>?) -> Result
   ) -> (before: Result, after: Result) {
-    precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
-    var node = root.unsafelyUnwrapped
-    var offset = position
-    while !node.isLeaf {
-      let index = node.childIndex(containing: &offset)
-      node = node.children[index]
-    }
-    let inLeaf = node.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
+    let (leaf, offset) = leaf(containing: position)
+    let inLeaf = leaf.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
       guard offset > 0 && offset + 1 < elements.count else { return nil }
       let base = elements.baseAddress.unsafelyUnwrapped + offset
       return (body(base - 1), body(base + 1))
