@@ -69,6 +69,49 @@ struct OrderStatisticTreeTests {
     #expect(copy.partitionPoint { $0.pointee < 57 } == 57)
   }
 
+  /// Removals and updates found by position alone (no comparison), mixed
+  /// with inserts, against a sorted array; copies keep their content.
+  @Test func removalsAndUpdatesByPositionMatchASortedArray() {
+    let seed = SeededGenerator.seed(default: 0x905)
+    var random = SeededGenerator(seed: seed)
+    var array = (0..<1_200).map { $0 * 5 }
+    var tree = OrderStatisticTree(sorted: array)
+    let copy = tree
+    for step in 0..<6_000 {
+      let position = array.isEmpty ? 0 : Int.random(in: 0..<array.count, using: &random)
+      switch Int.random(in: 0..<3, using: &random) {
+      case 0 where !array.isEmpty:
+        let removed = tree.remove(at: position)
+        #expect(removed == array.remove(at: position), "remove at \(position), step \(step), seed \(seed)")
+      case 1 where !array.isEmpty:
+        // A value between the neighbours, so that the order holds.
+        let low = position > 0 ? array[position - 1] + 1 : 0
+        let high = position + 1 < array.count ? array[position + 1] - 1 : array[position] + 10
+        let value = Int.random(in: low...Swift.max(low, high), using: &random)
+        tree.update(at: position) { $0 = value }
+        array[position] = value
+      default:
+        let value = Int.random(in: 0..<7_000, using: &random)
+        let at = array.firstIndex { $0 >= value } ?? array.count
+        guard at == array.count || array[at] != value else { continue }
+        tree.insert(value, at: { $0.pointee < value })
+        array.insert(value, at: at)
+      }
+      if step % 97 == 0 {
+        #expect(tree.count == array.count)
+        if !array.isEmpty {
+          let index = Int.random(in: 0..<array.count, using: &random)
+          #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
+          #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
+        }
+      }
+    }
+    #expect(Array(tree) == array)
+    #expect(tree.checkInvariants(<=))
+    #expect(Array(copy) == (0..<1_200).map { $0 * 5 })
+    #expect(copy.checkInvariants(<=))
+  }
+
   /// Every position of trees of 1 to 300 elements (one leaf, several,
   /// several levels): the element at a partition point and a position's
   /// neighbours read in one descent equal the array's, at leaf edges too.

@@ -48,10 +48,17 @@ public struct ListContent: Sendable {
   public func section(at index: Int) -> ListSectionInfo {
     precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
     guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
-    let section = sectionCounts[index]
-    let visible =
-      limit == Int.max ? section.count : Swift.min(section.count, limit - sectionCounts.weight(before: index))
-    return ListSectionInfo(value: section.value, name: sectionName(section.value), count: visible)
+    let value = sectionCounts.read(index) { $0.pointee.value }
+    return ListSectionInfo(value: value, name: sectionName(value), count: listedCount(ofSectionAt: index))
+  }
+
+  /// The number of objects section `index` lists, within the limit.
+  ///
+  /// - Precondition: The list has sections, and `index` is less than
+  ///   ``numberOfSections``.
+  func listedCount(ofSectionAt index: Int) -> Int {
+    let count = sectionCounts.read(index) { $0.pointee.count }
+    return limit == Int.max ? count : Swift.min(count, limit - sectionCounts.weight(before: index))
   }
 
   /// Every section, in order.

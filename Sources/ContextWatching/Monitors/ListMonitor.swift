@@ -229,6 +229,58 @@ public final class ListMonitor: Sendable {
   private func saw(_ changes: ContextChanges) {
     guard let side = saving.withLock({ $0 }) else { return }
     var edits: [ListEdit] = []
+    if side.pathWatches.isEmpty {
+      // The list's watch is the watcher's only one: every object the save
+      // reports is the list's, each in one of the arrays.
+      edits.reserveCapacity(
+        changes.inserted.count + changes.updated.count + changes.entered.count + changes.exited.count
+          + changes.deleted.count)
+      for snapshot in changes.inserted {
+        edits.append(
+          ListEdit(
+            objectID: snapshot.objectID, new: Self.listed(snapshot, order: side.order, context: context),
+            changedKeys: [], isRelatedOnly: false))
+      }
+      for updates in [changes.updated, changes.entered] {
+        for update in updates {
+          edits.append(
+            ListEdit(
+              objectID: update.objectID, new: Self.listed(update.after, order: side.order, context: context),
+              changedKeys: update.changedKeys, isRelatedOnly: false))
+        }
+      }
+      for update in changes.exited {
+        edits.append(
+          ListEdit(objectID: update.objectID, new: nil, changedKeys: update.changedKeys, isRelatedOnly: false))
+      }
+      for snapshot in changes.deleted {
+        edits.append(ListEdit(objectID: snapshot.objectID, new: nil, changedKeys: [], isRelatedOnly: false))
+      }
+    } else {
+      edits = Self.edits(of: changes, through: side, context: context)
+    }
+    guard !edits.isEmpty else { return }
+    let sequenceNumber = changes.sequenceNumber
+    let batch = edits
+    delivery.enqueue { [weak self] in
+      guard let self else { return }
+      let plan = state.withLock { $0.prepare(batch, sequenceNumber: sequenceNumber) }
+      guard plan.changesListedObjects else {
+        // Only objects beyond the limit changed: nothing to tell.
+        _ = state.withLock { $0.commit(plan) }
+        return
+      }
+      deliver(plan) { state.withLock { $0.commit(plan) } }
+    }
+  }
+
+  /// A save's edits of a list whose order reads relationships: the list
+  /// watch's objects by attribution, then the listed objects whose derived
+  /// values a change of a related object may have moved.
+  private static func edits(
+    of changes: ContextChanges, through side: SaveSide, context: ObjectContext
+  ) -> [ListEdit] {
+    var edits: [ListEdit] = []
     var edited: [ObjectID: Int] = [:]
     var updates: [ObjectID: ObjectUpdate] = [:]
     for update in changes.updated { updates[update.objectID] = update }
@@ -245,10 +297,10 @@ public final class ListMonitor: Sendable {
           var edit = ListEdit(objectID: objectID, new: nil, changedKeys: [], isRelatedOnly: false)
           switch match.event {
           case .inserted:
-            edit.new = Self.listed(inserted[objectID]!, order: side.order, context: context)
+            edit.new = listed(inserted[objectID]!, order: side.order, context: context)
           case .updated, .entered:
             let update = updates[objectID]!
-            edit.new = Self.listed(update.after, order: side.order, context: context)
+            edit.new = listed(update.after, order: side.order, context: context)
             edit.changedKeys = update.changedKeys
           case .exited:
             edit.changedKeys = updates[objectID]!.changedKeys
@@ -265,7 +317,7 @@ public final class ListMonitor: Sendable {
     if !related.isEmpty {
       for (far, path, step) in related {
         let key = side.order.paths[path].keyPath.prefix { $0 != "." }
-        for root in Self.roots(from: far, through: side.order.paths[path], step: step, in: context) {
+        for root in roots(from: far, through: side.order.paths[path], step: step, in: context) {
           if let index = edited[root.objectID] {
             if edits[index].isRelatedOnly && !edits[index].changedKeys.contains(String(key)) {
               edits[index].changedKeys.append(String(key))
@@ -281,19 +333,7 @@ public final class ListMonitor: Sendable {
         }
       }
     }
-    guard !edits.isEmpty else { return }
-    let sequenceNumber = changes.sequenceNumber
-    let batch = edits
-    delivery.enqueue { [weak self] in
-      guard let self else { return }
-      let plan = state.withLock { $0.prepare(batch, sequenceNumber: sequenceNumber) }
-      guard plan.changesListedObjects else {
-        // Only objects beyond the limit changed: nothing to tell.
-        _ = state.withLock { $0.commit(plan) }
-        return
-      }
-      deliver(plan) { state.withLock { $0.commit(plan) } }
-    }
+    return edits
   }
 
   /// Tells the observers that the list will change, makes the change

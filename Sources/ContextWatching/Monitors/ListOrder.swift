@@ -191,7 +191,24 @@ final class ListOrder: Sendable {
   ///
   /// Reads both through pointers, field by field: an object is never
   /// copied whole (four references retained and released) to be compared.
+  ///
+  /// Inlined where it is called: most comparisons of a search are decided
+  /// by the first differing encoded word (see ``ListSortKey``), read from
+  /// the two objects in place; only words that tie go to the full order.
+  @inline(__always)
   func isBefore(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
+    let (x, y) = (a.pointee.key, b.pointee.key)
+    // Two words whose encodings (bits 63 to 1) differ order as the words.
+    if (x.first ^ y.first) >> 1 != 0 { return x.first < y.first }
+    // Past a first word that ties exactly, the second decides the same way.
+    if (x.first | y.first) & 1 == 0 && (x.second ^ y.second) >> 1 != 0 { return x.second < y.second }
+    return isBeforeOnEveryKey(a, b)
+  }
+
+  /// Whether `a` comes before `b`, every key read: for objects whose words
+  /// do not decide.
+  @inline(never)
+  private func isBeforeOnEveryKey(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
     let order = keyOrder(a, b)
     return order != 0 ? order < 0 : a.pointee.snapshot.objectID < b.pointee.snapshot.objectID
   }

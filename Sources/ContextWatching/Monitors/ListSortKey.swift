@@ -88,11 +88,10 @@ struct ListSortKey: Sendable {
   /// length up to 8 in bits 3 to 0.
   private static func text(_ string: String) -> (word: UInt64, isExact: Bool) {
     var prefix: UInt64 = 0
-    var length = 0
-    for byte in string.utf8 {
-      if length < 7 { prefix |= UInt64(byte) << (8 * (6 - length)) }
-      length += 1
-      if length == 8 { break }
+    var utf8 = string
+    let length = utf8.withUTF8 { bytes in
+      for index in 0..<Swift.min(7, bytes.count) { prefix |= UInt64(bytes[index]) << (8 * (6 - index)) }
+      return Swift.min(8, bytes.count)
     }
     return (kind(3) | prefix << 4 | UInt64(length), length <= 7)
   }

@@ -86,6 +86,9 @@ struct ListState: Sendable {
     /// Whether the object leaves its old place (or had none, or has none
     /// now): false for an object updated where it stands.
     let isRepositioned: Bool
+    /// Whether the object is listed before and after the edits, in one
+    /// section (always, in a list without sections).
+    let staysInSection: Bool
     /// Its rank in the list before the edits.
     let oldRank: Int?
     /// Its neighbours before the edits (nil at either end), for an object
@@ -94,13 +97,14 @@ struct ListState: Sendable {
 
     init(
       objectID: ObjectID, old: ListedObject?, new: ListedObject?, changedKeys: [String], isRepositioned: Bool,
-      oldRank: Int?, oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+      staysInSection: Bool, oldRank: Int?, oldNeighbours: (before: ObjectID?, after: ObjectID?)?
     ) {
       self.objectID = objectID
       self.old = old
       self.new = new
       self.changedKeys = changedKeys
       self.isRepositioned = isRepositioned
+      self.staysInSection = staysInSection
       self.oldRank = oldRank
       self.oldNeighbours = oldNeighbours
     }
@@ -117,9 +121,10 @@ struct ListState: Sendable {
   /// place before the edits.
   fileprivate struct SectionBefore {
     let key: SectionKey
-    /// The section's index and description before the edits, when it was
-    /// listed (within the limit).
-    let listed: (index: Int, info: ListSectionInfo)?
+    /// The section's index and listed objects before the edits, when it
+    /// was listed (within the limit). Its name is made only for a section
+    /// the edits delete.
+    let listed: (index: Int, count: Int)?
   }
 
   /// What a save's edits will do, read from the list before they change
@@ -155,28 +160,39 @@ struct ListState: Sendable {
     var isListedChange = false
     var shift = 0
     for edit in edits {
-      let member = member(edit.objectID)
-      let previous = member?.object
-      if edit.isRelatedOnly && previous == nil { continue }
-      guard previous != nil || edit.new != nil else { continue }
-      let inPlace = previous != nil && edit.new != nil && order.hasSameKeys(previous!, edit.new!)
-      var oldRank: Int?
-      var oldNeighbours: (before: ObjectID?, after: ObjectID?)?
-      if let rank = member?.rank {
-        oldRank = rank
+      let touchedObject: Touched
+      if let (previous, rank) = member(edit.objectID) {
         if rank < limit { isListedChange = true }
-        if !inPlace && edit.new != nil {
-          oldNeighbours = neighbours(rank)
+        if let new = edit.new {
+          let inPlace = order.hasSameKeys(previous, new)
+          if !inPlace {
+            shift += 1
+            // Where the object would go among the old list: within the
+            // limit, it changes what is listed.
+            if !isListedChange && content.rank(of: new) < limit { isListedChange = true }
+          }
+          let staysInSection =
+            inPlace || !order.isSectioned
+            || order.isSameSection(order.sectionKey(of: previous), order.sectionKey(of: new))
+          touchedObject = Touched(
+            objectID: edit.objectID, old: previous, new: new, changedKeys: edit.changedKeys,
+            isRepositioned: !inPlace, staysInSection: staysInSection, oldRank: rank,
+            oldNeighbours: inPlace ? nil : neighbours(rank))
+        } else {
+          shift += 1
+          touchedObject = Touched(
+            objectID: edit.objectID, old: previous, new: nil, changedKeys: edit.changedKeys, isRepositioned: true,
+            staysInSection: false, oldRank: rank, oldNeighbours: nil)
         }
+      } else {
+        guard !edit.isRelatedOnly, let new = edit.new else { continue }
+        shift += 1
+        if !isListedChange && content.rank(of: new) < limit { isListedChange = true }
+        touchedObject = Touched(
+          objectID: edit.objectID, old: nil, new: new, changedKeys: edit.changedKeys, isRepositioned: true,
+          staysInSection: false, oldRank: nil, oldNeighbours: nil)
       }
-      // Where the object would go among the old list: within the limit,
-      // it changes what is listed.
-      if !isListedChange, !inPlace, let new = edit.new, content.rank(of: new) < limit { isListedChange = true }
-      if !inPlace { shift += 1 }
-      touched.append(
-        Touched(
-          objectID: edit.objectID, old: previous, new: edit.new, changedKeys: edit.changedKeys,
-          isRepositioned: !inPlace, oldRank: oldRank, oldNeighbours: oldNeighbours))
+      touched.append(touchedObject)
     }
     guard isListedChange else {
       return Plan(
@@ -215,7 +231,7 @@ struct ListState: Sendable {
         if let previous, order.isSameSection(previous, key) { continue }
         previous = key
         let index = content.listedSectionIndex(of: key)
-        sections.append(SectionBefore(key: key, listed: index.map { ($0, content.section(at: $0)) }))
+        sections.append(SectionBefore(key: key, listed: index.map { ($0, content.listedCount(ofSectionAt: $0)) }))
       }
     }
     let oldPaths = touched.map { object in
@@ -236,17 +252,20 @@ struct ListState: Sendable {
   /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
   mutating func commit(_ plan: Plan) -> ListChanges {
     sequenceNumber = plan.sequenceNumber
-    for object in plan.touched { mutate(object) }
+    apply(plan.touched)
     var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
     guard plan.changesListedObjects else { return changes }
     let (touched, bystanders, sections) = (plan.touched, plan.bystanders, plan.sections)
     let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
     let limit = content.limit
 
-    var repositioned = Set<ObjectID>(minimumCapacity: touched.count)
-    for object in touched where object.isRepositioned { repositioned.insert(object.objectID) }
+    let movers = touched.filter(\.isRepositioned)
+    var repositioned = Set<ObjectID>(minimumCapacity: movers.count)
+    for object in movers { repositioned.insert(object.objectID) }
     for (object, from) in zip(touched, oldPaths) {
-      let newRank = object.new.map { content.rank(of: $0) }
+      let newRank = object.new.map { new in
+        object.isRepositioned ? content.rank(of: new) : shiftedRank(of: object, new: new, movers: movers)
+      }
       let to = newRank.flatMap { $0 < limit ? content.indexPath(of: object.new!, rank: $0) : nil }
       switch (from, to) {
       case (nil, nil):
@@ -280,7 +299,11 @@ struct ListState: Sendable {
       let index = content.listedSectionIndex(of: section.key)
       switch (section.listed, index) {
       case (let before?, nil):
-        changes.deletedSections.append(.init(index: before.index, info: before.info))
+        let value = section.key.value
+        changes.deletedSections.append(
+          .init(
+            index: before.index,
+            info: ListSectionInfo(value: value, name: content.sectionName(value), count: before.count)))
       case (nil, let index?):
         changes.insertedSections.append(.init(index: index, info: content.section(at: index)))
       default:
@@ -289,6 +312,22 @@ struct ListState: Sendable {
     }
     Self.finish(&changes)
     return changes
+  }
+
+  /// The rank after the edits of an object updated in place, `new` as it
+  /// is now: its rank before, less the repositioned objects that left from
+  /// before it, plus those that came in before it. With many of them, one
+  /// search of the list is cheaper.
+  private func shiftedRank(of object: Touched, new: ListedObject, movers: [Touched]) -> Int {
+    guard let oldRank = object.oldRank, movers.count <= 16 else { return content.rank(of: new) }
+    var rank = oldRank
+    withUnsafePointer(to: new) { new in
+      for mover in movers {
+        if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
+        if let moverNew = mover.new, withUnsafePointer(to: moverNew, { order.isBefore($0, new) }) { rank += 1 }
+      }
+    }
+    return rank
   }
 
   /// Turns a move out of a deleted section, or into an inserted one, into
@@ -349,60 +388,66 @@ struct ListState: Sendable {
     content.objects.readNeighbours(of: rank) { $0?.pointee.snapshot.objectID }
   }
 
-  /// Moves, removes, inserts or replaces one touched object.
-  private mutating func mutate(_ object: Touched) {
-    if !object.isRepositioned {
-      replace(object.old!, with: object.new!)
-      return
-    }
-    if let old = object.old { remove(old) }
-    if let new = object.new { insert(new) }
-  }
-
-  private mutating func replace(_ previous: ListedObject, with new: ListedObject) {
-    let order = content.order
-    withUnsafePointer(to: previous) { previous in
-      let id = previous.pointee.snapshot.objectID
-      content.objects.update(at: { order.isBefore($0, previous) }, where: { $0.pointee.snapshot.objectID == id }) {
-        $0 = new
+  /// Applies the edits of the touched objects, finding the objects that
+  /// leave their place by their ranks before the edits: the objects
+  /// updated in place first (they move nothing, so every rank read in
+  /// ``prepare(_:sequenceNumber:)`` still holds), then the ones that leave,
+  /// the last first (each removal leaves the ranks before it as they
+  /// were), then the ones that come in, each where it sorts.
+  private mutating func apply(_ touched: [Touched]) {
+    for object in touched where !object.isRepositioned {
+      let new = object.new!
+      let id = new.objectID
+      content.objects.update(at: object.oldRank!) { listed in
+        precondition(listed.objectID == id, "a listed object is missing from its list")
+        listed = new
       }
+      remember(new)
     }
-    remember(new)
+    var leaving = touched.filter { $0.isRepositioned && $0.oldRank != nil }
+    leaving.sort { $0.oldRank! > $1.oldRank! }
+    for object in leaving {
+      let old = object.old!
+      let removed = content.objects.remove(at: object.oldRank!)
+      precondition(removed.objectID == old.objectID, "a listed object is missing from its list")
+      values.updateValue(nil, for: old.objectID.rawValue)
+      if !order.paths.isEmpty { derivedValues[old.objectID] = nil }
+      // A move within its section leaves the section's count as it is.
+      if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: old), by: -1) }
+    }
+    for object in touched where object.isRepositioned {
+      guard let new = object.new else { continue }
+      insert(new)
+      if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: new), by: 1) }
+    }
   }
 
-  private mutating func remove(_ object: ListedObject) {
-    let order = content.order
-    let id = object.objectID
-    let removed = withUnsafePointer(to: object) { object in
-      content.objects.remove(at: { order.isBefore($0, object) }, where: { $0.pointee.snapshot.objectID == id })
-    }
-    precondition(removed != nil, "a listed object is missing from its list")
-    values.updateValue(nil, for: object.objectID.rawValue)
-    if !order.paths.isEmpty { derivedValues[object.objectID] = nil }
-    guard order.isSectioned else { return }
-    let key = order.sectionKey(of: object)
-    let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }
-    let isMatch: (UnsafePointer<SectionCount>) -> Bool = { order.isSameSection($0, key) }
-    var emptied = false
-    content.sectionCounts.update(at: isBefore, where: isMatch) { section in
-      section.count -= 1
-      emptied = section.count == 0
-    }
-    if emptied { content.sectionCounts.remove(at: isBefore, where: isMatch) }
-  }
-
+  /// Inserts `object` into the list's objects (not into its section's
+  /// count).
   private mutating func insert(_ object: ListedObject) {
     let order = content.order
     withUnsafePointer(to: object) { pointer in
       _ = content.objects.insert(object, at: { order.isBefore($0, pointer) })
     }
     remember(object)
-    guard order.isSectioned else { return }
-    let key = order.sectionKey(of: object)
-    let isBefore: (UnsafePointer<SectionCount>) -> Bool = { order.isSectionBefore($0, key) }
-    let isMatch: (UnsafePointer<SectionCount>) -> Bool = { order.isSameSection($0, key) }
-    if content.sectionCounts.update(at: isBefore, where: isMatch, { $0.count += 1 }) == nil {
-      content.sectionCounts.insert(SectionCount(key: key, count: 1), at: isBefore)
+  }
+
+  /// Adds `change` to section `key`'s count: a section counted down to
+  /// zero goes, one counted up from none comes.
+  private mutating func countSection(_ key: SectionKey, by change: Int) {
+    let order = content.order
+    var emptied = false
+    let found = content.sectionCounts.update(
+      at: { order.isSectionBefore($0, key) }, where: { order.isSameSection($0, key) }
+    ) { section in
+      section.count += change
+      emptied = section.count == 0
+    }
+    if found == nil {
+      precondition(change > 0, "a listed object's section is missing from its list")
+      content.sectionCounts.insert(SectionCount(key: key, count: change), at: { order.isSectionBefore($0, key) })
+    } else if emptied {
+      content.sectionCounts.remove(at: { order.isSectionBefore($0, key) }, where: { order.isSameSection($0, key) })
     }
   }
 
@@ -411,9 +456,7 @@ struct ListState: Sendable {
   /// section: then every other object keeps its order relative to it, and
   /// the change is an update, not a move.
   private func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: Set<ObjectID>) -> Bool {
-    guard let (before, after) = object.oldNeighbours,
-      order.isSameSection(order.sectionKey(of: object.old!), order.sectionKey(of: object.new!))
-    else { return false }
+    guard let (before, after) = object.oldNeighbours, object.staysInSection else { return false }
     let (newBefore, newAfter) = neighbours(newRank)
     guard before == newBefore && after == newAfter else { return false }
     return before.map { !repositioned.contains($0) } ?? true && after.map { !repositioned.contains($0) } ?? true

@@ -40,16 +40,18 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   init(sorted elements: some Sequence<Element>) {
     var level: [Node] = []
     // Leaves seven-eighths full leave room for a few inserts each before
-    // a split; their storage holds what they hold (see `leafSlack`).
+    // a split; their storage has room for two of them (see `leafSlack`),
+    // so that the first insert into a leaf moves half of it and does not
+    // copy all of it to new storage.
     let fill = Self.capacity * 7 / 8
     var leaf = ContiguousArray<Element>()
-    leaf.reserveCapacity(fill)
+    leaf.reserveCapacity(fill + Self.leafSlack / 2)
     for element in elements {
       leaf.append(element)
       if leaf.count == fill {
         level.append(Node(elements: leaf))
         leaf = []
-        leaf.reserveCapacity(fill)
+        leaf.reserveCapacity(fill + Self.leafSlack / 2)
       }
     }
     if !leaf.isEmpty || level.isEmpty { level.append(Node(elements: leaf)) }
@@ -131,6 +133,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ///
   /// - Precondition: The partition point is less than `count`.
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  @inline(__always)
   func partitionPoint<Result>(
     _ isBefore: (UnsafePointer<Element>) -> Bool, reading body: (UnsafePointer<Element>) -> Result
   ) -> (position: Int, result: Result) {
@@ -154,6 +157,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// the first element for which it is false, or `count`.
   ///
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  @inline(__always)
   func partitionPoint(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
     guard var node = root else { return 0 }
     var position = 0
@@ -169,6 +173,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// sum of the weights of the elements before it, in one descent.
   ///
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  @inline(__always)
   func partitionPointAndWeight(_ isBefore: (UnsafePointer<Element>) -> Bool) -> (position: Int, weight: Int) {
     guard var node = root else { return (0, 0) }
     var position = 0
@@ -259,6 +264,33 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ) -> Int? {
     guard root != nil else { return nil }
     return Self.update(isBefore, isMatch, update, in: &root!)?.position
+  }
+
+  /// Removes and returns the element at `position`, finding it by the
+  /// counts alone (no comparison).
+  ///
+  /// - Precondition: `0 <= position < count`.
+  /// - Complexity: O(log *n*).
+  @discardableResult
+  mutating func remove(at position: Int) -> Element {
+    precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
+    let element = Self.remove(at: position, from: &root!)
+    if root!.count == 0 {
+      root = nil
+    } else if !root!.isLeaf && root!.children.count == 1 {
+      root = root!.children[0]
+    }
+    return element
+  }
+
+  /// Replaces the element at `position` with `update`'s result, finding it
+  /// by the counts alone; the result must sort in the same place.
+  ///
+  /// - Precondition: `0 <= position < count`.
+  /// - Complexity: O(log *n*).
+  mutating func update(at position: Int, _ update: (inout Element) -> Void) {
+    precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
+    Self.update(at: position, update, in: &root!)
   }
 
   // MARK: Nodes
@@ -388,6 +420,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
 
     /// The child whose subtree holds the partition point: the last child
     /// whose first element is before it (the first child when none is).
+    @inline(__always)
     func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
       Swift.max(0, firsts.partitionPoint(isBefore) - 1)
     }
@@ -429,7 +462,10 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     guard node.itemCount > capacity else { return nil }
     let half = node.itemCount / 2
     if node.isLeaf {
-      let right = Node(elements: ContiguousArray(node.elements[half...]))
+      var elements = ContiguousArray<Element>()
+      elements.reserveCapacity(node.itemCount - half + leafSlack / 2)
+      elements.append(contentsOf: node.elements[half...])
+      let right = Node(elements: elements)
       node.elements.removeSubrange(half...)
       node.count = node.elements.count
       node.weight -= right.weight
@@ -480,6 +516,47 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     if inner == 0 && node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
     rebalance(node, child: index)
     return (position + inner, element)
+  }
+
+  private static func remove(at position: Int, from node: inout Node) -> Element {
+    unshare(&node)
+    node.count -= 1
+    if node.isLeaf {
+      let element = node.elements.remove(at: position)
+      node.weight -= element.weight
+      return element
+    }
+    var offset = position
+    let index = node.childIndex(containing: &offset)
+    let element = remove(at: offset, from: &node.children[index])
+    node.weight -= element.weight
+    node.refresh(index)
+    // The child's first element changes only when its first one goes.
+    if offset == 0 && node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
+    rebalance(node, child: index)
+    return element
+  }
+
+  /// Updates the element at `position` below `node`; returns the change of
+  /// its weight.
+  @discardableResult
+  private static func update(at position: Int, _ update: (inout Element) -> Void, in node: inout Node) -> Int {
+    unshare(&node)
+    if node.isLeaf {
+      let before = node.elements[position].weight
+      update(&node.elements[position])
+      let change = node.elements[position].weight - before
+      node.weight += change
+      return change
+    }
+    var offset = position
+    let index = node.childIndex(containing: &offset)
+    let change = Self.update(at: offset, update, in: &node.children[index])
+    // The child's first element changes only when the update is to it.
+    if offset == 0 { node.firsts[index] = node.children[index].first }
+    node.weight += change
+    node.weights[index] += change
+    return change
   }
 
   /// Keeps a child of `node` at least `minimumFill` full: an empty child
