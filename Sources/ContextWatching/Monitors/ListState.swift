@@ -136,6 +136,10 @@ struct ListState: Sendable {
     fileprivate var sections: [SectionBefore]
     fileprivate var oldPaths: [ListIndexPath?]
     fileprivate var bystanderPaths: [ListIndexPath?]
+    /// Whether an edit changes a section's count (every object stays in its
+    /// section otherwise): only then can sections come or go, or an
+    /// object's section index or a section's start change.
+    fileprivate var changesSectionCounts: Bool
     /// Whether the listed objects (within the limit) change: only then do
     /// observers hear of the save.
     let changesListedObjects: Bool
@@ -196,7 +200,7 @@ struct ListState: Sendable {
     }
     guard isListedChange else {
       return Plan(
-        touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [], changesSectionCounts: false,
         changesListedObjects: false, sequenceNumber: sequenceNumber)
     }
 
@@ -216,7 +220,8 @@ struct ListState: Sendable {
       }
     }
     var sections: [SectionBefore] = []
-    if order.isSectioned {
+    let changesSectionCounts = order.isSectioned && touched.contains { !$0.staysInSection }
+    if changesSectionCounts {
       var keys: [SectionKey] = []
       for object in touched {
         if let old = object.old { keys.append(order.sectionKey(of: old)) }
@@ -242,7 +247,7 @@ struct ListState: Sendable {
     }
     return Plan(
       touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths, bystanderPaths: bystanderPaths,
-      changesListedObjects: true, sequenceNumber: sequenceNumber)
+      changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
   }
 
   /// Applies a prepared save's edits in place and tells what they did to
@@ -266,7 +271,15 @@ struct ListState: Sendable {
       let newRank = object.new.map { new in
         object.isRepositioned ? content.rank(of: new) : shiftedRank(of: object, new: new, movers: movers)
       }
-      let to = newRank.flatMap { $0 < limit ? content.indexPath(of: object.new!, rank: $0) : nil }
+      let to = newRank.flatMap { rank -> ListIndexPath? in
+        guard rank < limit else { return nil }
+        // With every section's count as it was, an object stays at its
+        // section's index, and the section starts where it did.
+        if !plan.changesSectionCounts, let from, let oldRank = object.oldRank {
+          return ListIndexPath(item: from.item + rank - oldRank, section: from.section)
+        }
+        return content.indexPath(of: object.new!, rank: rank)
+      }
       switch (from, to) {
       case (nil, nil):
         continue
