@@ -112,6 +112,28 @@ struct OrderStatisticTreeTests {
     #expect(copy.checkInvariants(<=))
   }
 
+  /// The element covering each weight, and the weight before it, equal a
+  /// scan of the running sums, for trees of one leaf and of several levels
+  /// (elements weigh their value; zero-weight elements are passed over).
+  @Test func findsTheElementCoveringAWeight() {
+    var random = SeededGenerator(seed: SeededGenerator.seed(default: 0xC0))
+    for size in [1, 3, 28, 29, 300, 2_000] {
+      let values = (0..<size).map { _ in Int.random(in: 0..<6, using: &random) }.sorted()
+      let tree = OrderStatisticTree(sorted: values)
+      let total = values.reduce(0, +)
+      var position = 0
+      var before = 0
+      for weight in 0..<total {
+        while before + values[position] <= weight {
+          before += values[position]
+          position += 1
+        }
+        let found = tree.position(coveringWeight: weight)
+        #expect(found.position == position && found.weightBefore == before, "size \(size), weight \(weight)")
+      }
+    }
+  }
+
   /// Every position of trees of 1 to 300 elements (one leaf, several,
   /// several levels): the element at a partition point and a position's
   /// neighbours read in one descent equal the array's, at leaf edges too.

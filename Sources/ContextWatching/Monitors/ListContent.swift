@@ -120,19 +120,10 @@ public struct ListContent: Sendable {
   // MARK: Positions
 
   /// The index path of the object at `rank` in the whole list (limit not
-  /// checked).
+  /// checked), found by the sections' counts alone.
   func indexPath(rank: Int) -> ListIndexPath {
     guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
-    return objects.read(rank) { indexPath(of: $0.pointee, rank: rank) }
-  }
-
-  /// The index path of `object`, at `rank` in the list (limit not
-  /// checked).
-  func indexPath(of object: borrowing ListedObject, rank: Int) -> ListIndexPath {
-    guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
-    let key = order.sectionKey(of: object)
-    let order = order
-    let (section, start) = sectionCounts.partitionPointAndWeight { order.isSectionBefore($0, key) }
+    let (section, start) = sectionCounts.position(coveringWeight: rank)
     return ListIndexPath(item: rank - start, section: section)
   }
 

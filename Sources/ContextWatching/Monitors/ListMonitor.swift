@@ -139,9 +139,9 @@ public final class ListMonitor: Sendable {
   /// - Complexity: O(log *n*).
   public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
     state.withLock { state in
-      guard let (object, rank) = state.member(objectID) else { return nil }
+      guard let rank = state.member(objectID)?.rank else { return nil }
       guard rank < state.content.count else { return nil }
-      return state.content.indexPath(of: object, rank: rank)
+      return state.content.indexPath(rank: rank)
     }
   }
 

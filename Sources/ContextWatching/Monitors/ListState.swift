@@ -240,10 +240,10 @@ struct ListState: Sendable {
       }
     }
     let oldPaths = touched.map { object in
-      object.oldRank.flatMap { $0 < limit ? content.indexPath(of: object.old!, rank: $0) : nil }
+      object.oldRank.flatMap { $0 < limit ? content.indexPath(rank: $0) : nil }
     }
     let bystanderPaths = bystanders.map {
-      $0.oldRank < limit ? content.indexPath(of: $0.object, rank: $0.oldRank) : nil
+      $0.oldRank < limit ? content.indexPath(rank: $0.oldRank) : nil
     }
     return Plan(
       touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths, bystanderPaths: bystanderPaths,
@@ -278,7 +278,7 @@ struct ListState: Sendable {
         if !plan.changesSectionCounts, let from, let oldRank = object.oldRank {
           return ListIndexPath(item: from.item + rank - oldRank, section: from.section)
         }
-        return content.indexPath(of: object.new!, rank: rank)
+        return content.indexPath(rank: rank)
       }
       switch (from, to) {
       case (nil, nil):
@@ -303,7 +303,7 @@ struct ListState: Sendable {
         changes.deleted.append(.init(indexPath: from, object: bystander.object.snapshot))
       case (nil, true):
         changes.inserted.append(
-          .init(indexPath: content.indexPath(of: bystander.object, rank: newRank), object: bystander.object.snapshot))
+          .init(indexPath: content.indexPath(rank: newRank), object: bystander.object.snapshot))
       default:
         break
       }

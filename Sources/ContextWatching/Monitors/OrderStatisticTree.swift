@@ -213,6 +213,40 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     }
   }
 
+  /// The first position at which the sum of the weights up to and with
+  /// the element there exceeds `weight`, and the sum of the weights before
+  /// it: for elements that each count several things (a section's
+  /// objects), the element that holds thing number `weight` and where its
+  /// things start. Reads the weights alone (no comparison).
+  ///
+  /// - Precondition: `0 <= weight <` the sum of every element's weight.
+  /// - Complexity: O(log *n*).
+  func position(coveringWeight weight: Int) -> (position: Int, weightBefore: Int) {
+    precondition(weight >= 0 && weight < (root?.weight ?? 0), "weight \(weight) is out of range")
+    var node = root.unsafelyUnwrapped
+    var position = 0
+    var before = 0
+    while !node.isLeaf {
+      var index = 0
+      node.weights.withUnsafeBufferPointer { weights in
+        while before + weights[index] <= weight {
+          before += weights[index]
+          index += 1
+        }
+      }
+      position += node.count(before: index)
+      node = node.children[index]
+    }
+    var offset = 0
+    node.elements.withUnsafeBufferPointer { elements in
+      while before + elements[offset].weight <= weight {
+        before += elements[offset].weight
+        offset += 1
+      }
+    }
+    return (position + offset, before)
+  }
+
   /// Inserts `element` at the partition point of `isBefore`, which must be
   /// where it belongs in the order.
   ///
