@@ -177,11 +177,16 @@ struct RandomWrites {
 
   mutating func city() -> FilterValue { Self.cities.randomElement(using: &random)!.map(FilterValue.string) ?? .null }
 
-  /// One to four writes, then a save.
+  /// One to four writes, then a save; one save in ten has 17 to 40 writes
+  /// (the list monitor counts ranks for up to 16 repositioned objects and
+  /// searches for more).
   mutating func save(_ context: ObjectContext) throws {
+    let writes =
+      Int.random(in: 0..<10, using: &random) == 0
+      ? Int.random(in: 17...40, using: &random) : Int.random(in: 1...4, using: &random)
     try context.performAndWait { context in
       let departments = try context.objects(of: "Department")
-      for _ in 0..<Int.random(in: 1...4, using: &random) {
+      for _ in 0..<writes {
         let people = try context.objects(of: "Person")
         let person = people.randomElement(using: &random)
         switch Int.random(in: 0..<20, using: &random) {

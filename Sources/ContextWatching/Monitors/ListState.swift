@@ -257,7 +257,7 @@ struct ListState: Sendable {
   /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
   mutating func commit(_ plan: Plan) -> ListChanges {
     sequenceNumber = plan.sequenceNumber
-    apply(plan.touched)
+    let insertedAt = apply(plan.touched)
     var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
     guard plan.changesListedObjects else { return changes }
     let (touched, bystanders, sections) = (plan.touched, plan.bystanders, plan.sections)
@@ -265,12 +265,12 @@ struct ListState: Sendable {
     let limit = content.limit
 
     let movers = touched.filter(\.isRepositioned)
-    var repositioned = Set<ObjectID>(minimumCapacity: movers.count)
-    for object in movers { repositioned.insert(object.objectID) }
-    for (object, from) in zip(touched, oldPaths) {
-      let newRank = object.new.map { new in
-        object.isRepositioned ? content.rank(of: new) : shiftedRank(of: object, new: new, movers: movers)
-      }
+    let repositioned = movers.map(\.objectID).sorted()
+    let newRanks = ranksAfterEdits(of: touched, insertedAt: insertedAt, movers: movers)
+    changes.moved.reserveCapacity(movers.count)
+    changes.updated.reserveCapacity(touched.count - movers.count)
+    for (index, (object, from)) in zip(touched, oldPaths).enumerated() {
+      let newRank = newRanks[index]
       let to = newRank.flatMap { rank -> ListIndexPath? in
         guard rank < limit else { return nil }
         // With every section's count as it was, an object stays at its
@@ -327,20 +327,39 @@ struct ListState: Sendable {
     return changes
   }
 
-  /// The rank after the edits of an object updated in place, `new` as it
-  /// is now: its rank before, less the repositioned objects that left from
-  /// before it, plus those that came in before it. With many of them, one
-  /// search of the list is cheaper.
-  private func shiftedRank(of object: Touched, new: ListedObject, movers: [Touched]) -> Int {
-    guard let oldRank = object.oldRank, movers.count <= 16 else { return content.rank(of: new) }
-    var rank = oldRank
-    withUnsafePointer(to: new) { new in
-      for mover in movers {
-        if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
-        if let moverNew = mover.new, withUnsafePointer(to: moverNew, { order.isBefore($0, new) }) { rank += 1 }
+  /// Each touched object's rank after the edits (nil for one no longer
+  /// listed), `insertedAt` being where ``apply(_:)`` inserted each.
+  ///
+  /// With few repositioned objects (the movers), ranks are counted from
+  /// them instead of searched for: an object updated in place has its rank
+  /// from before, less the movers that left from before it, plus those that
+  /// came in before it; a mover has the position it was inserted at, plus
+  /// the movers inserted after it that sort before it.
+  private func ranksAfterEdits(of touched: [Touched], insertedAt: [Int], movers: [Touched]) -> [Int?] {
+    guard movers.count <= 16 else { return touched.map { $0.new.map { content.rank(of: $0) } } }
+    let inserted = touched.indices.filter { touched[$0].isRepositioned && touched[$0].new != nil }
+    var ranks = [Int?](repeating: nil, count: touched.count)
+    for (index, object) in touched.enumerated() where !object.isRepositioned {
+      let oldRank = object.oldRank!
+      var rank = oldRank
+      withUnsafePointer(to: object.new!) { new in
+        for mover in movers {
+          if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
+          if let moverNew = mover.new, withUnsafePointer(to: moverNew, { order.isBefore($0, new) }) { rank += 1 }
+        }
       }
+      ranks[index] = rank
     }
-    return rank
+    for (number, index) in inserted.enumerated() {
+      var rank = insertedAt[index]
+      withUnsafePointer(to: touched[index].new!) { new in
+        for later in inserted[(number + 1)...] {
+          if withUnsafePointer(to: touched[later].new!, { order.isBefore($0, new) }) { rank += 1 }
+        }
+      }
+      ranks[index] = rank
+    }
+    return ranks
   }
 
   /// Turns a move out of a deleted section, or into an inserted one, into
@@ -407,7 +426,10 @@ struct ListState: Sendable {
   /// ``prepare(_:sequenceNumber:)`` still holds), then the ones that leave,
   /// the last first (each removal leaves the ranks before it as they
   /// were), then the ones that come in, each where it sorts.
-  private mutating func apply(_ touched: [Touched]) {
+  ///
+  /// - Returns: Where each touched object was inserted, in the list as it
+  ///   was then; -1 for one not inserted.
+  private mutating func apply(_ touched: [Touched]) -> [Int] {
     for object in touched where !object.isRepositioned {
       let new = object.new!
       let id = new.objectID
@@ -428,21 +450,26 @@ struct ListState: Sendable {
       // A move within its section leaves the section's count as it is.
       if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: old), by: -1) }
     }
-    for object in touched where object.isRepositioned {
+    var insertedAt = [Int](repeating: -1, count: touched.count)
+    for (index, object) in touched.enumerated() where object.isRepositioned {
       guard let new = object.new else { continue }
-      insert(new)
+      insertedAt[index] = insert(new)
       if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: new), by: 1) }
     }
+    return insertedAt
   }
 
   /// Inserts `object` into the list's objects (not into its section's
   /// count).
-  private mutating func insert(_ object: ListedObject) {
+  ///
+  /// - Returns: Its position.
+  private mutating func insert(_ object: ListedObject) -> Int {
     let order = content.order
-    withUnsafePointer(to: object) { pointer in
-      _ = content.objects.insert(object, at: { order.isBefore($0, pointer) })
+    let position = withUnsafePointer(to: object) { pointer in
+      content.objects.insert(object, at: { order.isBefore($0, pointer) })
     }
     remember(object)
+    return position
   }
 
   /// Adds `change` to section `key`'s count: a section counted down to
@@ -468,11 +495,19 @@ struct ListState: Sendable {
   /// same two neighbours as before, neither of which moved, and in the same
   /// section: then every other object keeps its order relative to it, and
   /// the change is an update, not a move.
-  private func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: Set<ObjectID>) -> Bool {
+  ///
+  /// `repositioned` holds the identifiers of the repositioned objects,
+  /// sorted.
+  private func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: [ObjectID]) -> Bool {
     guard let (before, after) = object.oldNeighbours, object.staysInSection else { return false }
     let (newBefore, newAfter) = neighbours(newRank)
     guard before == newBefore && after == newAfter else { return false }
-    return before.map { !repositioned.contains($0) } ?? true && after.map { !repositioned.contains($0) } ?? true
+    func stays(_ id: ObjectID?) -> Bool {
+      guard let id else { return true }
+      let index = repositioned.partitionPoint { $0.pointee < id }
+      return index == repositioned.count || repositioned[index] != id
+    }
+    return stays(before) && stays(after)
   }
 
   // MARK: Replacing the request
