@@ -20,8 +20,14 @@
 //             list, and `CollectionDifference` from the previous fetch's
 //             identifiers (what one writes without a monitor).
 //
-// Prints the medians, the monitor's cost per changed object, its growth
-// between the sizes, and the ratio of refetching to it. Then the heap bytes
+// In two phases: first saves back to back (monitor, plain, monitor, ...: a
+// service saving steadily, the list's upper levels in the caches), then
+// each round with a refetch, whose walk of the twin's n people leaves the
+// next monitored save with cold caches (the list read from memory).
+//
+// Prints the medians of each phase, the monitor's cost per changed object,
+// its growth between the sizes, and the ratio of refetching to it. Then the
+// heap bytes
 // a monitor of 100,000 objects holds per listed object (glibc's mallinfo2,
 // before and after creating the monitor: the snapshots share the objects'
 // storage, so this is the list, its index and the monitor's watch).
@@ -89,9 +95,17 @@ func median(_ values: [UInt64]) -> Double {
 }
 
 struct Result {
+  /// Saves back to back.
   var monitor: Double
   var plain: Double
+  /// Each save after a refetch.
+  var coldMonitor: Double
+  var coldPlain: Double
   var refetch: Double
+
+  /// What the monitor adds to a save, in nanoseconds.
+  var added: Double { monitor - plain }
+  var coldAdded: Double { coldMonitor - coldPlain }
 }
 
 func measure(_ count: Int, rounds: Int) -> Result {
@@ -102,23 +116,36 @@ func measure(_ count: Int, rounds: Int) -> Result {
   let token = monitor.observe { update in
     delivered.withLock { $0 = (update.changes.moved.count, update.changes.updated.count) }
   }
-  var previous = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
-    .map(\.objectID)
-  var (monitorTimes, plainTimes, refetchTimes) = ([UInt64](), [UInt64](), [UInt64]())
   var random = SeededGenerator(seed: 7)
   var plainRandom = SeededGenerator(seed: 7)
-  for round in 0..<rounds {
+  var round = 0
+  /// The monitored save, then the plain one, each timed.
+  func saveBoth() -> (monitor: UInt64, plain: UInt64) {
+    round += 1
     var start = now()
     saveTenChanges(watched, watchedPeople, round: round, random: &random)
-    monitorTimes.append(now() - start)
+    let monitor = now() - start
     let (moves, updates) = delivered.withLock { $0 }
     precondition((1...10).contains(moves + updates), "delivered \(moves) moves, \(updates) updates")
-
     start = now()
     saveTenChanges(plain, plainPeople, round: round, random: &plainRandom)
-    plainTimes.append(now() - start)
+    return (monitor, now() - start)
+  }
 
-    start = now()
+  var (monitorTimes, plainTimes) = ([UInt64](), [UInt64]())
+  for _ in 0..<rounds {
+    let times = saveBoth()
+    monitorTimes.append(times.monitor)
+    plainTimes.append(times.plain)
+  }
+  var previous = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
+    .map(\.objectID)
+  var (coldMonitorTimes, coldPlainTimes, refetchTimes) = ([UInt64](), [UInt64](), [UInt64]())
+  for _ in 0..<rounds {
+    let times = saveBoth()
+    coldMonitorTimes.append(times.monitor)
+    coldPlainTimes.append(times.plain)
+    let start = now()
     let fetched = try! plain.performAndWait { try $0.fetch(ObjectFetchRequest(entity: "Person", sortedBy: sortKeys)) }
       .map(\.objectID)
     let difference = fetched.difference(from: previous)
@@ -127,7 +154,9 @@ func measure(_ count: Int, rounds: Int) -> Result {
     previous = fetched
   }
   withExtendedLifetime(token) {}
-  return Result(monitor: median(monitorTimes), plain: median(plainTimes), refetch: median(refetchTimes))
+  return Result(
+    monitor: median(monitorTimes), plain: median(plainTimes), coldMonitor: median(coldMonitorTimes),
+    coldPlain: median(coldPlainTimes), refetch: median(refetchTimes))
 }
 
 func bytesPerListedObject(_ count: Int) -> Double {
@@ -157,16 +186,22 @@ var results: [(Int, Result)] = []
 for size in sizes.isEmpty ? [1_000, 100_000] : sizes {
   let result = measure(size, rounds: size >= 100_000 ? 300 : 1_000)
   results.append((size, result))
-  let added = (result.monitor - result.plain) / 1_000
   print(
-    "\(size) listed: save with monitor \(text(result.monitor / 1_000)) µs, without \(text(result.plain / 1_000)) µs, "
-      + "monitor \(text(added)) µs (\(text(added / 10)) µs per changed object); "
-      + "refetch + CollectionDifference \(text(result.refetch / 1_000)) µs (\(text(result.refetch / 1_000 / max(added, 0.001)))x the monitor)"
-  )
+    "\(size) listed, saves back to back: save with monitor \(text(result.monitor / 1_000)) µs, "
+      + "without \(text(result.plain / 1_000)) µs, monitor \(text(result.added / 1_000)) µs "
+      + "(\(text(result.added / 10_000)) µs per changed object)")
+  print(
+    "\(size) listed, each save after a refetch: save with monitor \(text(result.coldMonitor / 1_000)) µs, "
+      + "without \(text(result.coldPlain / 1_000)) µs, monitor \(text(result.coldAdded / 1_000)) µs "
+      + "(\(text(result.coldAdded / 10_000)) µs per changed object); refetch + CollectionDifference "
+      + "\(text(result.refetch / 1_000)) µs (\(text(result.refetch / max(result.coldAdded, 1)))x the monitor)")
 }
 if let first = results.first, let last = results.last, results.count > 1 {
-  let growth = (last.1.monitor - last.1.plain) / max(first.1.monitor - first.1.plain, 1)
-  print("growth of the monitor's cost from \(first.0) to \(last.0) listed: \(text(growth))x")
+  let growth = last.1.added / max(first.1.added, 1)
+  let coldGrowth = last.1.coldAdded / max(first.1.coldAdded, 1)
+  print(
+    "growth of the monitor's cost from \(first.0) to \(last.0) listed: \(text(growth))x back to back, "
+      + "\(text(coldGrowth))x after a refetch")
 }
 precondition(malloc_info_bytes_in_use() > 0, "mallinfo2() is not available here")
 print("heap per listed object, 100,000 listed: \(text(bytesPerListedObject(100_000))) B")
