@@ -188,6 +188,22 @@ struct CompilationTests {
     ) { try index.evaluate(["tags": ["a"]]) }
   }
 
+  /// Compile and evaluation errors handled alike, as `PredicateDiagnostic`s.
+  @Test func compileAndEvaluationErrorsAreDiagnostics() throws {
+    let compile = try #require(compileError("name == 'x' AND agee > 3"))
+    let filter = try CompiledFilter("name == 'x' OR age < '40'", resolver: RecordKeyResolver())
+    let evaluation = try #require(#expect(throws: PredicateEvaluationError.self) { try filter.evaluate(["age": 30]) })
+    let diagnostics: [any PredicateDiagnostic] = [compile, evaluation]
+    #expect(diagnostics.map(\.location?.description) == ["1:17", "1:16"])
+    #expect(
+      diagnostics.map(\.description) == [
+        "predicate:1:17: error: Person has no key 'agee' (did you mean 'age'?)",
+        "predicate:1:16: error: cannot order integer 30 against string \"40\"",
+      ])
+    #expect(
+      diagnostics[1].detailedDescription().hasSuffix("1 | name == 'x' OR age < '40'\n  |                ^^^^^^^^^^"))
+  }
+
   @Test func treesBuiltInCodeReportOffsetsWithoutSource() throws {
     let syntax = try PredicateParser.parse("a < 'b'")
     let filter = try CompiledFilter(syntax, resolver: RecordKeyResolver())

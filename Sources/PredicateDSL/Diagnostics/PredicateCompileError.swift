@@ -13,7 +13,7 @@
 ///   print(error)  // predicate:1:1: error: Person has no key 'agee'
 /// }
 /// ```
-public struct PredicateCompileError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PredicateCompileError: PredicateDiagnostic, Hashable, Sendable {
   /// The broad kind of problem.
   public var code: Code
   /// What is wrong, in one sentence without the position.
@@ -78,23 +78,5 @@ public struct PredicateCompileError: Error, Hashable, Sendable, CustomStringConv
 
     /// The code's name, such as `unknownKey`.
     public var description: String { name }
-  }
-
-  /// Where the error is, when ``source`` is known.
-  public var location: PredicateParseError.Location? {
-    source.map { DiagnosticText.locate(range, in: $0).location }
-  }
-
-  /// One line in compiler style: `predicate:1:1: error: Person has no key 'agee'`,
-  /// or `error: … (at offset 0)` without the source.
-  public var description: String {
-    DiagnosticText.oneLine(message, range: range, source: source)
-  }
-
-  /// The error as several lines, with the predicate and a caret under the
-  /// offending expression (the one-line form when the source is unknown).
-  public func detailedDescription() -> String {
-    guard let source else { return description }
-    return DiagnosticText.render(message, range: range, source: source)
   }
 }

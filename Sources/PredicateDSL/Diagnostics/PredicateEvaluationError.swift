@@ -8,7 +8,7 @@
 /// try filter.evaluate(["age": 30])
 /// // predicate:1:1: error: cannot order integer 30 against string "40"
 /// ```
-public struct PredicateEvaluationError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PredicateEvaluationError: PredicateDiagnostic, Hashable, Sendable {
   /// The broad kind of problem.
   public var code: Code
   /// What is wrong, in one sentence without the position.
@@ -54,22 +54,5 @@ public struct PredicateEvaluationError: Error, Hashable, Sendable, CustomStringC
 
     /// The code's name, such as `typeMismatch`.
     public var description: String { name }
-  }
-
-  /// Where the error is, when ``source`` is known.
-  public var location: PredicateParseError.Location? {
-    source.map { DiagnosticText.locate(range, in: $0).location }
-  }
-
-  /// One line in compiler style, like ``PredicateCompileError/description``.
-  public var description: String {
-    DiagnosticText.oneLine(message, range: range, source: source)
-  }
-
-  /// The error as several lines, with the predicate and a caret under the
-  /// expression that failed (the one-line form when the source is unknown).
-  public func detailedDescription() -> String {
-    guard let source else { return description }
-    return DiagnosticText.render(message, range: range, source: source)
   }
 }
