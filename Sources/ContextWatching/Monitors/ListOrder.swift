@@ -197,12 +197,7 @@ final class ListOrder: Sendable {
   /// the two objects in place; only words that tie go to the full order.
   @inline(__always)
   func isBefore(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
-    let (x, y) = (a.pointee.key, b.pointee.key)
-    // Two words whose encodings (bits 63 to 1) differ order as the words.
-    if (x.first ^ y.first) >> 1 != 0 { return x.first < y.first }
-    // Past a first word that ties exactly, the second decides the same way.
-    if (x.first | y.first) & 1 == 0 && (x.second ^ y.second) >> 1 != 0 { return x.second < y.second }
-    return isBeforeOnEveryKey(a, b)
+    ListSortKey.isBefore(a.pointee.key, b.pointee.key) ?? isBeforeOnEveryKey(a, b)
   }
 
   /// Whether `a` comes before `b`, every key read: for objects whose words

@@ -35,6 +35,18 @@ struct ListSortKey: Sendable {
     return (x | y) & 1 == 0 ? 0 : nil
   }
 
+  /// Whether the object of `x` comes before the object of `y` when their
+  /// words decide it; nil when they tie (the values, or the identifiers,
+  /// decide).
+  @inline(__always)
+  static func isBefore(_ x: ListSortKey, _ y: ListSortKey) -> Bool? {
+    // Two words whose encodings (bits 63 to 1) differ order as the words.
+    if (x.first ^ y.first) >> 1 != 0 { return x.first < y.first }
+    // Past a first word that ties exactly, the second decides the same way.
+    if (x.first | y.first) & 1 == 0 && (x.second ^ y.second) >> 1 != 0 { return x.second < y.second }
+    return nil
+  }
+
   /// Encodes `value` in 63 bits, and whether the encoding is exact.
   ///
   /// Bits 62 to 60 are the kind, in the order ``ListOrder/order(_:_:)``

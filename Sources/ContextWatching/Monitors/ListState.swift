@@ -337,27 +337,40 @@ struct ListState: Sendable {
   /// the movers inserted after it that sort before it.
   private func ranksAfterEdits(of touched: [Touched], insertedAt: [Int], movers: [Touched]) -> [Int?] {
     guard movers.count <= 16 else { return touched.map { $0.new.map { content.rank(of: $0) } } }
-    let inserted = touched.indices.filter { touched[$0].isRepositioned && touched[$0].new != nil }
-    var ranks = [Int?](repeating: nil, count: touched.count)
-    for (index, object) in touched.enumerated() where !object.isRepositioned {
-      let oldRank = object.oldRank!
-      var rank = oldRank
-      withUnsafePointer(to: object.new!) { new in
-        for mover in movers {
-          if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
-          if let moverNew = mover.new, withUnsafePointer(to: moverNew, { order.isBefore($0, new) }) { rank += 1 }
-        }
-      }
-      ranks[index] = rank
+    /// A touched object listed after the edits, with its words read once.
+    struct Arrival {
+      let index: Int
+      let object: Touched
+      let key: ListSortKey
     }
-    for (number, index) in inserted.enumerated() {
-      var rank = insertedAt[index]
-      withUnsafePointer(to: touched[index].new!) { new in
-        for later in inserted[(number + 1)...] {
-          if withUnsafePointer(to: touched[later].new!, { order.isBefore($0, new) }) { rank += 1 }
-        }
+    // Whether `a`'s new object sorts before `b`'s: by their words, and by
+    // the objects only when the words tie.
+    func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
+      ListSortKey.isBefore(a.key, b.key) ?? order.isBefore(a.object.new!, b.object.new!)
+    }
+    var stayed: [Arrival] = []
+    var inserted: [Arrival] = []
+    stayed.reserveCapacity(touched.count - movers.count)
+    inserted.reserveCapacity(movers.count)
+    for (index, object) in touched.enumerated() {
+      guard let key = object.new?.key else { continue }
+      let arrival = Arrival(index: index, object: object, key: key)
+      if object.isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
+    }
+    var ranks = [Int?](repeating: nil, count: touched.count)
+    for arrival in stayed {
+      let oldRank = arrival.object.oldRank!
+      var rank = oldRank
+      for mover in movers {
+        if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
       }
-      ranks[index] = rank
+      for mover in inserted where isBefore(mover, arrival) { rank += 1 }
+      ranks[arrival.index] = rank
+    }
+    for (number, arrival) in inserted.enumerated() {
+      var rank = insertedAt[arrival.index]
+      for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
+      ranks[arrival.index] = rank
     }
     return ranks
   }
