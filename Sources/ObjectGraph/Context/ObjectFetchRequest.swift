@@ -164,11 +164,11 @@ extension ObjectContext {
   }
 
   /// How many candidates of an index are loaded ahead of their
-  /// evaluation: enough that the loop of loads keeps the processor's
-  /// misses in flight (16 let about two overlap, 512 most), few enough
-  /// that the loaded lines (four a candidate, 128 KiB) are still in the
-  /// second-level cache when evaluated.
-  private static let candidateBatch = 512
+  /// evaluation: enough that the loops of loads keep as many misses in
+  /// flight as the processor allows (batches of 16 left most of the
+  /// latency exposed), few enough that the loaded lines (up to four a
+  /// candidate, 32 KiB) are still in the first-level cache when evaluated.
+  private static let candidateBatch = 128
 
   /// The candidates `test` accepts, in the candidates' order.
   private static func matches(of test: CandidateTest, among candidates: [ManagedObject]) throws -> [ManagedObject] {
@@ -176,13 +176,16 @@ extension ObjectContext {
     case .all: candidates
     case .comparisons(let comparisons):
       comparisons.comparisons.withUnsafeBufferPointer { comparisons in
-        matches(among: candidates) { AttributeComparisons.evaluate(comparisons, on: $0) }
+        matches(among: candidates, touching: { AttributeComparisons.touch(comparisons, $0) }) {
+          AttributeComparisons.evaluate(comparisons, on: $0)
+        }
       }
-    case .filter(let filter): try matches(among: candidates) { try filter.evaluate($0) }
+    case .filter(let filter): try matches(among: candidates, touching: Self.touchValues) { try filter.evaluate($0) }
     }
   }
 
-  /// The candidates `accepts` takes, in the candidates' order.
+  /// The candidates `accepts` takes, in the candidates' order; `touch`
+  /// reads what `accepts` will read of a candidate's values.
   ///
   /// An index's candidates lie scattered in memory (every hundredth object
   /// of a 1% value), so each costs two dependent cache misses, the object
@@ -195,7 +198,8 @@ extension ObjectContext {
   /// would wait for every load in flight.
   @inline(__always)
   private static func matches(
-    among candidates: [ManagedObject], where accepts: (ManagedObject) throws -> Bool
+    among candidates: [ManagedObject], touching touch: (ManagedObject) -> Int,
+    where accepts: (ManagedObject) throws -> Bool
   ) rethrows -> [ManagedObject] {
     try candidates.withUnsafeBufferPointer { candidates in
       try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
@@ -208,7 +212,7 @@ extension ObjectContext {
             loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchObject)
           }
           for index in start..<end {
-            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchValues)
+            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(touch)
           }
           do {
             // The candidates array keeps each object alive: evaluated
