@@ -46,6 +46,18 @@ struct IndexedFetchTests {
     // Narrow ones, which the index serves (past a quarter of the objects,
     // the scan does): "e" and a combining accent sort before "é".
     ("age < 2", []), ("age >= 38 AND score > 0", []), ("city > %@", ["\u{E9}"]), ("score > 3", []),
+    // After the indexed conjunct, comparisons of attributes with constants
+    // are evaluated on the values without a compiled predicate: every
+    // operator, either way round, nil and NaN values, integers against
+    // doubles, several in a row; and shapes that still need compiling
+    // (nil, options, another type, a key path, an unknown key).
+    ("city == 'Oslo' AND age != 3", []), ("city == 'Oslo' AND 20 <= age", []), ("city == 'Rome' AND score != 2", []),
+    ("city == 'Rome' AND score >= 1 AND age < 30 AND name != 'p3'", []), ("age == 3 AND city != 'Oslo'", []),
+    ("age == 3 AND city < 'M'", []), ("age == 3 AND 'M' > city", []), ("city == 'Oslo' AND name >= 'p2'", []),
+    ("city == 'Oslo' AND score == 9007199254740993", []), ("city == 'Oslo' AND score < 9007199254740993", []),
+    ("city == 'Oslo' AND score > 1.5", []), ("age == 3 AND city == nil", []), ("age == 3 AND city ==[c] 'oslo'", []),
+    ("city == 'Oslo' AND age > 1.5", []), ("city == 'Oslo' AND age > 'a'", []), ("city == 'Oslo' AND nokey > 1", []),
+    ("city == 'Oslo' AND age > %@", [.null]), ("city == 'Oslo' AND name == 3", []),
   ]
 
   @Test func indexedFetchesEqualScansThroughEveryKindOfChange() throws {
@@ -137,6 +149,65 @@ struct IndexedFetchTests {
       let (indexed, scanned) = (outcome(contexts[0]), outcome(contexts[1]))
       #expect(indexed == scanned, "\(format), seed \(seed)")
       #expect(indexed.count > 1 || indexed.first?.contains("division") == true, "\(format): \(indexed)")
+    }
+  }
+
+  /// The comparisons an indexed fetch evaluates on the values without
+  /// compiling them, on every attribute type with every operator and
+  /// constants of every type: the same matches, or the same error, as a
+  /// scan through the compiled predicate.
+  @Test func comparisonsAfterTheIndexedConjunctActAsCompiledOnes() throws {
+    let seed = SeededGenerator.seed(default: 0xC0E)
+    let random = SeededGenerator(seed: seed)
+    let types: [(String, AttributeType)] = [
+      ("s", .string), ("i", .integer), ("d", .double), ("b", .boolean), ("t", .date), ("u", .uuid), ("x", .data),
+    ]
+    let contexts = [true, false].map { indexed in
+      ObjectContext(
+        schema: try! ObjectSchema([
+          EntityDescription(
+            "Item",
+            attributes: [.init("name", .string), .init("key", .string, isIndexed: indexed)]
+              + types.map { .init($0.0, $0.1, isOptional: true) })
+        ]), notificationCenter: nil)
+    }
+    let samples: [String: [FilterValue]] = [
+      "s": [.null, "", "a", "m", "\u{E9}", "e\u{301}", "zz"], "i": [.null, -1, 0, 5, 6, .int(.max)],
+      "d": [.null, .double(.nan), -0.0, 0.5, 1, 5.5, .double(.infinity), 9_007_199_254_740_992],
+      "b": [.null, true, false],
+      "t": [.null, .date(secondsSinceReferenceDate: 100), .date(secondsSinceReferenceDate: .nan)],
+      "u": [.null, .uuid(1), .uuid(2)], "x": [.null, .data([1]), .data([])],
+    ]
+    for context in contexts {
+      var random = random
+      try context.performAndWait { context in
+        for index in 0..<300 {
+          var values: [String: FilterValue] = ["name": .string("n\(index)"), "key": index % 3 == 0 ? "k" : "j"]
+          for (key, _) in types { values[key] = samples[key]!.randomElement(using: &random)! }
+          try context.insert("Item", values: values)
+        }
+        _ = try context.save()
+      }
+    }
+    let constants: [FilterValue] = [
+      .null, "m", "", 5, 0, 5.5, 0.5, -0.0, 9_007_199_254_740_993, true, .date(secondsSinceReferenceDate: 100),
+      .uuid(1), .data([1]),
+    ]
+    for (key, _) in types {
+      for operation in ["==", "!=", "<", "<=", ">", ">="] {
+        for constant in constants {
+          for format in ["key == 'k' AND \(key) \(operation) %@", "key == 'k' AND %@ \(operation) \(key) AND i != 0"] {
+            let request = try ObjectFetchRequest(entity: "Item", predicate: format, arguments: [constant])
+            let outcome = { (context: ObjectContext) -> [String] in
+              context.performAndWait { context in
+                do { return try context.fetch(request).map { $0["name"]!.description } } catch { return ["\(error)"] }
+              }
+            }
+            let (indexed, scanned) = (outcome(contexts[0]), outcome(contexts[1]))
+            #expect(indexed == scanned, "\(format) with \(constant), seed \(seed)")
+          }
+        }
+      }
     }
   }
 

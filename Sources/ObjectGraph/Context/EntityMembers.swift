@@ -85,8 +85,13 @@ struct EntityMembers {
   /// Appends the members whose value at `slot` is one of `values`
   /// (coerced to the attribute's type) to `found`, each list once however
   /// often its value repeats; false when the attribute is not indexed.
-  func members(slot: Int, values: some Sequence<FilterValue>, into found: inout [[ManagedObject]]) -> Bool {
+  func members(slot: Int, values: [FilterValue], into found: inout [[ManagedObject]]) -> Bool {
     guard let index = valueIndexes[slot] else { return false }
+    if values.count == 1 {
+      // One value (`==`): nothing to deduplicate.
+      if let bucket = index[AttributeIndexKey(values[0])] { found.append(bucket) }
+      return true
+    }
     var seen: Set<AttributeIndexKey> = []
     for value in values {
       let key = AttributeIndexKey(value)

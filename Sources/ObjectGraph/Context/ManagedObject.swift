@@ -15,6 +15,16 @@ public import PredicateDSL
 ///
 /// - Important: Confined to the context's queue.
 public final class ManagedObject {
+  // Exclusivity is not checked at run time on `values`, `relationships`,
+  // `committed` and `touchedAttributes`: every access is on the context's
+  // queue, and none overlaps another (no access hands out an inout
+  // reference that outlives the statement). The checks would cost about a
+  // quarter of a compiled predicate's evaluation.
+
+  /// Attribute values, by slot. Declared first, so that it lies next to
+  /// the object's header (its reference count): an indexed fetch reads
+  /// both for each candidate, mostly from one cache line.
+  @exclusivity(unchecked) package internal(set) var values: [FilterValue]
   /// The object's identity, stable for its whole life.
   public let objectID: ObjectID
   package let layout: EntityLayout
@@ -23,13 +33,6 @@ public final class ManagedObject {
   /// The `serial` of the context the object was made in: ownership checks
   /// compare it, without loading the weak reference.
   let contextSerial: UInt64
-  // Exclusivity is not checked at run time on these four: every access is on
-  // the context's queue, and none overlaps another (no access hands out an
-  // inout reference that outlives the statement). The checks would cost
-  // about a quarter of a compiled predicate's evaluation.
-
-  /// Attribute values, by slot.
-  @exclusivity(unchecked) package internal(set) var values: [FilterValue]
   /// Relationship destinations, by slot.
   @exclusivity(unchecked) package internal(set) var relationships: [RelationshipTargets]
   /// Values and relationships as of the last save, kept from the first

@@ -86,7 +86,9 @@ extension ObjectContext {
   /// `>`, `>=`, either way round), without options, on an attribute marked
   /// indexed, only the objects the attribute's index holds for the values
   /// it accepts are read, and only the other conjuncts are evaluated on
-  /// them. Without sort keys, objects come in identifier (insertion) order.
+  /// them (comparisons of an attribute with a constant of its type
+  /// directly on the values, without compiling them). Without sort keys,
+  /// objects come in identifier (insertion) order.
   ///
   /// - Throws: ``ObjectGraphError`` for an unknown entity or sort key,
   ///   `PredicateCompileError` for a predicate that does not fit the entity,
@@ -102,10 +104,10 @@ extension ObjectContext {
     checkQueue()
     let plan = try FetchPlan(request, schema: schema)
     var matches: [ManagedObject] = []
-    if plan.filter != nil, let candidates = indexedCandidates(plan) {
+    if let candidates = indexedCandidates(plan) {
       // Candidates come in identifier order: so do the matches.
-      matches = try plan.candidateFilter.map { try Self.matches(of: $0, among: candidates) } ?? candidates
-    } else if let filter = plan.filter {
+      matches = try Self.matches(of: plan.candidateTest, among: candidates)
+    } else if let filter = try plan.wholeFilter() {
       for index in plan.entityIndexes {
         members[index].prepareForReading()
         let candidates = members[index].slots
@@ -162,58 +164,98 @@ extension ObjectContext {
   }
 
   /// How many candidates of an index are loaded ahead of their
-  /// evaluation: enough misses in flight to cover a memory access, few
-  /// enough that the loaded lines are still in the cache when evaluated.
-  private static let candidateBatch = 16
+  /// evaluation: enough that the loops of loads keep as many misses in
+  /// flight as the processor allows (batches of 16 left most of the
+  /// latency exposed), few enough that the loaded lines (up to four a
+  /// candidate, 32 KiB) are still in the first-level cache when evaluated.
+  private static let candidateBatch = 128
 
-  /// The candidates `filter` matches, in the candidates' order.
+  /// The candidates `test` accepts, in the candidates' order.
+  private static func matches(of test: CandidateTest, among candidates: [ManagedObject]) throws -> [ManagedObject] {
+    switch test {
+    case .all: candidates
+    case .comparisons(let comparisons):
+      comparisons.comparisons.withUnsafeBufferPointer { comparisons in
+        matches(among: candidates, touching: { AttributeComparisons.touch(comparisons, $0) }) {
+          AttributeComparisons.evaluate(comparisons, on: $0)
+        }
+      }
+    case .filter(let filter): try matches(among: candidates, touching: Self.touchValues) { try filter.evaluate($0) }
+    }
+  }
+
+  /// The candidates `accepts` takes, in the candidates' order; `touch`
+  /// reads what `accepts` will read of a candidate's values.
   ///
   /// An index's candidates lie scattered in memory (every hundredth object
   /// of a 1% value), so each costs two dependent cache misses, the object
   /// and then its values, which the processor hardly overlaps across the
-  /// long evaluation of a candidate (and a match's retain, an atomic
-  /// operation, waits for every load in flight). The candidates are
-  /// therefore taken in batches, each batch's objects and values loaded
-  /// first, in a short loop of plain loads whose misses overlap, then
-  /// evaluated in cache.
+  /// long evaluation of a candidate. The candidates are therefore taken in
+  /// batches: first every object of the batch is loaded, then every value
+  /// array, each in a short loop of plain loads whose misses overlap; then
+  /// the batch is evaluated in cache. Matches are stored unretained and
+  /// retained together at the end: a retain is an atomic operation, which
+  /// would wait for every load in flight.
+  @inline(__always)
   private static func matches(
-    of filter: CompiledFilter<ManagedObject>, among candidates: [ManagedObject]
-  ) throws -> [ManagedObject] {
+    among candidates: [ManagedObject], touching touch: (ManagedObject) -> Int,
+    where accepts: (ManagedObject) throws -> Bool
+  ) rethrows -> [ManagedObject] {
     try candidates.withUnsafeBufferPointer { candidates in
       try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
+        let matches = UnsafeMutableRawPointer(buffer.baseAddress!)
+        var loaded = 0
         var start = 0
         while start < candidates.count {
           let end = min(start + candidateBatch, candidates.count)
-          var loaded = 0
           for index in start..<end {
-            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchValues)
+            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(Self.touchObject)
           }
-          // Keeps the loads: a sum of bytes is never negative.
-          guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
-          // The candidates array keeps each object alive: evaluated
-          // without a retain and a release of its own.
-          for index in start..<end
-          where try Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(filter.evaluate) {
-            (buffer.baseAddress! + count).initialize(to: candidates[index])
-            count += 1
+          for index in start..<end {
+            loaded &+= Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(touch)
+          }
+          do {
+            // The candidates array keeps each object alive: evaluated
+            // without a retain and a release of its own.
+            for index in start..<end
+            where try Unmanaged.passUnretained(candidates[index])._withUnsafeGuaranteedRef(accepts) {
+              matches.storeBytes(
+                of: Unmanaged.passUnretained(candidates[index]),
+                toByteOffset: count * MemoryLayout<ManagedObject>.stride, as: Unmanaged<ManagedObject>.self)
+              count += 1
+            }
+          } catch {
+            // Nothing stored is retained yet: the buffer is left empty, so
+            // that none of it is released.
+            count = 0
+            throw error
           }
           start = end
         }
+        // Keeps the loads: a sum of bytes is never negative.
+        guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
+        for index in 0..<count { _ = Unmanaged.passUnretained(buffer[index]).retain() }
       }
     }
   }
 
-  /// Reads a byte of each cache line an evaluation of `object` is likely
-  /// to touch: the object's header (its reference count, for a match) and
-  /// its `values` field, the value array's count and its first and last
+  /// Reads the object's header (its reference count, for a match) and its
+  /// `values` field, without reading the array it points to. The sum, only
+  /// so that the loads are kept.
+  @inline(__always)
+  private static func touchObject(_ object: ManagedObject) -> Int {
+    let header = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(as: UInt8.self)
+    return Int(header) &+ (unsafeBitCast(object.values, to: Int.self) & 1)
+  }
+
+  /// Reads a byte of each cache line of the object's value array an
+  /// evaluation is likely to touch: its count and its first and last
   /// values. The sum of the bytes, only so that the loads are kept.
   @inline(__always)
   private static func touchValues(_ object: ManagedObject) -> Int {
-    let header = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(as: UInt8.self)
-    return object.values.withUnsafeBytes { bytes in
-      guard let base = bytes.baseAddress, bytes.count > 0 else { return Int(header) }
-      return Int(header) &+ Int(base.load(as: UInt8.self))
-        &+ Int(base.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
+    object.values.withUnsafeBytes { bytes in
+      guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+      return Int(base.load(as: UInt8.self)) &+ Int(base.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
     }
   }
 
@@ -248,13 +290,14 @@ extension ObjectContext {
     checkQueue()
     let plan = try FetchPlan(request, schema: schema)
     var count = 0
-    if plan.filter != nil, let candidates = indexedCandidates(plan) {
-      count = try plan.candidateFilter.map { try Self.matches(of: $0, among: candidates).count } ?? candidates.count
+    if let candidates = indexedCandidates(plan) {
+      count = try Self.matches(of: plan.candidateTest, among: candidates).count
       count = max(0, count - request.offset)
       return request.limit.map { min($0, count) } ?? count
     }
+    let filter = try plan.wholeFilter()
     for index in plan.entityIndexes {
-      if let filter = plan.filter {
+      if let filter {
         for case let object? in members[index].slots where try filter.evaluate(object) { count += 1 }
       } else {
         count += members[index].count
@@ -268,8 +311,13 @@ extension ObjectContext {
 /// A request checked against the schema and compiled.
 private struct FetchPlan {
   let request: ObjectFetchRequest
+  let layout: EntityLayout
+  let schema: ObjectSchema
   let entityIndexes: [Int]
-  let filter: CompiledFilter<ManagedObject>?
+  /// The whole predicate compiled, unless it is always true; compiled
+  /// here when no index can serve the predicate, and by `wholeFilter()`
+  /// otherwise, only when the index turns out not to be used.
+  private let filter: CompiledFilter<ManagedObject>?
   let sortSlots: [(slot: Int, ascending: Bool)]
   /// The first conjunct, when it is `key == constant`,
   /// `key IN {constants}` or an ordering (`<`, `<=`, `>`, `>=`, either way
@@ -281,10 +329,11 @@ private struct FetchPlan {
   let indexedConjunct: (slot: Int, selection: IndexSelection)?
   /// What an object the indexed conjunct selects must also match: the
   /// other conjuncts, evaluated left to right as the whole predicate
-  /// would after a true first conjunct; nil when there are none (every
-  /// candidate matches). The whole filter when the index may select more
-  /// than the conjunct matches (a constant converted inexactly).
-  let candidateFilter: CompiledFilter<ManagedObject>?
+  /// would after a true first conjunct (nothing when there are none); the
+  /// whole predicate when the index may select more than the conjunct
+  /// matches (a constant converted inexactly). Meaningless without an
+  /// indexed conjunct.
+  let candidateTest: CandidateTest
 
   init(_ request: ObjectFetchRequest, schema: ObjectSchema) throws {
     guard let layout = schema.layout(named: request.entityName) else {
@@ -296,15 +345,9 @@ private struct FetchPlan {
       throw ObjectGraphError(.invalidRequest, "a fetch's limit and offset cannot be negative")
     }
     self.request = request
+    self.layout = layout
+    self.schema = schema
     entityIndexes = request.includesSubentities ? layout.kindIndexes : [layout.index]
-    if let predicate = request.predicate {
-      let compiled = try CompiledFilter(
-        predicate, source: request.predicateSource,
-        resolver: ObjectKeyResolver<ManagedObject>(schema: schema, layout: layout))
-      filter = compiled.constantResult == true ? nil : compiled
-    } else {
-      filter = nil
-    }
     var sortSlots: [(slot: Int, ascending: Bool)] = []
     for sortKey in request.sortKeys {
       guard case .attribute(let slot) = layout.slot(sortKey.key) else {
@@ -318,26 +361,61 @@ private struct FetchPlan {
       sortSlots.append((slot, sortKey.ascending))
     }
     self.sortSlots = sortSlots
-    guard let predicate = request.predicate, let filter,
-      let (conjunct, isExact) = Self.indexedConjunct(of: predicate, layout: layout)
-    else {
-      indexedConjunct = nil
-      candidateFilter = filter
+    guard let predicate = request.predicate else {
+      (filter, indexedConjunct, candidateTest) = (nil, nil, .all)
+      return
+    }
+    guard let (conjunct, isExact) = Self.indexedConjunct(of: predicate, layout: layout) else {
+      filter = try Self.compile(predicate, request, schema: schema, layout: layout)
+      (indexedConjunct, candidateTest) = (nil, .all)
+      return
+    }
+    if !isExact {
+      filter = try Self.compile(predicate, request, schema: schema, layout: layout)
+      // A predicate that is always true needs no index.
+      indexedConjunct = filter == nil ? nil : conjunct
+      candidateTest = filter.map { .filter($0) } ?? .all
       return
     }
     indexedConjunct = conjunct
-    if !isExact {
-      candidateFilter = filter
+    // An indexed conjunct always compiles (a key of the entity against
+    // constants of its type, see `indexedConjunct(of:layout:)`), and so do
+    // comparisons `AttributeComparisons` takes: when the rest is made of
+    // those, nothing needs compiling. Otherwise the rest is compiled; if
+    // it fails, the whole predicate is, so that the error is the one the
+    // whole predicate raises.
+    filter = nil
+    if let comparisons = AttributeComparisons(predicate, from: 1, layout: layout) {
+      candidateTest = comparisons.comparisons.isEmpty ? .all : .comparisons(comparisons)
     } else if let rest = predicate.droppingFirstConjunct {
-      // The whole predicate compiled, so its parts do: the fallback only
-      // keeps an unforeseen compile failure from changing the outcome.
-      let compiled = try? CompiledFilter(
-        rest, source: request.predicateSource,
-        resolver: ObjectKeyResolver<ManagedObject>(schema: schema, layout: layout))
-      candidateFilter = compiled.map { $0.constantResult == true ? nil : $0 } ?? filter
+      do {
+        candidateTest = try Self.compile(rest, request, schema: schema, layout: layout).map { .filter($0) } ?? .all
+      } catch {
+        let whole = try Self.compile(predicate, request, schema: schema, layout: layout)
+        candidateTest = whole.map { .filter($0) } ?? .all
+      }
     } else {
-      candidateFilter = nil
+      candidateTest = .all
     }
+  }
+
+  /// `predicate` compiled for the plan's entity; nil when it is always
+  /// true.
+  private static func compile(
+    _ predicate: PredicateSyntax, _ request: ObjectFetchRequest, schema: ObjectSchema, layout: EntityLayout
+  ) throws -> CompiledFilter<ManagedObject>? {
+    let compiled = try CompiledFilter(
+      predicate, source: request.predicateSource,
+      resolver: ObjectKeyResolver<ManagedObject>(schema: schema, layout: layout))
+    return compiled.constantResult == true ? nil : compiled
+  }
+
+  /// The whole predicate compiled, for a scan of every object; nil when
+  /// there is none or it is always true.
+  func wholeFilter() throws -> CompiledFilter<ManagedObject>? {
+    if let filter { return filter }
+    guard let predicate = request.predicate, indexedConjunct != nil else { return nil }
+    return try Self.compile(predicate, request, schema: schema, layout: layout)
   }
 
   /// The first conjunct's slot and selection when an index can select its
@@ -410,6 +488,16 @@ private struct FetchPlan {
     let end = request.limit.map { min(objects.count, start + $0) } ?? objects.count
     return start == 0 && end == objects.count ? objects : Array(objects[start..<end])
   }
+}
+
+/// What each object an index selects is tested with.
+private enum CandidateTest {
+  /// Nothing: every candidate matches.
+  case all
+  /// Comparisons of attributes with constants, evaluated on the values.
+  case comparisons(AttributeComparisons)
+  /// A compiled predicate.
+  case filter(CompiledFilter<ManagedObject>)
 }
 
 extension PredicateSyntax {
