@@ -458,8 +458,12 @@ struct ListState: Sendable {
       let old = object.old!
       let removed = content.objects.remove(at: object.oldRank!)
       precondition(removed.objectID == old.objectID, "a listed object is missing from its list")
-      values.updateValue(nil, for: old.objectID.rawValue)
-      if !order.paths.isEmpty { derivedValues[old.objectID] = nil }
+      // An object that moves keeps its table entries, which its insertion
+      // below overwrites.
+      if object.new == nil {
+        values.updateValue(nil, for: old.objectID.rawValue)
+        if !order.paths.isEmpty { derivedValues[old.objectID] = nil }
+      }
       // A move within its section leaves the section's count as it is.
       if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: old), by: -1) }
     }
