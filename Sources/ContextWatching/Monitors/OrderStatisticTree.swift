@@ -169,28 +169,6 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return position + node.elements.partitionPoint(isBefore)
   }
 
-  /// The partition point of `isBefore` (as ``partitionPoint(_:)``) and the
-  /// sum of the weights of the elements before it, in one descent.
-  ///
-  /// - Complexity: O(log *n*) evaluations of `isBefore`.
-  @inline(__always)
-  func partitionPointAndWeight(_ isBefore: (UnsafePointer<Element>) -> Bool) -> (position: Int, weight: Int) {
-    guard var node = root else { return (0, 0) }
-    var position = 0
-    var weight = 0
-    while !node.isLeaf {
-      let index = node.childIndex(isBefore)
-      position += node.count(before: index)
-      weight += node.weight(before: index)
-      node = node.children[index]
-    }
-    let offset = node.elements.partitionPoint(isBefore)
-    return node.elements.withUnsafeBufferPointer { elements in
-      for element in 0..<offset { weight += elements[element].weight }
-      return (position + offset, weight)
-    }
-  }
-
   /// The sum of the weights of the elements before `position`.
   ///
   /// - Precondition: `0 <= position <= count`.
