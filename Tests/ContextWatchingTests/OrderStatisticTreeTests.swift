@@ -13,6 +13,18 @@ extension Int: OrderStatisticElement {
 
 @Suite("List monitor: order-statistics tree")
 struct OrderStatisticTreeTests {
+  /// The tree's count, and its element and weight before a random
+  /// position, against the array.
+  static func spotCheck(
+    _ tree: OrderStatisticTree<Int>, against array: [Int], random: inout SeededGenerator, _ context: String
+  ) {
+    #expect(tree.count == array.count, "count, \(context)")
+    guard !array.isEmpty else { return }
+    let index = Int.random(in: 0..<array.count, using: &random)
+    #expect(tree[index] == array[index], "element at \(index), \(context)")
+    #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight before \(index), \(context)")
+  }
+
   @Test func randomInsertsRemovalsAndUpdatesMatchASortedArray() {
     let seed = SeededGenerator.seed(default: 0x7EE)
     var random = SeededGenerator(seed: seed)
@@ -36,14 +48,7 @@ struct OrderStatisticTreeTests {
         #expect(tree.remove(at: { $0.pointee < value }, where: { $0.pointee == value }) == nil)
       }
       if step % 997 == 0 { versions.append((tree, array)) }
-      if step % 101 == 0 {
-        #expect(tree.count == array.count)
-        if !array.isEmpty {
-          let index = Int.random(in: 0..<array.count, using: &random)
-          #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
-          #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
-        }
-      }
+      if step % 101 == 0 { Self.spotCheck(tree, against: array, random: &random, "step \(step), seed \(seed)") }
     }
     #expect(Array(tree) == array)
     #expect(tree.checkInvariants(<=))
@@ -97,14 +102,7 @@ struct OrderStatisticTreeTests {
         tree.insert(value, at: { $0.pointee < value })
         array.insert(value, at: at)
       }
-      if step % 97 == 0 {
-        #expect(tree.count == array.count)
-        if !array.isEmpty {
-          let index = Int.random(in: 0..<array.count, using: &random)
-          #expect(tree[index] == array[index], "element at \(index), step \(step), seed \(seed)")
-          #expect(tree.weight(before: index) == array[..<index].reduce(0, +), "weight, step \(step), seed \(seed)")
-        }
-      }
+      if step % 97 == 0 { Self.spotCheck(tree, against: array, random: &random, "step \(step), seed \(seed)") }
     }
     #expect(Array(tree) == array)
     #expect(tree.checkInvariants(<=))
