@@ -49,6 +49,10 @@
 //                            city, sorted by city then score, delivering at
 //                            once; each round changes 10 of them (5 scores,
 //                            which move them, and 5 names) and saves
+//   list-cold PEOPLE ROUNDS  the same, each round first reading 64 MiB
+//                            (`evictCaches`) so that the save finds the
+//                            caches cold: under `--cache-sim=yes`, the
+//                            misses outside `evictCaches` are the save's
 //
 // Figures: docs/benchmarks.md.
 
@@ -329,7 +333,7 @@ case "save", "save1":
   print("\(mode): \(rounds) rounds, \(probe.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
 
-case "list":
+case "list", "list-cold":
   let count = numbers.first ?? 1_000
   let rounds = numbers.dropFirst().first ?? 100
   let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
@@ -340,8 +344,10 @@ case "list":
     scheduler: .immediate)
   var generator = Generator(state: 17)
   var round = 0
+  let eviction = mode == "list-cold" ? [Int](repeating: 1, count: 8 << 20) : []
   measuredLoop(rounds) {
     round += 1
+    if !eviction.isEmpty { evictCaches(eviction) }
     context.performAndWait { context in
       for index in 0..<10 {
         let object = objects[Int.random(in: 0..<objects.count, using: &generator)]
@@ -358,4 +364,14 @@ case "list":
 
 default:
   fatalError("unknown mode \(mode)")
+}
+
+/// Reads one word of each cache line of `array`, pushing what the caches
+/// held out of them.
+@inline(never)
+func evictCaches(_ array: [Int]) {
+  var sum = 0
+  for index in stride(from: 0, to: array.count, by: 8) { sum &+= array[index] }
+  // Keeps the loads: the sum is the array's count over 8.
+  precondition(sum == array.count / 8, "a word of the eviction buffer changed")
 }

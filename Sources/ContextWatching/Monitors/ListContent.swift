@@ -48,8 +48,8 @@ public struct ListContent: Sendable {
   public func section(at index: Int) -> ListSectionInfo {
     precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
     guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
-    let value = sectionCounts.read(index) { $0.pointee.value }
-    return ListSectionInfo(value: value, name: sectionName(value), count: listedCount(ofSectionAt: index))
+    let (value, count) = sectionCounts.read(index) { ($0.pointee.value, $0.pointee.count) }
+    return ListSectionInfo(value: value, name: sectionName(value), count: listed(count, ofSectionAt: index))
   }
 
   /// The number of objects section `index` lists, within the limit.
@@ -57,8 +57,12 @@ public struct ListContent: Sendable {
   /// - Precondition: The list has sections, and `index` is less than
   ///   ``numberOfSections``.
   func listedCount(ofSectionAt index: Int) -> Int {
-    let count = sectionCounts.read(index) { $0.pointee.count }
-    return limit == Int.max ? count : Swift.min(count, limit - sectionCounts.weight(before: index))
+    listed(sectionCounts.read(index) { $0.pointee.count }, ofSectionAt: index)
+  }
+
+  /// How many of the `count` objects of section `index` the limit lets in.
+  private func listed(_ count: Int, ofSectionAt index: Int) -> Int {
+    limit == Int.max ? count : Swift.min(count, limit - sectionCounts.weight(before: index))
   }
 
   /// Every section, in order.
