@@ -129,7 +129,7 @@ struct Collector {
     // One allocation for every object's matches: each attribution is a
     // slice of it.
     let source = flat.elements
-    let matches = [WatchMatch](unsafeUninitializedCapacity: source.count) { buffer, count in
+    let matches = [WatchMatch](writingInPlace: source.count) { buffer, count in
       // Plain values: one memory copy.
       _ = buffer.initialize(fromContentsOf: source)
       count = source.count

@@ -113,7 +113,7 @@ extension ObjectContext {
         let candidates = members[index].slots
         // Matches are written straight into the result's storage: no
         // capacity or uniqueness check per match.
-        let found = try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
+        let found = try [ManagedObject](writingInPlace: candidates.count) { buffer, count in
           for case let object? in candidates where try filter.evaluate(object) {
             (buffer.baseAddress! + count).initialize(to: object)
             count += 1
@@ -202,7 +202,7 @@ extension ObjectContext {
     where accepts: (ManagedObject) throws -> Bool
   ) rethrows -> [ManagedObject] {
     try candidates.withUnsafeBufferPointer { candidates in
-      try [ManagedObject](unsafeUninitializedCapacity: candidates.count) { buffer, count in
+      try [ManagedObject](writingInPlace: candidates.count) { buffer, count in
         let matches = UnsafeMutableRawPointer(buffer.baseAddress!)
         var loaded = 0
         var start = 0
