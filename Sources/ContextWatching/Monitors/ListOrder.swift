@@ -136,19 +136,35 @@ final class ListOrder: Sendable {
   }
 
   /// A listed object with its sort values encoded.
-  func listed(_ snapshot: ObjectSnapshot, derived: [FilterValue]) -> ListedObject {
+  ///
+  /// Takes the snapshot and the derived values over, so that a caller
+  /// handing in a temporary (a save's snapshot) retains nothing for it.
+  func listed(_ snapshot: consuming ObjectSnapshot, derived: consuming [FilterValue]) -> ListedObject {
     var object = ListedObject(snapshot: snapshot, derived: derived, key: ListSortKey(first: 0, second: 0))
-    object.key.first = ListSortKey.word(value(0, of: object), ascending: keys[0].ascending)
-    if keys.count > 1 { object.key.second = ListSortKey.word(value(1, of: object), ascending: keys[1].ascending) }
+    object.key = key(of: object)
     return object
+  }
+
+  /// A probe for the listed object `id` whose values and derived values
+  /// are `values` and `derived` (see ``ListProbe``).
+  func probe(
+    _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>
+  ) -> ListProbe {
+    let probe = ListProbe(key: ListSortKey(first: 0, second: 0), objectID: id, values: values, derived: derived)
+    return ListProbe(key: key(of: probe), objectID: id, values: values, derived: derived)
+  }
+
+  /// The encoded first two sort values of `object` (its own `key` aside).
+  private func key(of object: borrowing some ListSortValues) -> ListSortKey {
+    let first = ListSortKey.word(object.sortValue(keys[0].source), ascending: keys[0].ascending)
+    guard keys.count > 1 else { return ListSortKey(first: first, second: 0) }
+    return ListSortKey(
+      first: first, second: ListSortKey.word(object.sortValue(keys[1].source), ascending: keys[1].ascending))
   }
 
   /// The value of sort key `index` for `object`.
   func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
-    switch keys[index].source {
-    case .attribute(let slot): object.snapshot.values[slot]
-    case .path(let path): object.derived[path]
-    }
+    object.sortValue(keys[index].source)
   }
 
   /// The section of an object: its first sort key's value.
@@ -158,12 +174,11 @@ final class ListOrder: Sendable {
 
   /// The order of `a` and `b` on sort key `index`, its direction applied,
   /// read from the values.
-  private func directedOrder(_ index: Int, _ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Int {
-    let order =
-      switch keys[index].source {
-      case .attribute(let slot): Self.order(a.pointee.snapshot.values[slot], b.pointee.snapshot.values[slot])
-      case .path(let path): Self.order(a.pointee.derived[path], b.pointee.derived[path])
-      }
+  private func directedOrder<A: ListSortValues, B: ListSortValues>(
+    _ index: Int, _ a: UnsafePointer<A>, _ b: UnsafePointer<B>
+  ) -> Int {
+    let source = keys[index].source
+    let order = Self.order(a.pointee.sortValue(source), b.pointee.sortValue(source))
     return keys[index].ascending ? order : -order
   }
 
@@ -171,7 +186,7 @@ final class ListOrder: Sendable {
   /// identifier aside: the encoded words first, the values only where the
   /// words tie without being exact, and for keys beyond the second.
   @inline(__always)
-  private func keyOrder(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Int {
+  private func keyOrder<A: ListSortValues, B: ListSortValues>(_ a: UnsafePointer<A>, _ b: UnsafePointer<B>) -> Int {
     let (x, y) = (a.pointee.key, b.pointee.key)
     let first = ListSortKey.order(x.first, y.first) ?? directedOrder(0, a, b)
     if first != 0 { return first }
@@ -196,16 +211,18 @@ final class ListOrder: Sendable {
   /// by the first differing encoded word (see ``ListSortKey``), read from
   /// the two objects in place; only words that tie go to the full order.
   @inline(__always)
-  func isBefore(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
+  func isBefore<A: ListSortValues, B: ListSortValues>(_ a: UnsafePointer<A>, _ b: UnsafePointer<B>) -> Bool {
     ListSortKey.isBefore(a.pointee.key, b.pointee.key) ?? isBeforeOnEveryKey(a, b)
   }
 
   /// Whether `a` comes before `b`, every key read: for objects whose words
   /// do not decide.
   @inline(never)
-  private func isBeforeOnEveryKey(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<ListedObject>) -> Bool {
+  private func isBeforeOnEveryKey<A: ListSortValues, B: ListSortValues>(
+    _ a: UnsafePointer<A>, _ b: UnsafePointer<B>
+  ) -> Bool {
     let order = keyOrder(a, b)
-    return order != 0 ? order < 0 : a.pointee.snapshot.objectID < b.pointee.snapshot.objectID
+    return order != 0 ? order < 0 : a.pointee.objectID < b.pointee.objectID
   }
 
   /// Whether `a` comes before `b`, for values at hand.

@@ -163,11 +163,14 @@ struct ListState: Sendable {
     touched.reserveCapacity(edits.count)
     var isListedChange = false
     var shift = 0
-    for edit in edits {
+    // By index, not `for edit in edits`, which would copy each edit whole
+    // (its object's references retained, then released).
+    for index in edits.indices {
+      let objectID = edits[index].objectID
       let touchedObject: Touched
-      if let (previous, rank) = member(edit.objectID) {
+      if let (previous, rank) = member(objectID) {
         if rank < limit { isListedChange = true }
-        if let new = edit.new {
+        if let new = edits[index].new {
           let inPlace = order.hasSameKeys(previous, new)
           if !inPlace {
             shift += 1
@@ -179,21 +182,21 @@ struct ListState: Sendable {
             inPlace || !order.isSectioned
             || order.isSameSection(order.sectionKey(of: previous), order.sectionKey(of: new))
           touchedObject = Touched(
-            objectID: edit.objectID, old: previous, new: new, changedKeys: edit.changedKeys,
+            objectID: objectID, old: previous, new: new, changedKeys: edits[index].changedKeys,
             isRepositioned: !inPlace, staysInSection: staysInSection, oldRank: rank,
             oldNeighbours: inPlace ? nil : neighbours(rank))
         } else {
           shift += 1
           touchedObject = Touched(
-            objectID: edit.objectID, old: previous, new: nil, changedKeys: edit.changedKeys, isRepositioned: true,
+            objectID: objectID, old: previous, new: nil, changedKeys: edits[index].changedKeys, isRepositioned: true,
             staysInSection: false, oldRank: rank, oldNeighbours: nil)
         }
       } else {
-        guard !edit.isRelatedOnly, let new = edit.new else { continue }
+        guard !edits[index].isRelatedOnly, let new = edits[index].new else { continue }
         shift += 1
         if !isListedChange && content.rank(of: new) < limit { isListedChange = true }
         touchedObject = Touched(
-          objectID: edit.objectID, old: nil, new: new, changedKeys: edit.changedKeys, isRepositioned: true,
+          objectID: objectID, old: nil, new: new, changedKeys: edits[index].changedKeys, isRepositioned: true,
           staysInSection: false, oldRank: nil, oldNeighbours: nil)
       }
       touched.append(touchedObject)
@@ -410,14 +413,18 @@ struct ListState: Sendable {
   /// - Complexity: O(log *n*).
   @inline(__always)
   func member(_ id: ObjectID) -> (object: ListedObject, rank: Int)? {
-    guard let values = values[id.rawValue] else { return nil }
     let order = content.order
-    let probe = order.listed(
-      ObjectSnapshot(objectID: id, layout: order.entity, values: values, relationships: []),
-      derived: order.paths.isEmpty ? [] : derivedValues[id] ?? [])
-    let (rank, object) = withUnsafePointer(to: probe) { probe in
-      content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
+    let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
+    let found = values.withValue(for: id.rawValue) { values in
+      values.withUnsafeBufferPointer { values in
+        derived.withUnsafeBufferPointer { derived in
+          withUnsafePointer(to: order.probe(id, values: values, derived: derived)) { probe in
+            content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
+          }
+        }
+      }
     }
+    guard let (rank, object) = found else { return nil }
     precondition(object.objectID == id, "a listed object is missing from its list")
     return (object, rank)
   }
@@ -444,13 +451,12 @@ struct ListState: Sendable {
   ///   was then; -1 for one not inserted.
   private mutating func apply(_ touched: [Touched]) -> [Int] {
     for object in touched where !object.isRepositioned {
-      let new = object.new!
-      let id = new.objectID
+      let id = object.objectID
       content.objects.update(at: object.oldRank!) { listed in
         precondition(listed.objectID == id, "a listed object is missing from its list")
-        listed = new
+        listed = object.new.unsafelyUnwrapped
       }
-      remember(new)
+      remember(object.new.unsafelyUnwrapped)
     }
     var leaving = touched.filter { $0.isRepositioned && $0.oldRank != nil }
     leaving.sort { $0.oldRank! > $1.oldRank! }

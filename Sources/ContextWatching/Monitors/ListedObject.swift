@@ -7,7 +7,7 @@ import PredicateDSL
 ///
 /// Made by ``ListOrder/listed(_:derived:)``, which computes ``key`` from
 /// the other two: `key` must always encode the object's current values.
-struct ListedObject: Sendable, OrderStatisticElement {
+struct ListedObject: Sendable, OrderStatisticElement, ListSortValues {
   var snapshot: ObjectSnapshot
   /// One value per ``ListOrder/paths`` entry; empty when the order reads
   /// no relationship.
@@ -18,4 +18,11 @@ struct ListedObject: Sendable, OrderStatisticElement {
   var objectID: ObjectID { snapshot.objectID }
 
   var weight: Int { 1 }
+
+  func sortValue(_ source: ListOrder.Source) -> FilterValue {
+    switch source {
+    case .attribute(let slot): snapshot.values[slot]
+    case .path(let path): derived[path]
+    }
+  }
 }

@@ -88,22 +88,39 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   func read<Result>(_ position: Int, _ body: (UnsafePointer<Element>) -> Result) -> Result {
     let (leaf, offset) = leaf(containing: position)
-    return leaf.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
+    return leaf._withUnsafeGuaranteedRef { leaf in
+      leaf.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
+    }
   }
 
-  /// The leaf that holds the element at `position`, and the element's
-  /// offset in it.
+  /// The leaf that holds the element at `position`, unretained (see
+  /// ``descend(_:)``), and the element's offset in it.
   ///
   /// - Precondition: `0 <= position < count`.
-  private func leaf(containing position: Int) -> (leaf: Node, offset: Int) {
+  private func leaf(containing position: Int) -> (leaf: Unmanaged<Node>, offset: Int) {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
-    var node = root.unsafelyUnwrapped
     var offset = position
-    while !node.isLeaf {
-      let index = node.childIndex(containing: &offset)
-      node = node.children[index]
+    let leaf = descend { $0.childIndex(containing: &offset) }
+    return (leaf, offset)
+  }
+
+  /// Descends from the root to a leaf, `step` choosing the child of each
+  /// inner node on the way, without retaining the nodes it passes.
+  ///
+  /// A retain and a release are atomic operations, each costing the time of
+  /// dozens of plain instructions, and a read of a large list passes four
+  /// nodes. The nodes stay valid unretained: the tree holds its root and
+  /// each node its children, and no node changes while the tree is read, so
+  /// the leaf is valid as long as the tree is neither mutated nor released.
+  ///
+  /// - Precondition: The tree is not empty.
+  @inline(__always)
+  private func descend(_ step: (Node) -> Int) -> Unmanaged<Node> {
+    var node = Unmanaged.passUnretained(root.unsafelyUnwrapped)
+    while let child = node._withUnsafeGuaranteedRef({ $0.isLeaf ? nil : $0.unretainedChild(step($0)) }) {
+      node = child
     }
-    return (node, offset)
+    return node
   }
 
   /// Reads the elements just before and just after `position` in place,
@@ -116,10 +133,12 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     of position: Int, _ body: (UnsafePointer<Element>?) -> Result
   ) -> (before: Result, after: Result) {
     let (leaf, offset) = leaf(containing: position)
-    let inLeaf = leaf.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
-      guard offset > 0 && offset + 1 < elements.count else { return nil }
-      let base = elements.baseAddress.unsafelyUnwrapped + offset
-      return (body(base - 1), body(base + 1))
+    let inLeaf = leaf._withUnsafeGuaranteedRef { leaf in
+      leaf.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
+        guard offset > 0 && offset + 1 < elements.count else { return nil }
+        let base = elements.baseAddress.unsafelyUnwrapped + offset
+        return (body(base - 1), body(base + 1))
+      }
     }
     if let inLeaf { return inLeaf }
     // At a leaf's edge: the other neighbour is in the next or previous leaf.
@@ -137,20 +156,21 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   func partitionPoint<Result>(
     _ isBefore: (UnsafePointer<Element>) -> Bool, reading body: (UnsafePointer<Element>) -> Result
   ) -> (position: Int, result: Result) {
-    var node = root.unsafelyUnwrapped
     var position = 0
-    while !node.isLeaf {
+    let leaf = descend { node in
       let index = node.childIndex(isBefore)
       position += node.count(before: index)
-      node = node.children[index]
+      return index
     }
-    let offset = node.elements.partitionPoint(isBefore)
+    let (offset, result) = leaf._withUnsafeGuaranteedRef { leaf -> (Int, Result?) in
+      leaf.elements.withUnsafeBufferPointer { elements in
+        let offset = elements.partitionPoint(isBefore)
+        return (offset, offset < elements.count ? body(elements.baseAddress.unsafelyUnwrapped + offset) : nil)
+      }
+    }
     // Past the leaf's last element, the element there is the next leaf's
     // first.
-    guard offset < node.elements.count else { return (position + offset, read(position + offset, body)) }
-    return (
-      position + offset, node.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
-    )
+    return (position + offset, result ?? read(position + offset, body))
   }
 
   /// The number of elements for which `isBefore` is true: the position of
@@ -159,14 +179,14 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*) evaluations of `isBefore`.
   @inline(__always)
   func partitionPoint(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
-    guard var node = root else { return 0 }
+    guard root != nil else { return 0 }
     var position = 0
-    while !node.isLeaf {
+    let leaf = descend { node in
       let index = node.childIndex(isBefore)
       position += node.count(before: index)
-      node = node.children[index]
+      return index
     }
-    return position + node.elements.partitionPoint(isBefore)
+    return position + leaf._withUnsafeGuaranteedRef { $0.elements.partitionPoint(isBefore) }
   }
 
   /// The sum of the weights of the elements before `position`.
@@ -175,19 +195,21 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   func weight(before position: Int) -> Int {
     precondition(position >= 0 && position <= count, "position \(position) is out of range 0...\(count)")
-    guard var node = root else { return 0 }
-    if position == count { return node.weight }
+    guard let root else { return 0 }
+    if position == count { return root.weight }
     var offset = position
     var sum = 0
-    while !node.isLeaf {
+    let leaf = descend { node in
       let index = node.childIndex(containing: &offset)
       sum += node.weight(before: index)
-      node = node.children[index]
+      return index
     }
-    return node.elements.withUnsafeBufferPointer { elements in
-      var before = sum
-      for element in 0..<offset { before += elements[element].weight }
-      return before
+    return leaf._withUnsafeGuaranteedRef { leaf in
+      leaf.elements.withUnsafeBufferPointer { elements in
+        var before = sum
+        for element in 0..<offset { before += elements[element].weight }
+        return before
+      }
     }
   }
 
@@ -201,10 +223,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   func position(coveringWeight weight: Int) -> (position: Int, weightBefore: Int) {
     precondition(weight >= 0 && weight < (root?.weight ?? 0), "weight \(weight) is out of range")
-    var node = root.unsafelyUnwrapped
     var position = 0
     var before = 0
-    while !node.isLeaf {
+    let leaf = descend { node in
       var index = 0
       node.weights.withUnsafeBufferPointer { weights in
         while before + weights[index] <= weight {
@@ -213,13 +234,15 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
         }
       }
       position += node.count(before: index)
-      node = node.children[index]
+      return index
     }
     var offset = 0
-    node.elements.withUnsafeBufferPointer { elements in
-      while before + elements[offset].weight <= weight {
-        before += elements[offset].weight
-        offset += 1
+    leaf._withUnsafeGuaranteedRef { leaf in
+      leaf.elements.withUnsafeBufferPointer { elements in
+        while before + elements[offset].weight <= weight {
+          before += elements[offset].weight
+          offset += 1
+        }
       }
     }
     return (position + offset, before)
@@ -236,7 +259,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       root = Node(elements: [element])
       return 0
     }
-    let (position, split) = Self.insert(element, isBefore, into: &root!)
+    Self.unshare(&root!)
+    let (position, split) = Self.insert(element, isBefore, into: Unmanaged.passUnretained(root.unsafelyUnwrapped))
     if let split {
       root = Node(children: [root!, split])
     }
@@ -286,7 +310,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   @discardableResult
   mutating func remove(at position: Int) -> Element {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
-    let element = Self.remove(at: position, from: &root!)
+    Self.unshare(&root!)
+    let element = Self.remove(at: position, from: Unmanaged.passUnretained(root.unsafelyUnwrapped))
     if root!.count == 0 {
       root = nil
     } else if !root!.isLeaf && root!.children.count == 1 {
@@ -302,7 +327,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   mutating func update(at position: Int, _ update: (inout Element) -> Void) {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
-    Self.update(at: position, update, in: &root!)
+    Self.unshare(&root!)
+    Self.update(at: position, update, in: Unmanaged.passUnretained(root.unsafelyUnwrapped))
   }
 
   // MARK: Nodes
@@ -407,10 +433,23 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       }
     }
 
+    /// Child `index`, unretained: valid while this node holds it (see
+    /// ``OrderStatisticTree/descend(_:)``). Loaded as a plain word, so that
+    /// no retain is made.
+    @inline(__always)
+    func unretainedChild(_ index: Int) -> Unmanaged<Node> {
+      children.withUnsafeBufferPointer { children in
+        precondition(index >= 0 && index < children.count, "child \(index) is out of range 0..<\(children.count)")
+        return UnsafeRawPointer(children.baseAddress.unsafelyUnwrapped)
+          .load(fromByteOffset: index * MemoryLayout<Node>.stride, as: Unmanaged<Node>.self)
+      }
+    }
+
     /// Reads child `index`'s count and weight into `counts` and `weights`.
     func refresh(_ index: Int) {
-      counts[index] = children[index].count
-      weights[index] = children[index].weight
+      let (count, weight) = unretainedChild(index)._withUnsafeGuaranteedRef { ($0.count, $0.weight) }
+      counts[index] = count
+      weights[index] = weight
     }
 
     /// Inserts `child` at `index`, with its count, weight and first element.
@@ -443,29 +482,34 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     if !isKnownUniquelyReferenced(&node) { node = node.copy() }
   }
 
+  // The mutations below descend with each node unretained (as reads do,
+  // see `descend(_:)`): a node is made unshared by its parent (the root by
+  // the tree) before the descent reaches it, so the tree holds it alone
+  // and nothing releases it while the mutation runs.
   private static func insert(
-    _ element: Element, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: inout Node
+    _ element: Element, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: Unmanaged<Node>
   ) -> (position: Int, split: Node?) {
-    unshare(&node)
-    node.count += 1
-    node.weight += element.weight
-    if node.isLeaf {
-      let index = node.elements.partitionPoint(isBefore)
-      if node.elements.count == node.elements.capacity {
-        node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
+    node._withUnsafeGuaranteedRef { node in
+      node.count += 1
+      node.weight += element.weight
+      if node.isLeaf {
+        let index = node.elements.partitionPoint(isBefore)
+        if node.elements.count == node.elements.capacity {
+          node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
+        }
+        node.elements.insert(element, at: index)
+        return (index, splitIfFull(node))
       }
-      node.elements.insert(element, at: index)
-      return (index, splitIfFull(node))
+      let index = node.childIndex(isBefore)
+      let position = node.count(before: index)
+      unshare(&node.children[index])
+      let (inner, split) = insert(element, isBefore, into: node.unretainedChild(index))
+      node.refresh(index)
+      // The child's first element changes only when the element goes first.
+      if inner == 0 { node.firsts[index] = node.children[index].first }
+      if let split { node.insertChild(split, at: index + 1) }
+      return (position + inner, splitIfFull(node))
     }
-    let index = node.childIndex(isBefore)
-    var position = 0
-    position += node.count(before: index)
-    let (inner, split) = insert(element, isBefore, into: &node.children[index])
-    node.refresh(index)
-    // The child's first element changes only when the element goes first.
-    if inner == 0 { node.firsts[index] = node.children[index].first }
-    if let split { node.insertChild(split, at: index + 1) }
-    return (position + inner, splitIfFull(node))
   }
 
   /// Splits an overfull node in two halves: `node` keeps the first, the
@@ -530,56 +574,66 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return (position + inner, element)
   }
 
-  private static func remove(at position: Int, from node: inout Node) -> Element {
-    unshare(&node)
-    node.count -= 1
-    if node.isLeaf {
-      let element = node.elements.remove(at: position)
+  private static func remove(at position: Int, from node: Unmanaged<Node>) -> Element {
+    node._withUnsafeGuaranteedRef { node in
+      node.count -= 1
+      if node.isLeaf {
+        let element = node.elements.remove(at: position)
+        node.weight -= element.weight
+        return element
+      }
+      var offset = position
+      let index = node.childIndex(containing: &offset)
+      unshare(&node.children[index])
+      let element = remove(at: offset, from: node.unretainedChild(index))
       node.weight -= element.weight
+      node.refresh(index)
+      // The child's first element changes only when its first one goes.
+      if offset == 0 && node.counts[index] > 0 { node.firsts[index] = node.children[index].first }
+      rebalance(node, child: index)
       return element
     }
-    var offset = position
-    let index = node.childIndex(containing: &offset)
-    let element = remove(at: offset, from: &node.children[index])
-    node.weight -= element.weight
-    node.refresh(index)
-    // The child's first element changes only when its first one goes.
-    if offset == 0 && node.children[index].count > 0 { node.firsts[index] = node.children[index].first }
-    rebalance(node, child: index)
-    return element
   }
 
   /// Updates the element at `position` below `node`; returns the change of
   /// its weight.
   @discardableResult
-  private static func update(at position: Int, _ update: (inout Element) -> Void, in node: inout Node) -> Int {
-    unshare(&node)
-    if node.isLeaf {
-      let before = node.elements[position].weight
-      update(&node.elements[position])
-      let change = node.elements[position].weight - before
+  private static func update(at position: Int, _ update: (inout Element) -> Void, in node: Unmanaged<Node>) -> Int {
+    node._withUnsafeGuaranteedRef { node in
+      if node.isLeaf {
+        // In place through a pointer: reading `elements[position]` for its
+        // weight would copy the element, retaining each of its references.
+        let change = node.elements.withUnsafeMutableBufferPointer { elements in
+          let element = elements.baseAddress.unsafelyUnwrapped + position
+          let before = element.pointee.weight
+          update(&element.pointee)
+          return element.pointee.weight - before
+        }
+        node.weight += change
+        return change
+      }
+      var offset = position
+      let index = node.childIndex(containing: &offset)
+      unshare(&node.children[index])
+      let change = Self.update(at: offset, update, in: node.unretainedChild(index))
+      // The child's first element changes only when the update is to it.
+      if offset == 0 { node.firsts[index] = node.children[index].first }
       node.weight += change
+      node.weights[index] += change
       return change
     }
-    var offset = position
-    let index = node.childIndex(containing: &offset)
-    let change = Self.update(at: offset, update, in: &node.children[index])
-    // The child's first element changes only when the update is to it.
-    if offset == 0 { node.firsts[index] = node.children[index].first }
-    node.weight += change
-    node.weights[index] += change
-    return change
   }
 
   /// Keeps a child of `node` at least `minimumFill` full: an empty child
   /// goes, an underfull one takes items from a neighbour or merges with it.
   private static func rebalance(_ node: Node, child index: Int) {
-    let child = node.children[index]
-    if child.count == 0 {
+    if node.counts[index] == 0 {
       node.removeChild(at: index)
       return
     }
-    guard child.itemCount < minimumFill, node.children.count > 1 else { return }
+    guard node.unretainedChild(index)._withUnsafeGuaranteedRef({ $0.itemCount < minimumFill }),
+      node.children.count > 1
+    else { return }
     let left = index > 0 ? index - 1 : index
     unshare(&node.children[left])
     unshare(&node.children[left + 1])

@@ -75,6 +75,20 @@ struct ProbingTable<Value> {
     return found ? buckets[position].value : nil
   }
 
+  /// Hands `body` the value of `key` in place, without a copy (a copy of
+  /// a reference retains it); nil when the key is absent.
+  ///
+  /// - Complexity: O(1) on average.
+  @inline(__always)
+  func withValue<Result>(for key: UInt64, _ body: (borrowing Value) -> Result) -> Result? {
+    guard !buckets.isEmpty else { return nil }
+    let (position, found) = position(of: key)
+    guard found else { return nil }
+    return buckets.withUnsafeBufferPointer { buckets in
+      (buckets.baseAddress.unsafelyUnwrapped + position).pointer(to: \.value).unsafelyUnwrapped.pointee.map(body)
+    }
+  }
+
   /// Sets the value of `key`, adding the key when it is new, or removes
   /// the key when `value` is nil.
   ///
