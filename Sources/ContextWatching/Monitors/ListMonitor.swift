@@ -465,7 +465,11 @@ public final class ListMonitor: Sendable {
     return listed
   }
 
-  private static func listed(_ snapshot: ObjectSnapshot, order: ListOrder, context: ObjectContext) -> ListedObject {
+  private static func listed(
+    _ snapshot: consuming ObjectSnapshot, order: ListOrder, context: ObjectContext
+  )
+    -> ListedObject
+  {
     guard !order.paths.isEmpty else { return order.listed(snapshot, derived: []) }
     guard let object = context.object(with: snapshot.objectID) else {
       return order.listed(snapshot, derived: Array(repeating: .null, count: order.paths.count))

@@ -108,6 +108,14 @@ struct ListState: Sendable {
       self.oldRank = oldRank
       self.oldNeighbours = oldNeighbours
     }
+
+    /// The snapshot of `old`, which must not be nil. Read here, from the
+    /// stored object in place: `object.old!.snapshot` copies the whole
+    /// object first (every reference it holds retained, then released).
+    var oldSnapshot: ObjectSnapshot { old.unsafelyUnwrapped.snapshot }
+
+    /// The snapshot of `new`, which must not be nil (as ``oldSnapshot``).
+    var newSnapshot: ObjectSnapshot { new.unsafelyUnwrapped.snapshot }
   }
 
   /// An object no edit touches, close enough to the limit that the edits
@@ -287,11 +295,11 @@ struct ListState: Sendable {
       case (nil, nil):
         continue
       case (let from?, nil):
-        changes.deleted.append(.init(indexPath: from, object: object.old!.snapshot))
+        changes.deleted.append(.init(indexPath: from, object: object.oldSnapshot))
       case (nil, let to?):
-        changes.inserted.append(.init(indexPath: to, object: object.new!.snapshot))
+        changes.inserted.append(.init(indexPath: to, object: object.newSnapshot))
       case (let from?, let to?):
-        let snapshot = object.new!.snapshot
+        let snapshot = object.newSnapshot
         if object.isRepositioned && !keepsItsPlace(object, newRank: newRank!, repositioned: repositioned) {
           changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: object.changedKeys))
         } else if !object.changedKeys.isEmpty {
