@@ -75,6 +75,17 @@ struct ProbingTable<Value> {
     return found ? buckets[position].value : nil
   }
 
+  /// Loads the bucket where a lookup of `key` starts, and returns one of
+  /// its bytes (only so that the load is kept): a loop of these over many
+  /// keys has their cache misses overlap, which lookups one at a time
+  /// would wait for one after another.
+  @inline(__always)
+  func touch(_ key: UInt64) -> UInt8 {
+    guard !buckets.isEmpty else { return 0 }
+    let position = home(key, bucketCount: buckets.count)
+    return buckets.withUnsafeBytes { $0[position * MemoryLayout<Bucket>.stride] }
+  }
+
   /// Hands `body` the value of `key` in place, without a copy (a copy of
   /// a reference retains it); nil when the key is absent.
   ///
