@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $# -lt 2 ]]; then
-  sed -n '9,11p' "$0" >&2
+  sed -n '10,12p' "$0" >&2
   exit 2
 fi
 units=$1

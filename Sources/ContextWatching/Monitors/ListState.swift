@@ -434,17 +434,10 @@ struct ListState: Sendable {
     guard content.objects.count >= Self.touchThreshold else { return 0 }
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
-    let order = content.order
     var keys: [ListSortKey] = []
     keys.reserveCapacity(2 * edits.count)
     for index in edits.indices {
-      let id = edits[index].objectID
-      let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
-      let old = values.withValue(for: id.rawValue) { values in
-        values.withUnsafeBufferPointer { values in
-          derived.withUnsafeBufferPointer { order.probe(id, values: values, derived: $0).key }
-        }
-      }
+      let old = withProbe(edits[index].objectID) { $0.pointee.key }
       if let old { keys.append(old) }
       if let new = edits[index].new?.key, old.map({ $0.first != new.first || $0.second != new.second }) ?? true {
         keys.append(new)
@@ -466,19 +459,28 @@ struct ListState: Sendable {
   @inline(__always)
   func member(_ id: ObjectID) -> (object: ListedObject, rank: Int)? {
     let order = content.order
-    let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
-    let found = values.withValue(for: id.rawValue) { values in
-      values.withUnsafeBufferPointer { values in
-        derived.withUnsafeBufferPointer { derived in
-          withUnsafePointer(to: order.probe(id, values: values, derived: derived)) { probe in
-            content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
-          }
-        }
-      }
+    let found = withProbe(id) { probe in
+      content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
     }
     guard let (rank, object) = found else { return nil }
     precondition(object.objectID == id, "a listed object is missing from its list")
     return (object, rank)
+  }
+
+  /// Hands `body` a probe for the listed object `id` (see ``ListProbe``),
+  /// made from the values the list keeps for it, in place; nil when `id` is
+  /// not listed.
+  @inline(__always)
+  private func withProbe<Result>(_ id: ObjectID, _ body: (UnsafePointer<ListProbe>) -> Result) -> Result? {
+    let order = content.order
+    let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
+    return values.withValue(for: id.rawValue) { values in
+      values.withUnsafeBufferPointer { values in
+        derived.withUnsafeBufferPointer { derived in
+          withUnsafePointer(to: order.probe(id, values: values, derived: derived), body)
+        }
+      }
+    }
   }
 
   private mutating func remember(_ object: ListedObject) {
