@@ -65,12 +65,18 @@ listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir'
 wal_level = logical
-max_replication_slots = 20
+max_replication_slots = 64
 max_wal_senders = 20
 max_connections = 100
 fsync = off
 full_page_writes = off
 EOF
+# PostgreSQL 15.19 and later load only the output plugins this parameter
+# lists; earlier servers do not know it and would refuse to start with it.
+parameters=$("${as_owner[@]}" "$bin/postgres" --describe-config 2>/dev/null || true)
+if grep -q '^output_plugin_libraries' <<<"$parameters"; then
+  echo "output_plugin_libraries = 'pgoutput, test_decoding, wal2json'" >>"$dir/data/postgresql.conf"
+fi
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null || {
   cat "$dir/server.log" >&2
   exit 1

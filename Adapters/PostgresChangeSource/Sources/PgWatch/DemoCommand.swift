@@ -83,14 +83,16 @@ enum DemoCommand {
     var connection: PostgresConnection
 
     func transaction(_ statements: [String], commit: Bool = true) async throws {
-      try await connection.query("BEGIN", logger: DemoCommand.logger)
-      try await connection.query(
+      // Each statement's rows are read, so that its error is thrown here.
+      _ = try await connection.query("BEGIN", logger: DemoCommand.logger).collect()
+      _ = try await connection.query(
         PostgresQuery(unsafeSQL: "SELECT pg_logical_emit_message(true, 'context-watch.author', '\(name)')"),
-        logger: DemoCommand.logger)
+        logger: DemoCommand.logger
+      ).collect()
       for statement in statements {
-        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: DemoCommand.logger)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: DemoCommand.logger).collect()
       }
-      try await connection.query(commit ? "COMMIT" : "ROLLBACK", logger: DemoCommand.logger)
+      _ = try await connection.query(commit ? "COMMIT" : "ROLLBACK", logger: DemoCommand.logger).collect()
     }
   }
 
@@ -108,7 +110,7 @@ enum DemoCommand {
     let namespace = "watch_demo_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     let setup = try await PostgresConnection.connect(configuration: try .fromEnvironment(), id: 1, logger: logger)
     func execute(_ sql: String) async throws {
-      try await setup.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+      _ = try await setup.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
     }
     do {
       for statement in [

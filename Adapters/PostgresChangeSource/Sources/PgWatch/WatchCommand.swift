@@ -1,7 +1,10 @@
 import Dispatch
 import Foundation
+import ObjectGraph
 import PostgresChangeSource
 import PostgresNIO
+import PredicateDSL
+import Synchronization
 import WatchFormats
 
 /// `pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot
@@ -10,6 +13,8 @@ import WatchFormats
 /// `context-watch replay --watches` (see ``WatchPrinter``); `{"ready":
 /// true}` once the load is done; and, when standard input closes or on
 /// SIGTERM, `{"position": …}`, the position to resume from with `--from`.
+/// A stop during the load ends it at once: no ready line, and the position
+/// is the one given with `--from`, or null.
 ///
 /// Errors are a sentence on standard error and exit status 1; a wrong
 /// command line is exit status 64.
@@ -75,7 +80,7 @@ enum WatchCommand {
     do {
       connection = try .fromEnvironment()
     } catch {
-      Output.error("pg-watch: cannot connect: \(error)")
+      Output.error("pg-watch: \((error as? PostgresReplicaError)?.message ?? "\(error)")")
       return 1
     }
     let replica = PostgresReplica(
@@ -96,15 +101,54 @@ enum WatchCommand {
     }
 
     let stop = StopSignal()
-    do {
+    let starting = Task {
       if let from {
         try await replica.start(loadingAsOf: from)
       } else {
         try await replica.start()
       }
+    }
+    // A stop during the start ends the process at once: the load may be
+    // waiting on the server (for a lock, say), and it has acknowledged
+    // nothing, so the slot keeps every transaction for the next start.
+    let phase = Mutex(StartPhase.starting)
+    let interrupt = Task {
+      guard await stop.wait() == false,
+        phase.withLock({ phase in
+          guard phase == .starting else { return false }
+          phase = .interrupted
+          return true
+        })
+      else { return }
+      Output.line(JSONValue.object([("position", from.map { .string($0.description) } ?? .null)]).serialized)
+      exit(0)
+    }
+    let startFailure: (any Error)?
+    do {
+      try await starting.value
+      startFailure = nil
     } catch {
-      Output.error("pg-watch: cannot start the replica on slot '\(slot)': \(error)")
+      startFailure = error
+    }
+    let interrupted = phase.withLock { phase in
+      if phase == .starting { phase = .started }
+      return phase == .interrupted
+    }
+    // The interruption ends the process.
+    if interrupted { await interrupt.value }
+    if let startFailure {
+      stop.finish(failed: true)
+      _ = await interrupt.value
+      Output.error("pg-watch: cannot start the replica on slot '\(slot)': \(startFailure)")
       return 1
+    }
+    if await replica.streamKeepsNonFiniteNumbers == false,
+      mapping.schema.entities.contains(where: { $0.attributes.contains { $0.type == .double } })
+    {
+      Output.error(
+        "pg-watch: warning: the server's wal2json is older than 2.6 and writes NaN and ±Infinity as null:"
+          + " a double attribute's NaN or infinity reads as null once its row changes; install wal2json 2.6"
+          + " or later to keep them")
     }
     printer.start()
     Output.line(#"{"ready":true}"#)
@@ -129,15 +173,21 @@ enum WatchCommand {
   }
 }
 
+/// Where a watch's start stands when a stop comes: a stop during the start
+/// ends the process.
+enum StartPhase {
+  case starting, started, interrupted
+}
+
 /// What ends a watch: standard input closing, SIGTERM, or the replica
 /// failing.
 ///
-/// `@unchecked Sendable`: `continuation` and `outcome` are guarded by
+/// `@unchecked Sendable`: `continuations` and `outcome` are guarded by
 /// `lock`.
 final class StopSignal: @unchecked Sendable {
   private let lock = NSLock()
   private var outcome: Bool?
-  private var continuation: CheckedContinuation<Bool, Never>?
+  private var continuations: [CheckedContinuation<Bool, Never>] = []
   private var sources: [any DispatchSourceSignal] = []
 
   init() {
@@ -162,13 +212,21 @@ final class StopSignal: @unchecked Sendable {
       return
     }
     outcome = failed
-    let waiting = continuation
-    continuation = nil
+    let waiting = continuations
+    continuations = []
     lock.unlock()
-    waiting?.resume(returning: failed)
+    for continuation in waiting { continuation.resume(returning: failed) }
   }
 
-  /// Waits for the first signal; true when the replica failed.
+  /// Whether a signal came.
+  var isFinished: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return outcome != nil
+  }
+
+  /// Waits for the first signal (any number of tasks may wait); true when
+  /// the replica failed.
   func wait() async -> Bool {
     await withCheckedContinuation { continuation in
       lock.lock()
@@ -176,7 +234,7 @@ final class StopSignal: @unchecked Sendable {
         lock.unlock()
         continuation.resume(returning: outcome)
       } else {
-        self.continuation = continuation
+        continuations.append(continuation)
         lock.unlock()
       }
     }

@@ -7,9 +7,18 @@ public import PostgresNIO
 ///
 /// The stream peeks at the slot (`pg_logical_slot_peek_changes`), so
 /// reading never consumes; ``acknowledge(_:)`` moves the slot forward
-/// (`pg_replication_slot_advance`) to the commit position of a delivered
+/// (`pg_replication_slot_advance`) past the commit of a delivered
 /// transaction. A restarted reader that passes its last delivered position
 /// to ``fetch(after:limit:)`` gets every later transaction once.
+///
+/// A slot has one reader. On its first statement a stream claims the slot
+/// for its connection's session (a session-level advisory lock on the
+/// slot's name), and a second stream over the same slot, in any process,
+/// is refused with ``PostgresReplicaError/Code/slotInUse`` before it reads
+/// anything. A stream that finds the slot acknowledged past its own
+/// position (by a reader that does not claim it, say `psql`) stops with
+/// ``PostgresReplicaError/Code/positionNotHeld`` before it delivers
+/// anything after the gap.
 ///
 /// ```swift
 /// let stream = ChangeStream(connection: connection, slot: "replica")
@@ -52,12 +61,65 @@ public actor ChangeStream {
   }
 
   private var sessionIsSet = false
+  /// The furthest the slot's acknowledged position may be without a
+  /// transaction this reader has not delivered being gone: one byte past
+  /// the commit of the last transaction delivered, or where the slot
+  /// started. Nil until the stream knows.
+  private(set) var heldFrom: PostgresPosition?
+  /// The position ``acknowledge(_:)`` last moved the slot to.
+  private var acknowledgedTarget: PostgresPosition?
+  /// Whether wal2json takes `numeric-data-types-as-string` (version 2.6 and
+  /// later): nil until the first read tries it.
+  private(set) var writesNumbersAsText: Bool?
+  /// How many times the stream read the slot, and how many of wal2json's
+  /// lines it read: a reader that is idle reads nothing again.
+  private(set) var slotReads = 0
+  private(set) var linesRead = 0
+
+  /// The first key of the advisory lock by which a stream claims its slot
+  /// (the second is `hashtext` of the slot's name): `cwtc` in ASCII.
+  static let claimKey: Int32 = 0x6377_7463
 
   private func prepareSession() async throws {
     guard !sessionIsSet else { return }
-    try await connection.query("SET TimeZone = 'UTC'", logger: logger)
-    try await connection.query("SET DateStyle = 'ISO'", logger: logger)
+    try await connection.query("SET TimeZone = 'UTC'", logger: logger).drain()
+    try await connection.query("SET DateStyle = 'ISO'", logger: logger).drain()
+    try await claim()
     sessionIsSet = true
+  }
+
+  /// How long a stream waits for the slot's previous reader to let go of
+  /// it (a reader that just closed its connection holds it until its
+  /// server session ends) before refusing to read.
+  static let claimWait = "5s"
+
+  /// Takes the slot's advisory lock for this session, waiting up to
+  /// ``claimWait`` for another session to release it, or says who holds it.
+  private func claim() async throws {
+    try await connection.query("SET lock_timeout = '\(unescaped: Self.claimWait)'", logger: logger).drain()
+    do {
+      try await connection.query(
+        "SELECT pg_advisory_lock(\(Self.claimKey), hashtext(\(slot)))", logger: logger
+      ).drain()
+      try await connection.query("RESET lock_timeout", logger: logger).drain()
+      return
+    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+      try await connection.query("RESET lock_timeout", logger: logger).drain()
+    }
+    var holder = ""
+    for try await (pid, name) in try await connection.query(
+      """
+      SELECT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+        AND l.classid = CAST(\(Self.claimKey) AS int8)::oid AND l.objid = (CAST(hashtext(\(slot)) AS int8) & 4294967295)::oid
+      """, logger: logger
+    ).decode((Int32, String?).self) {
+      holder = " (the session of PID \(pid)" + (name.map { $0.isEmpty ? "" : ", '\($0)'" } ?? "") + ")"
+    }
+    throw PostgresReplicaError(
+      .slotInUse,
+      "slot '\(slot)' is being read by another reader\(holder); a slot has one reader:"
+        + " give each reader a slot of its own, or stop the other")
   }
 
   /// The slot's acknowledged and retained positions, or nil when the slot
@@ -93,10 +155,13 @@ public actor ChangeStream {
         throw PostgresReplicaError(
           .slotMissing, "slot '\(slot)' exists but decodes with '\(existing.plugin)', not wal2json")
       }
+      if heldFrom == nil { heldFrom = existing.acknowledged }
       return false
     }
     try await connection.query(
-      "SELECT pg_create_logical_replication_slot(\(slot), 'wal2json')", logger: logger)
+      "SELECT pg_create_logical_replication_slot(\(slot), 'wal2json')", logger: logger
+    ).drain()
+    heldFrom = try await state()?.acknowledged
     return true
   }
 
@@ -105,26 +170,59 @@ public actor ChangeStream {
   public func dropSlot() async throws {
     try await connection.query(
       "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = \(slot)",
-      logger: logger)
+      logger: logger
+    ).drain()
   }
 
-  /// Checks that the slot still holds every transaction after `position`.
+  /// Checks that the slot still holds every transaction after `position`,
+  /// and that `position` is one this database has written.
   ///
   /// - Throws: ``PostgresReplicaError/Code/slotMissing`` without the slot,
   ///   ``PostgresReplicaError/Code/positionNotHeld`` when the slot was
   ///   acknowledged past `position` (by another reader, or dropped and
   ///   recreated): transactions after `position` may be gone, and the way
-  ///   out is to load again.
+  ///   out is to load again; and when `position` is past the end of the
+  ///   database's log, so that no transaction of this database committed
+  ///   there.
   public func checkHolds(_ position: PostgresPosition) async throws {
     guard let state = try await state() else {
       throw PostgresReplicaError(.slotMissing, "slot '\(slot)' does not exist; load again to create it")
     }
-    if let acknowledged = state.acknowledged, acknowledged > position {
+    if let acknowledged = state.acknowledged, acknowledged > position.pastCommit {
       throw PostgresReplicaError(
         .positionNotHeld,
-        "slot '\(slot)' starts at \(acknowledged), after the position \(position) to resume from;"
+        "slot '\(slot)' is acknowledged up to \(acknowledged), past the position \(position) to resume from;"
           + " transactions in between may be gone: load again")
     }
+    if let end = state.logEnd, position >= end {
+      throw PostgresReplicaError(
+        .positionNotHeld,
+        "the position \(position) to resume from is past the end of the database's log (\(end)),"
+          + " so no transaction of this database committed there: resume from a position this reader"
+          + " printed, or load again")
+    }
+    heldFrom = max(heldFrom ?? position.pastCommit, position.pastCommit)
+  }
+
+  /// Makes the stream check that the slot is not acknowledged past
+  /// `position` by another reader: where a replica's slot stood before this
+  /// stream's connection.
+  func hold(from position: PostgresPosition) {
+    heldFrom = max(heldFrom ?? position, position)
+  }
+
+  /// Throws when the slot was acknowledged past ``heldFrom`` by someone
+  /// other than this stream: the transactions in between are gone for it.
+  private func checkNotPassed(_ state: SlotState?) throws {
+    guard let state else {
+      throw PostgresReplicaError(.slotMissing, "slot '\(slot)' does not exist; it was dropped while being read")
+    }
+    guard let heldFrom, let acknowledged = state.acknowledged, acknowledged > heldFrom else { return }
+    throw PostgresReplicaError(
+      .positionNotHeld,
+      "slot '\(slot)' was acknowledged to \(acknowledged) by another reader, past \(heldFrom) where this"
+        + " reader stands; the transactions in between were not delivered here and the slot no longer"
+        + " holds them: give each reader a slot of its own, and load again")
   }
 
   /// The next whole transactions committed after `position` (every one the
@@ -138,43 +236,96 @@ public actor ChangeStream {
   ///   is not wal2json's; the server's errors as they come.
   public func fetch(after position: PostgresPosition?, limit: Int) async throws -> [ReplicationTransaction] {
     try await prepareSession()
-    let prefixes = messagePrefixes.isEmpty ? "-" : messagePrefixes.joined(separator: ",")
+    if let position { heldFrom = max(heldFrom ?? position.pastCommit, position.pastCommit) }
     var limit = max(1, limit)
     while true {
-      let rows = try await connection.query(
-        """
-        SELECT lsn::text, data FROM pg_logical_slot_peek_changes(\(slot), NULL, CAST(\(limit) AS integer),
-          'format-version', '2', 'include-xids', '1', 'include-lsn', '1', 'include-types', '0',
-          'include-type-oids', '1', 'include-timestamp', '0', 'add-msg-prefixes', \(prefixes))
-        """, logger: logger)
-      var assembler = TransactionAssembler(messagePrefixes: Set(messagePrefixes))
-      var count = 0
-      for try await (lsn, data) in rows.decode((String, String).self) {
-        try assembler.add(data, at: lsn)
-        count += 1
+      let (transactions, count) = try await read(upTo: limit)
+      var delivered = transactions
+      if let position { delivered.removeAll { $0.position <= position } }
+      if !transactions.isEmpty {
+        // The slot only moves forward: at or before `heldFrom` now, it was
+        // so while it was read, and the read missed nothing.
+        try checkNotPassed(try await state())
       }
-      var transactions = assembler.takeCompleted()
-      if let position { transactions.removeAll { $0.position <= position } }
-      // Only transactions already delivered fit under the limit: read more.
-      if !transactions.isEmpty || count < limit || limit >= Int(Int32.max) / 2 { return transactions }
+      // Only transactions already delivered fit under the limit (a slot
+      // acknowledged by an earlier version, at the commit itself): read more.
+      if !delivered.isEmpty || count < limit || limit >= Int(Int32.max) / 2 { return delivered }
       limit *= 2
     }
   }
 
-  /// Tells the slot that every transaction up to the one that committed at
-  /// `position` is delivered, so that the database may free their WAL.
+  /// Finds out whether the server's wal2json writes numbers as text (2.6
+  /// and later), which keeps NaN and ±Infinity; earlier versions refuse
+  /// the option and write those values as null. The slot must exist.
   ///
-  /// The slot keeps the transaction at `position` itself (it is skipped by
-  /// ``fetch(after:limit:)``), so that a reader resuming from `position`
-  /// finds the slot holding it. A position at or before the slot's is
-  /// ignored.
-  public func acknowledge(_ position: PostgresPosition) async throws {
-    guard let state = try await state() else {
-      throw PostgresReplicaError(.slotMissing, "slot '\(slot)' does not exist")
+  /// - Returns: Whether it does; the stream uses the option when it does.
+  @discardableResult
+  func probeNumberFormat() async throws -> Bool {
+    if let writesNumbersAsText { return writesNumbersAsText }
+    try await prepareSession()
+    do {
+      try await connection.query(
+        """
+        SELECT count(*) FROM pg_logical_slot_peek_changes(\(slot), NULL, 0, 'numeric-data-types-as-string', '1')
+        """, logger: logger
+      ).drain()
+      writesNumbersAsText = true
+    } catch let error as PSQLError where error.serverInfo?[.message]?.contains("is unknown") == true {
+      writesNumbersAsText = false
     }
-    if let acknowledged = state.acknowledged, acknowledged >= position { return }
+    return writesNumbersAsText ?? false
+  }
+
+  /// Peeks at up to about `limit` lines of the slot: the whole transactions
+  /// among them, and how many lines were read.
+  private func read(upTo limit: Int) async throws -> ([ReplicationTransaction], Int) {
+    try await probeNumberFormat()
+    let prefixes = messagePrefixes.isEmpty ? "-" : messagePrefixes.joined(separator: ",")
+    let numbers = writesNumbersAsText == true ? ", 'numeric-data-types-as-string', '1'" : ""
+    let rows = try await connection.query(
+      """
+      SELECT lsn::text, data FROM pg_logical_slot_peek_changes(\(slot), NULL, CAST(\(limit) AS integer),
+        'format-version', '2', 'include-xids', '1', 'include-lsn', '1', 'include-types', '0',
+        'include-type-oids', '1', 'include-timestamp', '0', 'add-msg-prefixes', \(prefixes)\(unescaped: numbers))
+      """, logger: logger)
+    slotReads += 1
+    var assembler = TransactionAssembler(messagePrefixes: Set(messagePrefixes))
+    var count = 0
+    for try await (lsn, data) in rows.decode((String, ByteBuffer).self) {
+      try assembler.add(data, at: lsn)
+      count += 1
+    }
+    linesRead += count
+    return (assembler.takeCompleted(), count)
+  }
+
+  /// Tells the slot that every transaction up to the one that committed at
+  /// `position` is delivered, so that the database may free their WAL and
+  /// the slot no longer returns them.
+  ///
+  /// The slot moves one byte past the start of that transaction's commit
+  /// record: a reader resuming from `position` finds the slot holding every
+  /// later transaction, and nothing it delivered. Acknowledging the same
+  /// position again does nothing.
+  ///
+  /// - Throws: ``PostgresReplicaError/Code/positionNotHeld`` when the slot
+  ///   was acknowledged past `position` by another reader: the
+  ///   transactions in between were not delivered by this one.
+  public func acknowledge(_ position: PostgresPosition) async throws {
+    let target = position.pastCommit
+    if acknowledgedTarget == target { return }
+    try await prepareSession()
+    heldFrom = max(heldFrom ?? target, target)
+    let state = try await state()
+    try checkNotPassed(state)
+    if let acknowledged = state?.acknowledged, acknowledged >= target {
+      acknowledgedTarget = target
+      return
+    }
     try await connection.query(
-      "SELECT pg_replication_slot_advance(\(slot), CAST(\(position.description) AS pg_lsn))", logger: logger)
+      "SELECT pg_replication_slot_advance(\(slot), CAST(\(target.description) AS pg_lsn))", logger: logger
+    ).drain()
+    acknowledgedTarget = target
   }
 }
 
@@ -191,4 +342,19 @@ public struct SlotState: Hashable, Sendable {
   public var unacknowledgedBytes: Int64
   /// Bytes of WAL the database keeps for the slot.
   public var retainedBytes: Int64
+
+  /// Where the database's log ends: the acknowledged position plus the
+  /// bytes written since.
+  var logEnd: PostgresPosition? {
+    acknowledged.map { PostgresPosition(rawValue: $0.rawValue &+ UInt64(max(0, unacknowledgedBytes))) }
+  }
+}
+
+extension PostgresPosition {
+  /// One byte past the start of the commit record at this position: where
+  /// a slot stands once the transaction that committed here is delivered.
+  /// The slot skips a transaction whose commit record starts before its
+  /// acknowledged position, and every later commit record starts after
+  /// this one's first byte.
+  var pastCommit: PostgresPosition { PostgresPosition(rawValue: rawValue &+ 1) }
 }

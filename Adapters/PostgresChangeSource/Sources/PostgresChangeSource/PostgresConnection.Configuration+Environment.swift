@@ -18,7 +18,7 @@ extension PostgresConnection.Configuration {
   /// let configuration = try PostgresConnection.Configuration.fromEnvironment()
   /// ```
   ///
-  /// - Throws: ``PostgresReplicaError/Code/connectionLost`` when `PGPORT`
+  /// - Throws: ``PostgresReplicaError/Code/invalidSetting`` when `PGPORT`
   ///   is not a port number.
   public static func fromEnvironment() throws -> PostgresConnection.Configuration {
     func variable(_ name: String) -> String? {
@@ -29,7 +29,9 @@ extension PostgresConnection.Configuration {
     let host = variable("PGHOST") ?? "127.0.0.1"
     let portText = variable("PGPORT") ?? "5432"
     guard let port = Int(portText), (1...65_535).contains(port) else {
-      throw PostgresReplicaError(.connectionLost, "PGPORT '\(portText)' is not a port number")
+      throw PostgresReplicaError(
+        .invalidSetting, "PGPORT is '\(portText)', which is not a port number (1 to 65535): set it to the server's port"
+      )
     }
     let user = variable("PGUSER") ?? "postgres"
     let database = variable("PGDATABASE") ?? user

@@ -78,10 +78,12 @@ extension PostgresReplica {
     let sql = "SELECT \(list) FROM \(quoted(table.schema)).\(quoted(table.table))"
     var rows: [[ColumnValue]] = []
     for try await row in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger) {
+      // A long load stops promptly when its task is cancelled.
+      if rows.count % 1024 == 0 { try Task.checkCancellation() }
       var values: [ColumnValue] = []
       values.reserveCapacity(names.count)
       for (index, cell) in row.enumerated() {
-        values.append(ColumnValue(name: names[index], typeOID: oids[index], text: try cell.decode(String?.self)))
+        values.append(ColumnValue(name: names[index], typeOID: oids[index], bytes: cell.bytes))
       }
       rows.append(values)
     }

@@ -104,6 +104,9 @@ public actor PostgresReplica {
   private var connection: PostgresConnection?
   private var stream: ChangeStream?
   private var loadSnapshot: TransactionSnapshot?
+  /// Where the slot stood when the replica started: a stream opened after
+  /// a lost connection checks that no other reader moved it past there.
+  private var slotStart: PostgresPosition?
   private var started = false
   private let savePositions = Mutex<[Int: PostgresPosition]>([:])
 
@@ -111,6 +114,12 @@ public actor PostgresReplica {
   /// passed over (one that touched no mapped table, or that the load
   /// already held); nil before the first. Resume from it.
   public private(set) var position: PostgresPosition?
+  /// Whether the change stream keeps NaN and ±Infinity in `real`, `double
+  /// precision` and `numeric` columns: true with wal2json 2.6 and later,
+  /// which writes numbers as text. With earlier versions it writes them as
+  /// NULL, and a changed row holding one reads as nil (the load reads them
+  /// exactly). Nil before ``start(from:)``.
+  public private(set) var streamKeepsNonFiniteNumbers: Bool?
   /// The transactions skipped under ``FailurePolicy/skip``, oldest first.
   public private(set) var failures: [PostgresReplicaError] = []
 
@@ -175,15 +184,21 @@ public actor PostgresReplica {
   /// - Throws: ``PostgresReplicaError/Code/mappingMismatch`` naming every
   ///   mismatch, ``PostgresReplicaError/Code/positionNotHeld`` or
   ///   ``PostgresReplicaError/Code/slotMissing`` for a position the slot no
-  ///   longer holds, ``PostgresReplicaError/Code/connectionLost``, or a
-  ///   load's row errors.
+  ///   longer holds (or one past the end of the database's log),
+  ///   ``PostgresReplicaError/Code/slotInUse`` when another reader holds the
+  ///   slot, ``PostgresReplicaError/Code/connectionLost``,
+  ///   ``PostgresReplicaError/Code/serverError`` naming what the server
+  ///   lacks (wal2json, `wal_level = logical`, the replication privilege, a
+  ///   free slot), a load's row errors, or `CancellationError` when the
+  ///   task is cancelled during the load.
   public func start(from position: PostgresPosition? = nil) async throws {
     precondition(!started, "PostgresReplica.start(from:) was called twice")
     do {
       try await begin(from: position, loading: false)
     } catch {
+      let failure = await startError(error)
       await stop()
-      throw error
+      throw failure
     }
   }
 
@@ -208,9 +223,16 @@ public actor PostgresReplica {
     do {
       try await begin(from: position, loading: true)
     } catch {
+      let failure = await startError(error)
       await stop()
-      throw error
+      throw failure
     }
+  }
+
+  /// A start's error as the user should read it.
+  private func startError(_ error: any Error) async -> any Error {
+    if error is PostgresReplicaError || error is CancellationError { return error }
+    return await connectionError(error, "starting on slot '\(configuration.slot)'")
   }
 
   private func begin(from position: PostgresPosition?, loading: Bool) async throws {
@@ -230,6 +252,8 @@ public actor PostgresReplica {
       try await stream.createSlot()
       try await load(connection)
     }
+    slotStart = await stream.heldFrom
+    streamKeepsNonFiniteNumbers = try await stream.probeNumberFormat()
     started = true
   }
 
@@ -367,6 +391,15 @@ public actor PostgresReplica {
     }
   }
 
+  /// How many times the current stream read the slot, and how many of
+  /// wal2json's lines it read: what the tests of an idle replica count.
+  var slotReading: (reads: Int, lines: Int) {
+    get async {
+      guard let stream else { return (0, 0) }
+      return (await stream.slotReads, await stream.linesRead)
+    }
+  }
+
   /// How far the replica lags behind the database, as the slot tells.
   ///
   /// - Throws: ``PostgresReplicaError/Code/slotMissing`` without the slot.
@@ -403,8 +436,11 @@ public actor PostgresReplica {
         logger: logger)
       self.connection = connection
       return connection
+    } catch let error as CancellationError {
+      throw error
     } catch {
-      throw PostgresReplicaError(.connectionLost, "cannot connect to the database: \(String(reflecting: error))")
+      throw PostgresReplicaError(
+        .connectionLost, ConnectionFailure.describe(error, configuration: configuration.connection))
     }
   }
 
@@ -424,6 +460,7 @@ public actor PostgresReplica {
     let prefixes: [String]
     if case .message(let prefix) = configuration.authorSource { prefixes = [prefix] } else { prefixes = [] }
     let stream = ChangeStream(connection: connection, slot: configuration.slot, messagePrefixes: prefixes)
+    if let slotStart { await stream.hold(from: slotStart) }
     self.stream = stream
     return stream
   }
@@ -431,24 +468,23 @@ public actor PostgresReplica {
   /// Turns an error of the server or the connection into a replica error;
   /// forgets a connection that is no longer usable.
   private func connectionError(_ error: any Error, _ doing: String) async -> any Error {
-    if error is PostgresReplicaError { return error }
-    if let psql = error as? PSQLError, let message = psql.serverInfo?[.message] {
-      let state = psql.serverInfo?[.sqlState] ?? ""
-      let code: PostgresReplicaError.Code = state == "42704" ? .slotMissing : .serverError
-      return PostgresReplicaError(code, "\(doing): the server said: \(message) (SQLSTATE \(state))")
+    if error is PostgresReplicaError || error is CancellationError { return error }
+    if let psql = error as? PSQLError, let refusal = ServerRefusal(psql) {
+      return PostgresReplicaError(refusal.code, "\(doing): \(refusal.message)")
     }
     try? await connection?.close()
     connection = nil
     stream = nil
-    return PostgresReplicaError(.connectionLost, "\(doing): \(String(reflecting: error))")
+    return PostgresReplicaError(
+      .connectionLost, "\(doing): \(ConnectionFailure.describe(error, configuration: configuration.connection))")
   }
 
   private func load(
     _ connection: PostgresConnection, asOf position: PostgresPosition? = nil, stream: ChangeStream? = nil
   ) async throws {
-    try await connection.query("SET TimeZone = 'UTC'", logger: logger)
-    try await connection.query("SET DateStyle = 'ISO'", logger: logger)
-    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: logger)
+    try await connection.query("SET TimeZone = 'UTC'", logger: logger).drain()
+    try await connection.query("SET DateStyle = 'ISO'", logger: logger).drain()
+    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: logger).drain()
     var rows: [(ResolvedTable, [[ColumnValue]])] = []
     let snapshotText: String
     do {
@@ -462,9 +498,9 @@ public actor PostgresReplica {
       for table in configuration.mapping.resolved {
         rows.append((table, try await Self.readRows(table, connection: connection, logger: logger)))
       }
-      try await connection.query("COMMIT", logger: logger)
+      try await connection.query("COMMIT", logger: logger).drain()
     } catch {
-      _ = try? await connection.query("ROLLBACK", logger: logger)
+      try? await connection.query("ROLLBACK", logger: logger).drain()
       throw error
     }
     guard let snapshot = TransactionSnapshot(snapshotText) else {

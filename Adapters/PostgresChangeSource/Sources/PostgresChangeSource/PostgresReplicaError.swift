@@ -28,8 +28,12 @@ public struct PostgresReplicaError: Error, Hashable, Sendable, CustomStringConve
     public static let slotMissing = Code("slotMissing")
     /// The slot no longer holds the position to resume from; load again.
     public static let positionNotHeld = Code("positionNotHeld")
+    /// Another reader holds the replication slot: a slot has one reader.
+    public static let slotInUse = Code("slotInUse")
     /// The connection to the database failed or was lost.
     public static let connectionLost = Code("connectionLost")
+    /// A setting is not valid: `PGPORT` is not a port number.
+    public static let invalidSetting = Code("invalidSetting")
     /// The server refused a statement of the replica's (its message says
     /// why).
     public static let serverError = Code("serverError")

@@ -199,6 +199,12 @@ final class ReplicaApplier: @unchecked Sendable {
       throw PostgresReplicaError(
         .brokenRow, "\(table.qualifiedName).\(name): the row has no such column (was it dropped?)")
     }
+    guard value.isUTF8 else {
+      throw PostgresReplicaError(
+        .brokenRow,
+        "\(table.qualifiedName).\(name): the value is not UTF-8 text (a database whose encoding is SQL_ASCII"
+          + " stores bytes unchecked); store UTF-8 there, or skip the transaction with the skip policy")
+    }
     return value
   }
 

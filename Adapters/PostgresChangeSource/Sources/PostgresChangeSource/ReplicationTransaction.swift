@@ -1,3 +1,5 @@
+import NIOCore
+
 /// One committed transaction as the slot decoded it: its commit position,
 /// its row changes in the order they were made, and the logical messages it
 /// emitted.
@@ -88,11 +90,28 @@ public struct ColumnValue: Hashable, Sendable {
   /// The value as text (`"42"`, `"t"`, `"2026-01-02 03:04:05+00"`); nil for
   /// SQL NULL.
   public var text: String?
+  /// False when the server sent bytes that are not UTF-8 (a database whose
+  /// encoding is `SQL_ASCII` stores them unchecked): ``text`` then holds
+  /// U+FFFD in their place, and the replica refuses the value.
+  var isUTF8 = true
 
   /// Creates a column value.
   public init(name: String, typeOID: UInt32, text: String?) {
     self.name = name
     self.typeOID = typeOID
     self.text = text
+  }
+
+  /// A value read from the server's bytes, checked to be UTF-8.
+  init(name: String, typeOID: UInt32, bytes: ByteBuffer?) {
+    self.name = name
+    self.typeOID = typeOID
+    guard let bytes else { return }
+    if let text = String(validating: bytes.readableBytesView, as: UTF8.self) {
+      self.text = text
+    } else {
+      text = String(decoding: bytes.readableBytesView, as: UTF8.self)
+      isUTF8 = false
+    }
   }
 }

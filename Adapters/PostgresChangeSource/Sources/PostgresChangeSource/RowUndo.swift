@@ -56,8 +56,8 @@ enum RowUndo {
         case .truncate:
           throw PostgresReplicaError(
             .positionNotHeld,
-            "cannot load \(table.qualifiedName) as it was at \(position): it was truncated after it"
-              + " (transaction at \(transaction.position)); load without a position",
+            "cannot load \(table.qualifiedName) as it was at \(position): a later transaction truncated it,"
+              + " so its earlier rows are gone; load without a position",
             position: transaction.position)
         }
       }

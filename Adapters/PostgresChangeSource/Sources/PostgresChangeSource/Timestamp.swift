@@ -2,14 +2,28 @@
 /// with `DateStyle = ISO` prints them: `2026-01-02`, `2026-01-02 03:04:05`,
 /// `2026-01-02 03:04:05.123456+00`, `2026-01-02 03:04:05-07:30`. A timestamp
 /// without a zone is read as UTC.
+///
+/// Every value PostgreSQL can hold reads exactly: years of more than four
+/// digits (`294276-12-31 23:59:59+00`), years before the common era
+/// (`0044-03-15 BC`, the proleptic Gregorian calendar's year -43), and
+/// `infinity` and `-infinity`, which read as infinite seconds.
 enum Timestamp {
-  /// Seconds from 2001-01-01 00:00:00 UTC, or nil for other text
-  /// (`infinity` among it).
+  /// Seconds from 2001-01-01 00:00:00 UTC, or nil for other text.
   static func secondsSinceReferenceDate(_ text: String) -> Double? {
-    var scanner = Scanner(Array(text.utf8))
-    guard let year = scanner.number(digits: 4), scanner.take("-"), let month = scanner.number(digits: 2),
+    switch text {
+    case "infinity": return .infinity
+    case "-infinity": return -.infinity
+    default: break
+    }
+    var bytes = Array(text.utf8)
+    let beforeCommonEra = bytes.count > 3 && bytes.suffix(3).elementsEqual(" BC".utf8)
+    if beforeCommonEra { bytes.removeLast(3) }
+    var scanner = Scanner(bytes)
+    guard let written = scanner.number(digits: 4...7), scanner.take("-"), let month = scanner.number(digits: 2),
       scanner.take("-"), let day = scanner.number(digits: 2), (1...12).contains(month), (1...31).contains(day)
     else { return nil }
+    // 1 BC is the year 0 of the proleptic Gregorian calendar.
+    let year = beforeCommonEra ? 1 - written : written
     var seconds = Double(daysFromCivil(year: year, month: month, day: day) - 11_323) * 86_400
     if scanner.isAtEnd { return seconds }
     guard scanner.take(" ") || scanner.take("T"), let hour = scanner.number(digits: 2), scanner.take(":"),
@@ -83,12 +97,19 @@ enum Timestamp {
     }
 
     mutating func number(digits: Int) -> Int? {
+      number(digits: digits...digits)
+    }
+
+    /// A number of at least `digits.lowerBound` digits, and as many more as
+    /// follow up to `digits.upperBound`.
+    mutating func number(digits: ClosedRange<Int>) -> Int? {
       var value = 0
-      for _ in 0..<digits {
-        guard let digit = digit() else { return nil }
+      var count = 0
+      while count < digits.upperBound, let digit = digit() {
         value = value * 10 + digit
+        count += 1
       }
-      return value
+      return count >= digits.lowerBound ? value : nil
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// One line of wal2json's format version 2 (with `include-xids`,
 /// `include-lsn` and `include-type-oids`):
@@ -62,9 +63,20 @@ struct TransactionAssembler {
 
   init(messagePrefixes: Set<String>) { self.messagePrefixes = messagePrefixes }
 
+  /// Adds one line as the server sent it: its text when it is UTF-8; when
+  /// it is not, the line read with U+FFFD in place of the bytes that are
+  /// not, and every column value holding U+FFFD marked as not UTF-8.
+  mutating func add(_ bytes: ByteBuffer, at slotPosition: String) throws(PostgresReplicaError) {
+    if let line = String(validating: bytes.readableBytesView, as: UTF8.self) {
+      try add(line, at: slotPosition)
+    } else {
+      try add(String(decoding: bytes.readableBytesView, as: UTF8.self), at: slotPosition, isUTF8: false)
+    }
+  }
+
   /// Adds one line; `slotPosition` is the log position the slot reported
   /// for it, named in errors.
-  mutating func add(_ line: String, at slotPosition: String) throws(PostgresReplicaError) {
+  mutating func add(_ line: String, at slotPosition: String, isUTF8: Bool = true) throws(PostgresReplicaError) {
     let record: Wal2JSONRecord
     do {
       record = try Wal2JSONRecord.decode(line)
@@ -91,10 +103,13 @@ struct TransactionAssembler {
       guard current != nil else { throw malformed("is outside a transaction") }
       guard let schema = record.schema, let table = record.table else { throw malformed("names no table") }
       let kind: RowChange.Kind = record.action == "I" ? .insert : record.action == "U" ? .update : .delete
-      let columns = (record.columns ?? []).map { ColumnValue(name: $0.name, typeOID: $0.typeoid, text: $0.value.text) }
-      let identity = (record.identity ?? []).map {
-        ColumnValue(name: $0.name, typeOID: $0.typeoid, text: $0.value.text)
+      func value(_ column: Wal2JSONRecord.Column) -> ColumnValue {
+        var value = ColumnValue(name: column.name, typeOID: column.typeoid, text: column.value.text)
+        if !isUTF8, value.text?.unicodeScalars.contains("\u{FFFD}") == true { value.isUTF8 = false }
+        return value
       }
+      let columns = (record.columns ?? []).map(value)
+      let identity = (record.identity ?? []).map(value)
       if kind != .delete && columns.isEmpty { throw malformed("has no columns") }
       if kind != .insert && identity.isEmpty {
         throw malformed("has no old row: is \(schema).\(table) under REPLICA IDENTITY FULL?")

@@ -44,7 +44,8 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 
 func execute(_ connection: PostgresConnection, _ sql: String) async throws {
-  try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+  // The rows are read so that the statement's error is thrown here.
+  _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
 }
 
 /// Commits the transactions one by one, noting when each was sent, and

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ObjectGraph
 import PredicateDSL
 import Testing
@@ -86,7 +87,58 @@ struct DecodingTests {
         == .failure(.unadmitted("a text column, which an integer attribute does not admit")))
     #expect(
       ColumnConversion.value("4x", oid: 23, as: .integer) == .failure(.unparsable("'4x' is not an integer value")))
-    #expect(convert("infinity", 1184, .date) == nil)
+    // Every value PostgreSQL can hold reads exactly.
+    #expect(convert("infinity", 1184, .date) == .date(secondsSinceReferenceDate: .infinity))
+    #expect(convert("-infinity", 1082, .date) == .date(secondsSinceReferenceDate: -.infinity))
+    let dayBeforeTheEra = Double(Timestamp.daysFromCivil(year: 0, month: 12, day: 31) - 11_323) * 86_400
+    #expect(convert("0001-12-31 BC", 1082, .date) == .date(secondsSinceReferenceDate: dayBeforeTheEra))
+    #expect(
+      convert("0001-12-31 12:00:00+00 BC", 1184, .date) == .date(secondsSinceReferenceDate: dayBeforeTheEra + 43_200))
+    let lastDay = Double(Timestamp.daysFromCivil(year: 294_276, month: 12, day: 31) - 11_323) * 86_400
+    #expect(convert("294276-12-31 23:59:59+00", 1184, .date) == .date(secondsSinceReferenceDate: lastDay + 86_399))
+    #expect(convert("5874897-12-31", 1082, .date) != nil)
+    #expect(convert("0001-12-31 AD", 1082, .date) == nil)
+    #expect(convert("01-12-31", 1082, .date) == nil)
+    // wal2json 2.6 writes numbers as text: NaN and infinities among them.
+    #expect(convert("Infinity", 701, .double) == .double(.infinity))
+    #expect(convert("-Infinity", 700, .double) == .double(-.infinity))
+    if case .double(let number)? = convert("NaN", 1700, .double) { #expect(number.isNaN) } else { Issue.record() }
+  }
+
+  @Test func readsNumbersWrittenAsTextAndMarksTextThatIsNotUTF8() throws {
+    var assembler = TransactionAssembler(messagePrefixes: [])
+    try assembler.add(#"{"action":"B","xid":1}"#, at: "0/A0")
+    try assembler.add(
+      #"{"action":"I","xid":1,"schema":"s","table":"t","columns":[{"name":"d","typeoid":701,"value":"NaN"},"#
+        + #"{"name":"n","typeoid":20,"value":"9007199254740993"}]}"#, at: "0/A1")
+    var bytes = ByteBuffer(
+      string: #"{"action":"I","xid":1,"schema":"s","table":"t","columns":[{"name":"a","typeoid":25,"value":"caf"#)
+    bytes.writeBytes([0xE9])
+    bytes.writeString(#""},{"name":"b","typeoid":25,"value":"ok"}]}"#)
+    try assembler.add(bytes, at: "0/A2")
+    try assembler.add(#"{"action":"C","xid":1,"lsn":"0/A3"}"#, at: "0/A3")
+    let changes = try #require(assembler.takeCompleted().first).changes
+    #expect(changes[0].columns.map(\.text) == ["NaN", "9007199254740993"])
+    #expect(changes[1].columns.map(\.isUTF8) == [false, true])
+    #expect(changes[1].columns.map(\.text) == ["caf\u{FFFD}", "ok"])
+  }
+
+  @Test func namesWhatTheServerLacks() {
+    #expect(
+      ServerRefusal.cause(state: "58P01", message: "could not access file \"wal2json\": No such file or directory")
+        == "wal2json is not installed on the server: install it (Debian: postgresql-15-wal2json)")
+    #expect(
+      ServerRefusal.cause(state: "42501", message: "library \"wal2json\" may not be used as an output plugin")
+        == "the server does not trust wal2json as an output plugin: add it to output_plugin_libraries in"
+        + " postgresql.conf (PostgreSQL 15.19 and later) and reload the server")
+    #expect(
+      ServerRefusal.cause(state: "55000", message: "logical decoding requires wal_level >= logical")
+        == "the server's wal_level is not logical: set wal_level = logical in postgresql.conf and restart it")
+    #expect(
+      ServerRefusal.cause(state: "53400", message: "all replication slots are in use")
+        == "the server has no free replication slot: drop an unused one (pg_drop_replication_slot) or raise"
+        + " max_replication_slots")
+    #expect(ServerRefusal.cause(state: "22012", message: "division by zero") == nil)
   }
 
   @Test func snapshotsTellWhichTransactionsTheySaw() throws {

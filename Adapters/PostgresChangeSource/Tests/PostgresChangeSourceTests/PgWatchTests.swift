@@ -261,8 +261,9 @@ struct PgWatchTests {
         return path
       }
       func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Int32, [String], String) {
+        // Input stays open: closing it would stop the watch before its error.
         let process = try PgWatchProcess(["watch"] + arguments + ["--slot", namespace], environment: environment)
-        let result = try await Self.stop(process)
+        let result = try await process.finish()
         return (result.status, result.lines, result.errors)
       }
 
