@@ -6,7 +6,11 @@ package import PredicateDSL
 /// collection, `{"$set": [...]}` a set, `{"$date": seconds}` (or an ISO-8601
 /// string) a date counted from 2001-01-01T00:00:00Z, `{"$uuid": "…"}` a
 /// UUID, `{"$data": "base64"}` binary data; `true`/`false` are Booleans,
-/// integers stay 64-bit integers and `null` is nil.
+/// integers stay 64-bit integers and `null` is nil. JSON has no NaN or
+/// infinity: `{"$double": "NaN"}`, `{"$double": "Infinity"}` and
+/// `{"$double": "-Infinity"}` stand for them, and `{"$date": "Infinity"}`
+/// and `{"$date": "-Infinity"}` for the dates PostgreSQL calls `infinity`
+/// and `-infinity`.
 extension JSONValue {
   /// A JSON value that does not stand for a filter value, such as
   /// `{"$set": 3}`.
@@ -53,6 +57,8 @@ extension JSONValue {
       return .date(secondsSinceReferenceDate: Double(seconds))
     case ("$date", .double(let seconds)):
       return .date(secondsSinceReferenceDate: seconds)
+    case ("$date", .string(let text)) where Self.nonFinite(text) != nil:
+      return .date(secondsSinceReferenceDate: Self.nonFinite(text)!)
     case ("$date", .string(let text)):
       guard let date = Self.parseISO8601(text) else {
         throw ConversionError(description: "\"$date\" string \"\(text)\" is not an ISO-8601 date")
@@ -61,6 +67,15 @@ extension JSONValue {
     case ("$date", _):
       throw ConversionError(
         description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.typeName)")
+    case ("$double", .string(let text)):
+      guard let number = Self.nonFinite(text) else {
+        throw ConversionError(
+          description: "\"$double\" string \"\(text)\" is not NaN, Infinity or -Infinity (write finite numbers bare)")
+      }
+      return .double(number)
+    case ("$double", _):
+      throw ConversionError(
+        description: "\"$double\" needs \"NaN\", \"Infinity\" or \"-Infinity\", not \(payload.typeName)")
     case ("$uuid", .string(let text)):
       guard let uuid = UUID(uuidString: text) else {
         throw ConversionError(description: "\"$uuid\" string \"\(text)\" is not a UUID")
@@ -104,6 +119,23 @@ extension JSONValue {
     }
   }
 
+  /// The number `NaN`, `Infinity` or `-Infinity` stands for; nil for any
+  /// other text.
+  static func nonFinite(_ text: String) -> Double? {
+    switch text {
+    case "NaN": .nan
+    case "Infinity": .infinity
+    case "-Infinity": -.infinity
+    default: nil
+    }
+  }
+
+  /// `NaN`, `Infinity` or `-Infinity`: the text of a number that is not
+  /// finite.
+  static func nonFiniteText(_ number: Double) -> String {
+    number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity"
+  }
+
   /// A date in one of the ISO-8601 forms `$date` takes: with seconds, with
   /// fractional seconds, or a day alone.
   static func parseISO8601(_ text: String) -> Date? {
@@ -123,8 +155,12 @@ extension JSONValue {
     case .null: self = .null
     case .bool(let flag): self = .bool(flag)
     case .int(let number): self = .int(number)
+    case .double(let number) where !number.isFinite:
+      self = .object([("$double", .string(Self.nonFiniteText(number)))])
     case .double(let number): self = .double(number)
     case .string(let text): self = .string(text)
+    case .date(let seconds) where !seconds.isFinite:
+      self = .object([("$date", .string(Self.nonFiniteText(seconds)))])
     case .date(let seconds): self = .object([("$date", .double(seconds))])
     case .uuid(let bits): self = .object([("$uuid", .string(UUID(bits: bits).uuidString))])
     case .data(let bytes): self = .object([("$data", .string(Data(bytes).base64EncodedString()))])

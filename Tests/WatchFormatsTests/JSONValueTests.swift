@@ -117,6 +117,32 @@ struct JSONValueTests {
         + #"{"$data":"AAEC"},{"a":null,"b":1}]"#)
   }
 
+  @Test func numbersAndDatesThatAreNotFiniteRoundTripAsTaggedStrings() throws {
+    let values: [FilterValue] = [
+      .double(.infinity), .double(-.infinity), .date(secondsSinceReferenceDate: .infinity),
+      .date(secondsSinceReferenceDate: -.infinity), .double(1.5),
+    ]
+    let text = JSONValue(.array(values)).serialized
+    #expect(
+      text
+        == #"[{"$double":"Infinity"},{"$double":"-Infinity"},{"$date":"Infinity"},{"$date":"-Infinity"},1.5]"#)
+    #expect(try parse(text).filterValue() == .array(values))
+    #expect(JSONValue(.double(.nan)).serialized == #"{"$double":"NaN"}"#)
+    guard case .double(let number) = try parse(#"{"$double": "NaN"}"#).filterValue() else {
+      Issue.record("not a double")
+      return
+    }
+    #expect(number.isNaN)
+    let wrong = try parse(#"{"$double": "1.5"}"#)
+    #expect(throws: JSONValue.ConversionError.self) { try wrong.filterValue() }
+    do {
+      _ = try wrong.filterValue()
+    } catch {
+      #expect(
+        error.description == #""$double" string "1.5" is not NaN, Infinity or -Infinity (write finite numbers bare)"#)
+    }
+  }
+
   @Test(arguments: [
     (#"{"$set": 3}"#, #""$set" needs an array, not number"#),
     (#"{"$date": true}"#, #""$date" needs seconds since 2001-01-01 or an ISO-8601 string, not boolean"#),
