@@ -189,6 +189,32 @@ struct CommandLineTests {
     #expect(try CommandRunner.run(["demo", "--saves", "none"]).status == 64)
   }
 
+  /// A bad option of `demo` says which option, the value given and what
+  /// it takes, then the usage.
+  @Test(arguments: [
+    (["--saves", "-1"], "--saves takes a whole number from 1 to 1000000, not '-1'"),
+    (["--saves", "abc"], "--saves takes a whole number from 1 to 1000000, not 'abc'"),
+    (["--saves", "0"], "--saves takes a whole number from 1 to 1000000, not '0'"),
+    (["--saves", "1000001"], "--saves takes a whole number from 1 to 1000000, not '1000001'"),
+    (["--saves"], "--saves needs a number of saves"),
+    (["--saves", "5", "6"], "unexpected argument '6'"),
+    (["--save", "5"], "unknown argument '--save'"),
+  ])
+  func demoSaysWhatIsWrongWithAnOption(arguments: [String], message: String) throws {
+    let outcome = try CommandRunner.run(["demo"] + arguments)
+    #expect(outcome.status == 64)
+    #expect(outcome.output.isEmpty)
+    #expect(
+      outcome.errorOutput == "context-watch: demo: \(message)\nusage: context-watch demo [--saves N | predicates]\n")
+  }
+
+  @Test func demoPredicatesSaysWhichArgumentIsExtra() throws {
+    let outcome = try CommandRunner.run(["demo", "predicates", "all"])
+    #expect(outcome.status == 64)
+    #expect(
+      outcome.errorOutput == "context-watch: demo: unexpected argument 'all'\nusage: context-watch demo predicates\n")
+  }
+
   @Test func demoToursThePredicateLanguage() throws {
     let outcome = try CommandRunner.run(["demo", "predicates"])
     #expect(outcome.status == 0)
