@@ -81,12 +81,10 @@ enum ListFile {
   private static func list(
     _ item: JSONValue, named name: String, place: Int, problems: inout [String]
   ) -> List? {
-    guard case .object(let members) = item else { return nil }
+    guard case .object = item else { return nil }
     let problemsBefore = problems.count
     func problem(_ text: String) { problems.append("list '\(name)': \(text)") }
-    for (key, _) in members where !fields.contains(key) {
-      problem("unknown field '\(key)' (fields: \(fields.joined(separator: ", ")))")
-    }
+    item.unknownFieldMessages(allowed: fields).forEach(problem)
     var entity: String?
     switch item["entity"] {
     case .string(let text)?: entity = text
@@ -154,13 +152,13 @@ enum ListFile {
     var isValid = true
     for (index, item) in items.enumerated() {
       let place = "sortBy[\(index)]"
-      guard case .object(let members) = item else {
+      guard case .object = item else {
         problem("\(place): a sort key is a JSON object (\(shape)), not \(item.typeName)")
         isValid = false
         continue
       }
-      for (key, _) in members where !sortKeyFields.contains(key) {
-        problem("\(place): unknown field '\(key)' (fields: \(sortKeyFields.joined(separator: ", ")))")
+      for message in item.unknownFieldMessages(allowed: sortKeyFields) {
+        problem("\(place): \(message)")
         isValid = false
       }
       var ascending = true

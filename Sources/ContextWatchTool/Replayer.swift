@@ -145,12 +145,10 @@ final class Replayer {
   }
 
   private func apply(_ change: JSONValue, problems: inout [String], added: inout [String]) throws {
-    guard case .object(let members) = change else {
+    guard case .object = change else {
       throw Refusal(problems: ["a change line is a JSON object, not \(change.typeName)"])
     }
-    for (key, _) in members where !["author", "insert", "update", "delete"].contains(key) {
-      problems.append("unknown field '\(key)' (fields: author, insert, update, delete)")
-    }
+    problems += change.unknownFieldMessages(allowed: ["author", "insert", "update", "delete"])
     switch change["author"] {
     case nil, .null?, .string?: break
     case let other?: problems.append("\"author\" is a string, not \(other.typeName)")
@@ -159,6 +157,7 @@ final class Replayer {
     var pending: [(object: ManagedObject, ref: String, values: [(key: String, value: JSONValue)])] = []
     for (index, item) in try list(change["insert"], "insert").enumerated() {
       let place = "insert[\(index)]"
+      problems += item.unknownFieldMessages(allowed: ["ref", "entity", "values"]).map { "\(place): \($0)" }
       guard case .string(let entity)? = item["entity"], case .string(let ref)? = item["ref"] else {
         problems.append("\(place): needs \"entity\" and \"ref\" strings")
         continue
@@ -181,6 +180,7 @@ final class Replayer {
     }
     for (index, item) in try list(change["update"], "update").enumerated() {
       let place = "update[\(index)]"
+      problems += item.unknownFieldMessages(allowed: ["ref", "values"]).map { "\(place): \($0)" }
       guard case .string(let ref)? = item["ref"] else {
         problems.append("\(place): needs a \"ref\" string")
         continue

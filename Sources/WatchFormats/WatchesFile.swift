@@ -72,7 +72,7 @@ public struct WatchesFile: Sendable {
     }
     var places: [String: Int] = [:]
     for (index, item) in items.enumerated() {
-      guard case .object(let members) = item else {
+      guard case .object = item else {
         problems.append("watches[\(index)]: a watch is a JSON object, not \(item.typeName)")
         continue
       }
@@ -88,9 +88,7 @@ public struct WatchesFile: Sendable {
       } else {
         places[id] = index
       }
-      for (key, _) in members where !Self.fields.contains(key) {
-        problem("unknown field '\(key)' (fields: \(Self.fields.joined(separator: ", ")))")
-      }
+      item.unknownFieldMessages(allowed: Self.fields).forEach(problem)
       func string(_ field: String, _ article: String) -> String? {
         switch item[field] {
         case .string(let text)?: return text

@@ -210,6 +210,26 @@ struct ReplayCommandTests {
     #expect(!outcome.output.contains("Refusal"))
   }
 
+  /// A misspelt key of a change line, or of one of its inserts or
+  /// updates, refuses the line with a did-you-mean, instead of inserting an
+  /// object without its values.
+  @Test func aMisspeltKeyOfAChangeRefusesItWithADidYouMean() throws {
+    let outcome = try replay([
+      #"{"insert": [{"entity": "Company", "ref": "acme", "valeus": {"name": "Acme"}}], "updat": []}"#,
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}]}"#,
+      #"{"update": [{"ref": "acme", "Values": {"name": "Acme Inc"}, "when": 1}]}"#,
+    ])
+    let refusal = #"{"error":{"message":"the change was refused; nothing of it was applied","problems":"#
+    #expect(
+      outcome.output.split(separator: "\n").map(String.init) == [
+        refusal
+          + #"["unknown field 'updat' (did you mean 'update'?)","insert[0]: unknown field 'valeus' (did you mean 'values'?)"]}}"#,
+        #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}}],"updated":[],"deleted":[]}"#,
+        refusal
+          + #"["update[0]: unknown field 'Values' (did you mean 'values'?)","update[0]: unknown field 'when' (fields: ref, values)"]}}"#,
+      ])
+  }
+
   /// A watches file is read strictly: each problem once, in file order.
   @Test func aWatchesFileRefusesDuplicateIdsUnknownFieldsAndBadTypes() throws {
     let watches = """

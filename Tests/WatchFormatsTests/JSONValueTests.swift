@@ -168,4 +168,29 @@ struct JSONValueTests {
     #expect(try JSONValue.contents(ofFile: good.path) == Array("[1]\n".utf8))
     #expect(try JSONValue.parse(file: good.path) == .array([.int(1)]))
   }
+
+  /// Unknown keys get a did-you-mean when a field is close (a difference
+  /// of case, or a few edits), else the list of fields, in object order.
+  @Test func namesUnknownFieldsWithADidYouMean() throws {
+    let value = try parse(#"{"name": "P", "tabel": "people", "PrimaryKey": "id", "colour": 1}"#)
+    #expect(
+      value.unknownFieldMessages(allowed: ["name", "table", "primaryKey"]) == [
+        "unknown field 'tabel' (did you mean 'table'?)",
+        "unknown field 'PrimaryKey' (did you mean 'primaryKey'?)",
+        "unknown field 'colour' (fields: name, table, primaryKey)",
+      ])
+    #expect(JSONValue.array([.int(1)]).unknownFieldMessages(allowed: []) == [])
+  }
+
+  @Test func phrasesWhatWasFound() throws {
+    let values: [JSONValue] = [
+      .null, .bool(true), .int(5), .double(2.5), .string("yes"), .string(String(repeating: "a", count: 50)),
+      .array([]), .object([]),
+    ]
+    #expect(
+      values.map(\.phrase) == [
+        "null", "the Boolean true", "the number 5", "the number 2.5", #"the string "yes""#,
+        "the string \"" + String(repeating: "a", count: 40) + "…\"", "an array", "an object",
+      ])
+  }
 }
