@@ -45,7 +45,10 @@ enum ListFile {
   }
 
   /// The lists a file's JSON describes, and the problems of those that
-  /// could not be read.
+  /// could not be read. A list whose only problem is a name that an
+  /// earlier list took is among the lists, so that the schema's checks
+  /// reach it too; its clash is among the problems, so the file still
+  /// does not run.
   static func lists(in json: JSONValue) -> (lists: [List], problems: [Problem]) {
     guard case .array(let items) = json else {
       return ([], [Problem(place: 0, message: "the lists file is a JSON array of lists, not \(json.typeName)")])
@@ -60,7 +63,8 @@ enum ListFile {
         continue
       }
       guard case .string(let name)? = item["name"] else {
-        problems.append(Problem(place: index, message: "lists[\(index)]: needs a \"name\" string"))
+        let found = item["name"].map { ", not \($0.phrase)" } ?? ""
+        problems.append(Problem(place: index, message: "lists[\(index)]: needs a \"name\" string\(found)"))
         continue
       }
       var messages: [String] = []
@@ -69,8 +73,9 @@ enum ListFile {
       } else {
         places[name] = index
       }
-      let list = list(item, named: name, place: index, problems: &messages)
-      if let list, messages.isEmpty { lists.append(list) }
+      // A list whose name is taken is still read and kept, so that the
+      // schema checks it too; the clash alone keeps the file from running.
+      if let list = list(item, named: name, place: index, problems: &messages) { lists.append(list) }
       problems += messages.map { Problem(place: index, message: $0) }
     }
     return (lists, problems)
@@ -115,8 +120,13 @@ enum ListFile {
     switch item["limit"] {
     case nil, .null?: break
     case .int(let number)?: limit = Int(exactly: number)
-    case .double(let number)?: problem("\"limit\" is an integer, not \(number)")
-    case let other?: problem("\"limit\" is an integer, not \(other.typeName)")
+    case .double(let number)? where number == number.rounded() && abs(number) > Double(Int64.max) / 2:
+      // An integer literal beyond Int64, which the JSON reader keeps as a
+      // double: its exact value, in decimal.
+      problem(
+        "\"limit\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range "
+          + "(at most \(Int64.max))")
+    case let other?: problem("\"limit\" is an integer, not \(other.phrase)")
     }
     guard problems.count == problemsBefore, let entity, let sortKeys else { return nil }
     guard let predicate else {

@@ -42,7 +42,10 @@ public struct WatchesFile: Sendable {
   /// The fields a watch may have, in the order messages name them.
   static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys"]
 
-  /// The watches that read well, in file order.
+  /// The watches that read well, in file order; a watch whose only
+  /// problem is an id that an earlier watch took is among them, so that
+  /// ``WatchLines`` checks it against the schema too. Register them only
+  /// when ``problems`` is empty.
   public var watches: [Watch] = []
   /// What is wrong with the file, one message per problem, in file order:
   /// each names its watch by its id (`watch 'adults': …`), or by its place
@@ -83,6 +86,7 @@ public struct WatchesFile: Sendable {
       }
       var messages: [String] = []
       func problem(_ text: String) { messages.append("watch '\(id)': \(text)") }
+      let isTaken = places[id] != nil
       if let first = places[id] {
         problem("the id is taken by watches[\(first)]; each watch needs an id of its own")
       } else {
@@ -122,7 +126,9 @@ public struct WatchesFile: Sendable {
         problem(error.description)
       }
       problems += messages
-      guard messages.isEmpty, let entity, let predicate else { continue }
+      // A watch whose only problem is its taken id is kept, so that the
+      // schema's checks reach it too.
+      guard messages.count == (isTaken ? 1 : 0), let entity, let predicate else { continue }
       watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
     }
   }

@@ -230,6 +230,30 @@ struct ReplayCommandTests {
       ])
   }
 
+  /// A taken id hides none of the watch's other problems: the schema
+  /// checks it too.
+  @Test func aTakenWatchIdHidesNoOtherProblem() throws {
+    let watches = """
+      [{"id": "a", "entity": "Person", "predicate": "age > 1"},
+       {"id": "a", "entity": "Person", "predicate": "agee > 1"}]
+      """
+    let outcome = try replay([], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : watches are invalid
+        watch 'a': the id is taken by watches[0]; each watch needs an id of its own
+        watch 'a' on Person:
+        error: Person has no key 'agee' (did you mean 'age'?)
+         --> predicate:1:1
+          |
+        1 | agee > 1
+          | ^^^^
+
+        """))
+  }
+
   /// A watches file is read strictly: each problem once, in file order.
   @Test func aWatchesFileRefusesDuplicateIdsUnknownFieldsAndBadTypes() throws {
     let watches = """
