@@ -51,7 +51,7 @@ enum ListFile {
   /// does not run.
   static func lists(in json: JSONValue) -> (lists: [List], problems: [Problem]) {
     guard case .array(let items) = json else {
-      return ([], [Problem(place: 0, message: "the lists file is a JSON array of lists, not \(json.typeName)")])
+      return ([], [Problem(place: 0, message: "the lists file is a JSON array of lists, not \(json.phrase)")])
     }
     var lists: [List] = []
     var problems: [Problem] = []
@@ -59,7 +59,7 @@ enum ListFile {
     for (index, item) in items.enumerated() {
       guard case .object = item else {
         problems.append(
-          Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.typeName)"))
+          Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.phrase)"))
         continue
       }
       guard case .string(let name)? = item["name"] else {
@@ -94,13 +94,13 @@ enum ListFile {
     switch item["entity"] {
     case .string(let text)?: entity = text
     case nil: problem("needs an \"entity\" string")
-    case let other?: problem("needs an \"entity\" string, not \(other.typeName)")
+    case let other?: problem("needs an \"entity\" string, not \(other.phrase)")
     }
     var predicate: String?
     switch item["predicate"] {
     case nil, .null?: break
     case .string(let text)?: predicate = text
-    case let other?: problem("\"predicate\" is a string, not \(other.typeName)")
+    case let other?: problem("\"predicate\" is a string, not \(other.phrase)")
     }
     var arguments: [FilterValue] = []
     do {
@@ -114,7 +114,7 @@ enum ListFile {
     switch item["sectionBy"] {
     case nil, .null?: break
     case .string(let text)?: sectionKey = text
-    case let other?: problem("\"sectionBy\" is a string, not \(other.typeName)")
+    case let other?: problem("\"sectionBy\" is a string, not \(other.phrase)")
     }
     var limit: Int?
     switch item["limit"] {
@@ -155,7 +155,7 @@ enum ListFile {
   ) -> [ObjectFetchRequest.SortKey]? {
     let shape = "{\"key\": String, \"ascending\": Bool?}"
     guard case .array(let items)? = value else {
-      problem("needs a \"sortBy\" array of sort keys (\(shape))\(value.map { ", not \($0.typeName)" } ?? "")")
+      problem("needs a \"sortBy\" array of sort keys (\(shape))\(value.map { ", not \($0.phrase)" } ?? "")")
       return nil
     }
     var keys: [ObjectFetchRequest.SortKey] = []
@@ -163,7 +163,7 @@ enum ListFile {
     for (index, item) in items.enumerated() {
       let place = "sortBy[\(index)]"
       guard case .object = item else {
-        problem("\(place): a sort key is a JSON object (\(shape)), not \(item.typeName)")
+        problem("\(place): a sort key is a JSON object (\(shape)), not \(item.phrase)")
         isValid = false
         continue
       }
@@ -176,7 +176,7 @@ enum ListFile {
       case nil, .null?: break
       case .bool(let flag)?: ascending = flag
       case let other?:
-        problem("\(place): \"ascending\" is a Boolean, not \(other.typeName)")
+        problem("\(place): \"ascending\" is a Boolean, not \(other.phrase)")
         isValid = false
       }
       guard case .string(let key)? = item["key"] else {

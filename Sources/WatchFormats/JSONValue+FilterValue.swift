@@ -48,7 +48,7 @@ extension JSONValue {
       for element in elements { values.insert(try element.filterValue()) }
       return .set(values)
     case ("$set", _):
-      throw ConversionError(description: "\"$set\" needs an array, not \(payload.typeName)")
+      throw ConversionError(description: "\"$set\" needs an array, not \(payload.phrase)")
     case ("$date", .int(let seconds)):
       return .date(secondsSinceReferenceDate: Double(seconds))
     case ("$date", .double(let seconds)):
@@ -60,7 +60,7 @@ extension JSONValue {
       return .date(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)
     case ("$date", _):
       throw ConversionError(
-        description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.typeName)")
+        description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.phrase)")
     case ("$uuid", .string(let text)):
       guard let uuid = UUID(uuidString: text) else {
         throw ConversionError(description: "\"$uuid\" string \"\(text)\" is not a UUID")
@@ -72,7 +72,7 @@ extension JSONValue {
       }
       return .data(Array(data))
     case ("$uuid", _), ("$data", _):
-      throw ConversionError(description: "\"\(tag)\" needs a string, not \(payload.typeName)")
+      throw ConversionError(description: "\"\(tag)\" needs a string, not \(payload.phrase)")
     default:
       return nil
     }
@@ -100,7 +100,7 @@ extension JSONValue {
       }
       return values
     case let other?:
-      throw ConversionError(description: "\"\(field)\" is an array, not \(other.typeName)")
+      throw ConversionError(description: "\"\(field)\" is an array, not \(other.phrase)")
     }
   }
 

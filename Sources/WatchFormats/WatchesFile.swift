@@ -70,17 +70,17 @@ public struct WatchesFile: Sendable {
   /// could not be read (they are left out).
   package init(_ json: JSONValue) {
     guard case .array(let items) = json else {
-      problems = ["the watches file is a JSON array of watches, not \(json.typeName)"]
+      problems = ["the watches file is a JSON array of watches, not \(json.phrase)"]
       return
     }
     var places: [String: Int] = [:]
     for (index, item) in items.enumerated() {
       guard case .object = item else {
-        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.typeName)")
+        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.phrase)")
         continue
       }
       guard case .string(let id)? = item["id"] else {
-        let found = item["id"].map { ", not \($0.typeName)" } ?? ""
+        let found = item["id"].map { ", not \($0.phrase)" } ?? ""
         problems.append("watches[\(index)]: needs an \"id\" string\(found)")
         continue
       }
@@ -97,7 +97,7 @@ public struct WatchesFile: Sendable {
         switch item[field] {
         case .string(let text)?: return text
         case nil: problem("needs \(article) \"\(field)\" string")
-        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.typeName)")
+        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.phrase)")
         }
         return nil
       }
@@ -135,12 +135,12 @@ public struct WatchesFile: Sendable {
 
   private static func strings(_ value: JSONValue, _ field: String) throws(Problems) -> [String] {
     guard case .array(let items) = value else {
-      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.typeName)"])
+      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.phrase)"])
     }
     var texts: [String] = []
     for (index, item) in items.enumerated() {
       guard case .string(let text) = item else {
-        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.typeName)"])
+        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.phrase)"])
       }
       texts.append(text)
     }

@@ -70,8 +70,8 @@ struct ReplayCommandTests {
     #expect(
       outcome.errorOutput.contains(
         "watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
-    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not number"#))
-    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not number"#))
+    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not the number 3"#))
+    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not the number 3"#))
     #expect(
       outcome.errorOutput.contains(
         """
@@ -201,11 +201,11 @@ struct ReplayCommandTests {
     ])
     #expect(
       outcome.output.split(separator: "\n") == [
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: a relationship takes refs (strings), not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: a relationship takes refs (strings), not the number 5"]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: unknown ref 'zed'"]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'acme'.employees: Company.employees is to-many: give an array of refs"]}}"#,
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["\"insert\" is an array, not number"]}}"#,
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0].values is an object, not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["\"insert\" is an array, not the number 5"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0].values is an object, not the number 5"]}}"#,
       ])
     #expect(!outcome.output.contains("Refusal"))
   }
@@ -270,13 +270,13 @@ struct ReplayCommandTests {
     #expect(outcome.errorOutput.hasSuffix(": watches are invalid\n" + lines.joined(separator: "\n") + "\n"))
     #expect(
       Array(lines) == [
-        #"watch 'a': "args" is an array, not number"#,
+        #"watch 'a': "args" is an array, not the number 5"#,
         "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
         "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
-        #"watch 'b': needs an "entity" string, not number"#,
-        "watch 'b': keys[1] is a string, not number",
+        #"watch 'b': needs an "entity" string, not the number 3"#,
+        "watch 'b': keys[1] is a string, not the number 2",
         #"watches[3]: needs an "id" string"#,
-        "watches[4]: a watch is a JSON object, not number",
+        "watches[4]: a watch is a JSON object, not the number 7",
       ])
   }
 

@@ -118,11 +118,11 @@ struct JSONValueTests {
   }
 
   @Test(arguments: [
-    (#"{"$set": 3}"#, #""$set" needs an array, not number"#),
-    (#"{"$date": true}"#, #""$date" needs seconds since 2001-01-01 or an ISO-8601 string, not boolean"#),
+    (#"{"$set": 3}"#, #""$set" needs an array, not the number 3"#),
+    (#"{"$date": true}"#, #""$date" needs seconds since 2001-01-01 or an ISO-8601 string, not the Boolean true"#),
     (#"{"$date": "soon"}"#, #""$date" string "soon" is not an ISO-8601 date"#),
     (#"{"$uuid": "x"}"#, #""$uuid" string "x" is not a UUID"#),
-    (#"{"$uuid": 1}"#, #""$uuid" needs a string, not number"#),
+    (#"{"$uuid": 1}"#, #""$uuid" needs a string, not the number 1"#),
     (#"{"$data": "%"}"#, #""$data" string is not base64"#),
   ])
   func taggedFormsWithTheWrongPayloadAreErrors(text: String, message: String) throws {
@@ -144,13 +144,13 @@ struct JSONValueTests {
       _ = try JSONValue.formatArguments(bad, field: "args")
       Issue.record("no error")
     } catch {
-      #expect(error.description == #"args[1]: "$set" needs an array, not number"#)
+      #expect(error.description == #"args[1]: "$set" needs an array, not the number 3"#)
     }
     do {
       _ = try JSONValue.formatArguments(.object([]), field: "arguments")
       Issue.record("no error")
     } catch {
-      #expect(error.description == #""arguments" is an array, not object"#)
+      #expect(error.description == #""arguments" is an array, not an object"#)
     }
   }
 
