@@ -123,9 +123,9 @@ enum ListFile {
     case .double(let number)? where number == number.rounded() && abs(number) > Double(Int64.max) / 2:
       // An integer literal beyond Int64, which the JSON reader keeps as a
       // double: its exact value, in decimal.
+      let bound = number > 0 ? "at most \(Int64.max)" : "at least \(Int64.min)"
       problem(
-        "\"limit\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range "
-          + "(at most \(Int64.max))")
+        "\"limit\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range (\(bound))")
     case let other?: problem("\"limit\" is an integer, not \(other.phrase)")
     }
     guard problems.count == problemsBefore, let entity, let sortKeys else { return nil }
