@@ -64,7 +64,7 @@ extension ObjectSchema {
     }
   }
 
-  /// Reads a schema from a JSON file; see ``init(json:)``.
+  /// Reads a schema from a JSON file; see ``init(json:allowingEntityFields:)``.
   ///
   /// - Throws: ``SchemaError`` when the file cannot be read or the schema is
   ///   invalid.
