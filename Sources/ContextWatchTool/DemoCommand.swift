@@ -22,12 +22,27 @@ enum DemoCommand {
     case "predicates":
       return PredicateTourCommand.run(Array(arguments.dropFirst()))
     case "--saves":
-      guard arguments.count == 2, let saves = Int(arguments[1]), saves > 0 else { break }
+      guard let text = arguments.dropFirst().first else {
+        return usageError("--saves needs a number of saves")
+      }
+      guard let saves = Int(text), WorkloadDemo.saveRange.contains(saves) else {
+        return usageError(
+          "--saves takes a whole number from \(WorkloadDemo.saveRange.lowerBound) to "
+            + "\(WorkloadDemo.saveRange.upperBound), not '\(text)'")
+      }
+      if let extra = arguments.dropFirst(2).first { return usageError("unexpected argument '\(extra)'") }
       return WorkloadDemo.run(saves: saves)
-    default:
-      break
+    case let argument?:
+      return usageError("unknown argument '\(argument)'")
     }
-    Console.error("usage: context-watch demo [--saves N | predicates]")
+  }
+
+  static let usage = "usage: context-watch demo [--saves N | predicates]"
+
+  /// Reports a usage error on standard error, what is wrong then the usage,
+  /// and returns the exit status of a usage error.
+  private static func usageError(_ message: String) -> Int32 {
+    Console.error("context-watch: demo: \(message)\n\(usage)")
     return 64
   }
 

@@ -157,7 +157,7 @@ enum EvalCommand {
         throw Invalid(description: error.description)
       }
       guard case .object = json else {
-        throw Invalid(description: "a case must be a JSON object, not \(json.typeName)")
+        throw Invalid(description: "a case must be a JSON object, not \(json.phrase)")
       }
       guard case .string(let format)? = json["format"] else {
         throw Invalid(description: "a case needs a \"format\" string")
@@ -171,7 +171,7 @@ enum EvalCommand {
           arguments = []
           for element in elements { arguments.append(try element.filterValue()) }
         case let other?:
-          throw Invalid(description: "\"args\" must be an array, not \(other.typeName)")
+          throw Invalid(description: "\"args\" must be an array, not \(other.phrase)")
         }
         switch json["vars"] {
         case nil, .null?:
@@ -180,7 +180,7 @@ enum EvalCommand {
           variables = [:]
           for member in members { variables[member.key] = try member.value.filterValue() }
         case let other?:
-          throw Invalid(description: "\"vars\" must be an object, not \(other.typeName)")
+          throw Invalid(description: "\"vars\" must be an object, not \(other.phrase)")
         }
         object = try json["object"]?.filterValue() ?? .null
       } catch let error as JSONValue.ConversionError {

@@ -45,10 +45,13 @@ enum ListFile {
   }
 
   /// The lists a file's JSON describes, and the problems of those that
-  /// could not be read.
+  /// could not be read. A list whose only problem is a name that an
+  /// earlier list took is among the lists, so that the schema's checks
+  /// reach it too; its clash is among the problems, so the file still
+  /// does not run.
   static func lists(in json: JSONValue) -> (lists: [List], problems: [Problem]) {
     guard case .array(let items) = json else {
-      return ([], [Problem(place: 0, message: "the lists file is a JSON array of lists, not \(json.typeName)")])
+      return ([], [Problem(place: 0, message: "the lists file is a JSON array of lists, not \(json.phrase)")])
     }
     var lists: [List] = []
     var problems: [Problem] = []
@@ -56,11 +59,12 @@ enum ListFile {
     for (index, item) in items.enumerated() {
       guard case .object = item else {
         problems.append(
-          Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.typeName)"))
+          Problem(place: index, message: "lists[\(index)]: a list is a JSON object, not \(item.phrase)"))
         continue
       }
       guard case .string(let name)? = item["name"] else {
-        problems.append(Problem(place: index, message: "lists[\(index)]: needs a \"name\" string"))
+        let found = item["name"].map { ", not \($0.phrase)" } ?? ""
+        problems.append(Problem(place: index, message: "lists[\(index)]: needs a \"name\" string\(found)"))
         continue
       }
       var messages: [String] = []
@@ -69,8 +73,9 @@ enum ListFile {
       } else {
         places[name] = index
       }
-      let list = list(item, named: name, place: index, problems: &messages)
-      if let list, messages.isEmpty { lists.append(list) }
+      // A list whose name is taken is still read and kept, so that the
+      // schema checks it too; the clash alone keeps the file from running.
+      if let list = list(item, named: name, place: index, problems: &messages) { lists.append(list) }
       problems += messages.map { Problem(place: index, message: $0) }
     }
     return (lists, problems)
@@ -81,23 +86,21 @@ enum ListFile {
   private static func list(
     _ item: JSONValue, named name: String, place: Int, problems: inout [String]
   ) -> List? {
-    guard case .object(let members) = item else { return nil }
+    guard case .object = item else { return nil }
     let problemsBefore = problems.count
     func problem(_ text: String) { problems.append("list '\(name)': \(text)") }
-    for (key, _) in members where !fields.contains(key) {
-      problem("unknown field '\(key)' (fields: \(fields.joined(separator: ", ")))")
-    }
+    item.unknownFieldMessages(allowed: fields).forEach(problem)
     var entity: String?
     switch item["entity"] {
     case .string(let text)?: entity = text
     case nil: problem("needs an \"entity\" string")
-    case let other?: problem("needs an \"entity\" string, not \(other.typeName)")
+    case let other?: problem("needs an \"entity\" string, not \(other.phrase)")
     }
     var predicate: String?
     switch item["predicate"] {
     case nil, .null?: break
     case .string(let text)?: predicate = text
-    case let other?: problem("\"predicate\" is a string, not \(other.typeName)")
+    case let other?: problem("\"predicate\" is a string, not \(other.phrase)")
     }
     var arguments: [FilterValue] = []
     do {
@@ -111,14 +114,19 @@ enum ListFile {
     switch item["sectionBy"] {
     case nil, .null?: break
     case .string(let text)?: sectionKey = text
-    case let other?: problem("\"sectionBy\" is a string, not \(other.typeName)")
+    case let other?: problem("\"sectionBy\" is a string, not \(other.phrase)")
     }
     var limit: Int?
     switch item["limit"] {
     case nil, .null?: break
     case .int(let number)?: limit = Int(exactly: number)
-    case .double(let number)?: problem("\"limit\" is an integer, not \(number)")
-    case let other?: problem("\"limit\" is an integer, not \(other.typeName)")
+    case .double(let number)? where number == number.rounded() && abs(number) > Double(Int64.max) / 2:
+      // An integer literal beyond Int64, which the JSON reader keeps as a
+      // double: its exact value, in decimal.
+      let bound = number > 0 ? "at most \(Int64.max)" : "at least \(Int64.min)"
+      problem(
+        "\"limit\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range (\(bound))")
+    case let other?: problem("\"limit\" is an integer, not \(other.phrase)")
     }
     guard problems.count == problemsBefore, let entity, let sortKeys else { return nil }
     guard let predicate else {
@@ -147,20 +155,20 @@ enum ListFile {
   ) -> [ObjectFetchRequest.SortKey]? {
     let shape = "{\"key\": String, \"ascending\": Bool?}"
     guard case .array(let items)? = value else {
-      problem("needs a \"sortBy\" array of sort keys (\(shape))\(value.map { ", not \($0.typeName)" } ?? "")")
+      problem("needs a \"sortBy\" array of sort keys (\(shape))\(value.map { ", not \($0.phrase)" } ?? "")")
       return nil
     }
     var keys: [ObjectFetchRequest.SortKey] = []
     var isValid = true
     for (index, item) in items.enumerated() {
       let place = "sortBy[\(index)]"
-      guard case .object(let members) = item else {
-        problem("\(place): a sort key is a JSON object (\(shape)), not \(item.typeName)")
+      guard case .object = item else {
+        problem("\(place): a sort key is a JSON object (\(shape)), not \(item.phrase)")
         isValid = false
         continue
       }
-      for (key, _) in members where !sortKeyFields.contains(key) {
-        problem("\(place): unknown field '\(key)' (fields: \(sortKeyFields.joined(separator: ", ")))")
+      for message in item.unknownFieldMessages(allowed: sortKeyFields) {
+        problem("\(place): \(message)")
         isValid = false
       }
       var ascending = true
@@ -168,7 +176,7 @@ enum ListFile {
       case nil, .null?: break
       case .bool(let flag)?: ascending = flag
       case let other?:
-        problem("\(place): \"ascending\" is a Boolean, not \(other.typeName)")
+        problem("\(place): \"ascending\" is a Boolean, not \(other.phrase)")
         isValid = false
       }
       guard case .string(let key)? = item["key"] else {

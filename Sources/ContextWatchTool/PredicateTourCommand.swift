@@ -28,8 +28,8 @@ enum PredicateTourCommand {
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
-    guard arguments.isEmpty else {
-      Console.error("usage: context-watch demo predicates")
+    if let extra = arguments.first {
+      Console.error("context-watch: demo: unexpected argument '\(extra)'\nusage: context-watch demo predicates")
       return 64
     }
     print("ContextWatcher's predicate language: Apple's NSPredicate format strings, parsed,")

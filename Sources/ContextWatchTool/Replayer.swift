@@ -145,20 +145,19 @@ final class Replayer {
   }
 
   private func apply(_ change: JSONValue, problems: inout [String], added: inout [String]) throws {
-    guard case .object(let members) = change else {
-      throw Refusal(problems: ["a change line is a JSON object, not \(change.typeName)"])
+    guard case .object = change else {
+      throw Refusal(problems: ["a change line is a JSON object, not \(change.phrase)"])
     }
-    for (key, _) in members where !["author", "insert", "update", "delete"].contains(key) {
-      problems.append("unknown field '\(key)' (fields: author, insert, update, delete)")
-    }
+    problems += change.unknownFieldMessages(allowed: ["author", "insert", "update", "delete"])
     switch change["author"] {
     case nil, .null?, .string?: break
-    case let other?: problems.append("\"author\" is a string, not \(other.typeName)")
+    case let other?: problems.append("\"author\" is a string, not \(other.phrase)")
     }
     // Inserts first, so that relationships may name objects inserted on the same line.
     var pending: [(object: ManagedObject, ref: String, values: [(key: String, value: JSONValue)])] = []
     for (index, item) in try list(change["insert"], "insert").enumerated() {
       let place = "insert[\(index)]"
+      problems += item.unknownFieldMessages(allowed: ["ref", "entity", "values"]).map { "\(place): \($0)" }
       guard case .string(let entity)? = item["entity"], case .string(let ref)? = item["ref"] else {
         problems.append("\(place): needs \"entity\" and \"ref\" strings")
         continue
@@ -181,6 +180,7 @@ final class Replayer {
     }
     for (index, item) in try list(change["update"], "update").enumerated() {
       let place = "update[\(index)]"
+      problems += item.unknownFieldMessages(allowed: ["ref", "values"]).map { "\(place): \($0)" }
       guard case .string(let ref)? = item["ref"] else {
         problems.append("\(place): needs a \"ref\" string")
         continue
@@ -204,7 +204,7 @@ final class Replayer {
     }
     for (index, item) in try list(change["delete"], "delete").enumerated() {
       guard case .string(let ref) = item else {
-        problems.append("delete[\(index)]: a ref is a string, not \(item.typeName)")
+        problems.append("delete[\(index)]: a ref is a string, not \(item.phrase)")
         continue
       }
       guard let object = objects[ref] else {
@@ -223,7 +223,7 @@ final class Replayer {
     switch value {
     case nil, .null?: return []
     case .array(let items)?: return items
-    case let other?: throw Refusal(problems: ["\"\(field)\" is an array, not \(other.typeName)"])
+    case let other?: throw Refusal(problems: ["\"\(field)\" is an array, not \(other.phrase)"])
     }
   }
 
@@ -231,7 +231,7 @@ final class Replayer {
     switch value {
     case nil, .null?: return []
     case .object(let members)?: return members
-    case let other?: throw Refusal(problems: ["\(place).values is an object, not \(other.typeName)"])
+    case let other?: throw Refusal(problems: ["\(place).values is an object, not \(other.phrase)"])
     }
   }
 
@@ -248,7 +248,7 @@ final class Replayer {
       }
     for item in named {
       guard case .string(let ref) = item else {
-        throw Refusal(problems: ["a relationship takes refs (strings), not \(item.typeName)"])
+        throw Refusal(problems: ["a relationship takes refs (strings), not \(item.phrase)"])
       }
       guard let destination = objects[ref] else { throw Refusal(problems: ["unknown ref '\(ref)'"]) }
       destinations.append(destination)

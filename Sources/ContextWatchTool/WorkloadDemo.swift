@@ -9,6 +9,10 @@ import PredicateDSL
 /// ten people; prints the saves' throughput and the latency from the start
 /// of each save to the start of its delegate callback on a DispatchQueue.
 enum WorkloadDemo {
+  /// The numbers of saves `--saves` accepts: at least one, and at most a
+  /// million, so that the latencies kept for the percentiles stay small.
+  static let saveRange = 1...1_000_000
+
   static let cities: [FilterValue] = (0..<50).map { .string("city\($0)") }
 
   final class Clock: ContextWatcherDelegate, Sendable {

@@ -52,7 +52,7 @@ extension JSONValue {
       for element in elements { values.insert(try element.filterValue()) }
       return .set(values)
     case ("$set", _):
-      throw ConversionError(description: "\"$set\" needs an array, not \(payload.typeName)")
+      throw ConversionError(description: "\"$set\" needs an array, not \(payload.phrase)")
     case ("$date", .int(let seconds)):
       return .date(secondsSinceReferenceDate: Double(seconds))
     case ("$date", .double(let seconds)):
@@ -66,7 +66,7 @@ extension JSONValue {
       return .date(secondsSinceReferenceDate: date.timeIntervalSinceReferenceDate)
     case ("$date", _):
       throw ConversionError(
-        description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.typeName)")
+        description: "\"$date\" needs seconds since 2001-01-01 or an ISO-8601 string, not \(payload.phrase)")
     case ("$double", .string(let text)):
       guard let number = Self.nonFinite(text) else {
         throw ConversionError(
@@ -75,7 +75,7 @@ extension JSONValue {
       return .double(number)
     case ("$double", _):
       throw ConversionError(
-        description: "\"$double\" needs \"NaN\", \"Infinity\" or \"-Infinity\", not \(payload.typeName)")
+        description: "\"$double\" needs \"NaN\", \"Infinity\" or \"-Infinity\", not \(payload.phrase)")
     case ("$uuid", .string(let text)):
       guard let uuid = UUID(uuidString: text) else {
         throw ConversionError(description: "\"$uuid\" string \"\(text)\" is not a UUID")
@@ -87,7 +87,7 @@ extension JSONValue {
       }
       return .data(Array(data))
     case ("$uuid", _), ("$data", _):
-      throw ConversionError(description: "\"\(tag)\" needs a string, not \(payload.typeName)")
+      throw ConversionError(description: "\"\(tag)\" needs a string, not \(payload.phrase)")
     default:
       return nil
     }
@@ -115,7 +115,7 @@ extension JSONValue {
       }
       return values
     case let other?:
-      throw ConversionError(description: "\"\(field)\" is an array, not \(other.typeName)")
+      throw ConversionError(description: "\"\(field)\" is an array, not \(other.phrase)")
     }
   }
 

@@ -60,11 +60,12 @@ public enum JSONValue: Equatable, Sendable {
     return members.first(where: { $0.key == key })?.value
   }
 
-  /// A short name of the value's JSON type, for error messages: `null`,
-  /// `boolean`, `number`, `string`, `array` or `object`.
+  /// A short name of the value's JSON type: `null`, `boolean`, `number`,
+  /// `string`, `array` or `object`. Messages that say what they found use
+  /// ``phrase``, which also gives a scalar's value.
   ///
   /// ```swift
-  /// "\"args\" is an array, not \(JSONValue.int(3).typeName)"  // … not number
+  /// JSONValue.int(3).typeName  // number
   /// ```
   public var typeName: String {
     switch self {

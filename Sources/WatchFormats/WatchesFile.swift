@@ -42,7 +42,10 @@ public struct WatchesFile: Sendable {
   /// The fields a watch may have, in the order messages name them.
   static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys"]
 
-  /// The watches that read well, in file order.
+  /// The watches that read well, in file order; a watch whose only
+  /// problem is an id that an earlier watch took is among them, so that
+  /// ``WatchLines`` checks it against the schema too. Register them only
+  /// when ``problems`` is empty.
   public var watches: [Watch] = []
   /// What is wrong with the file, one message per problem, in file order:
   /// each names its watch by its id (`watch 'adults': …`), or by its place
@@ -67,35 +70,34 @@ public struct WatchesFile: Sendable {
   /// could not be read (they are left out).
   package init(_ json: JSONValue) {
     guard case .array(let items) = json else {
-      problems = ["the watches file is a JSON array of watches, not \(json.typeName)"]
+      problems = ["the watches file is a JSON array of watches, not \(json.phrase)"]
       return
     }
     var places: [String: Int] = [:]
     for (index, item) in items.enumerated() {
-      guard case .object(let members) = item else {
-        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.typeName)")
+      guard case .object = item else {
+        problems.append("watches[\(index)]: a watch is a JSON object, not \(item.phrase)")
         continue
       }
       guard case .string(let id)? = item["id"] else {
-        let found = item["id"].map { ", not \($0.typeName)" } ?? ""
+        let found = item["id"].map { ", not \($0.phrase)" } ?? ""
         problems.append("watches[\(index)]: needs an \"id\" string\(found)")
         continue
       }
       var messages: [String] = []
       func problem(_ text: String) { messages.append("watch '\(id)': \(text)") }
+      let isTaken = places[id] != nil
       if let first = places[id] {
         problem("the id is taken by watches[\(first)]; each watch needs an id of its own")
       } else {
         places[id] = index
       }
-      for (key, _) in members where !Self.fields.contains(key) {
-        problem("unknown field '\(key)' (fields: \(Self.fields.joined(separator: ", ")))")
-      }
+      item.unknownFieldMessages(allowed: Self.fields).forEach(problem)
       func string(_ field: String, _ article: String) -> String? {
         switch item[field] {
         case .string(let text)?: return text
         case nil: problem("needs \(article) \"\(field)\" string")
-        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.typeName)")
+        case let other?: problem("needs \(article) \"\(field)\" string, not \(other.phrase)")
         }
         return nil
       }
@@ -124,19 +126,21 @@ public struct WatchesFile: Sendable {
         problem(error.description)
       }
       problems += messages
-      guard messages.isEmpty, let entity, let predicate else { continue }
+      // A watch whose only problem is its taken id is kept, so that the
+      // schema's checks reach it too.
+      guard messages.count == (isTaken ? 1 : 0), let entity, let predicate else { continue }
       watches.append(Watch(id: id, entity: entity, predicate: predicate, arguments: arguments, options: options))
     }
   }
 
   private static func strings(_ value: JSONValue, _ field: String) throws(Problems) -> [String] {
     guard case .array(let items) = value else {
-      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.typeName)"])
+      throw Problems(messages: ["\"\(field)\" is an array of strings, not \(value.phrase)"])
     }
     var texts: [String] = []
     for (index, item) in items.enumerated() {
       guard case .string(let text) = item else {
-        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.typeName)"])
+        throw Problems(messages: ["\(field)[\(index)] is a string, not \(item.phrase)"])
       }
       texts.append(text)
     }

@@ -79,8 +79,8 @@ struct CommandLineTests {
         #"{"canonical":"a IN CAST({1, 2}, \"NSSet\")","result":false}"#,
         #"{"canonical":"a == $x","result":true}"#,
         #"{"error":{"stage":"parse","message":"argument 1 for '%K' must be a string naming a key path, not integer","offset":0,"line":1,"column":1}}"#,
-        #"{"error":{"stage":"input","message":"a case must be a JSON object, not array"}}"#,
-        #"{"error":{"stage":"input","message":"\"args\" must be an array, not object"}}"#,
+        #"{"error":{"stage":"input","message":"a case must be a JSON object, not an array"}}"#,
+        #"{"error":{"stage":"input","message":"\"args\" must be an array, not an object"}}"#,
         #"{"canonical":"a == 1","result":false}"#,
         #"{"error":{"stage":"input","message":"invalid JSON at byte 1: expected a value, found end of input"}}"#,
         #"{"error":{"stage":"parse","message":"unexpected character 'ï' (U+EF) (keys are ASCII letters, digits and '_'; quote text as in 'café')","offset":2,"line":1,"column":3}}"#,
@@ -187,6 +187,32 @@ struct CommandLineTests {
     #expect(outcome.output.contains("20 saves of 10 updated people each"))
     #expect(outcome.output.contains("latency from save to delegate callback: p50 "))
     #expect(try CommandRunner.run(["demo", "--saves", "none"]).status == 64)
+  }
+
+  /// A bad option of `demo` says which option, the value given and what
+  /// it takes, then the usage.
+  @Test(arguments: [
+    (["--saves", "-1"], "--saves takes a whole number from 1 to 1000000, not '-1'"),
+    (["--saves", "abc"], "--saves takes a whole number from 1 to 1000000, not 'abc'"),
+    (["--saves", "0"], "--saves takes a whole number from 1 to 1000000, not '0'"),
+    (["--saves", "1000001"], "--saves takes a whole number from 1 to 1000000, not '1000001'"),
+    (["--saves"], "--saves needs a number of saves"),
+    (["--saves", "5", "6"], "unexpected argument '6'"),
+    (["--save", "5"], "unknown argument '--save'"),
+  ])
+  func demoSaysWhatIsWrongWithAnOption(arguments: [String], message: String) throws {
+    let outcome = try CommandRunner.run(["demo"] + arguments)
+    #expect(outcome.status == 64)
+    #expect(outcome.output.isEmpty)
+    #expect(
+      outcome.errorOutput == "context-watch: demo: \(message)\nusage: context-watch demo [--saves N | predicates]\n")
+  }
+
+  @Test func demoPredicatesSaysWhichArgumentIsExtra() throws {
+    let outcome = try CommandRunner.run(["demo", "predicates", "all"])
+    #expect(outcome.status == 64)
+    #expect(
+      outcome.errorOutput == "context-watch: demo: unexpected argument 'all'\nusage: context-watch demo predicates\n")
   }
 
   @Test func demoToursThePredicateLanguage() throws {

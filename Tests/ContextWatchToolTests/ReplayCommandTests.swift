@@ -70,8 +70,8 @@ struct ReplayCommandTests {
     #expect(
       outcome.errorOutput.contains(
         "watch 'fine': unknown event 'born' (events: inserted, updated, entered, exited, deleted)"))
-    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not number"#))
-    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not number"#))
+    #expect(outcome.errorOutput.contains(#"watch 'loose': "args" is an array, not the number 3"#))
+    #expect(outcome.errorOutput.contains(#"watch 'odd': args[0]: "$set" needs an array, not the number 3"#))
     #expect(
       outcome.errorOutput.contains(
         """
@@ -201,13 +201,57 @@ struct ReplayCommandTests {
     ])
     #expect(
       outcome.output.split(separator: "\n") == [
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: a relationship takes refs (strings), not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: a relationship takes refs (strings), not the number 5"]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'ann'.employer: unknown ref 'zed'"]}}"#,
         #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["'acme'.employees: Company.employees is to-many: give an array of refs"]}}"#,
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["\"insert\" is an array, not number"]}}"#,
-        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0].values is an object, not number"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["\"insert\" is an array, not the number 5"]}}"#,
+        #"{"error":{"message":"the change was refused; nothing of it was applied","problems":["insert[0].values is an object, not the number 5"]}}"#,
       ])
     #expect(!outcome.output.contains("Refusal"))
+  }
+
+  /// A misspelt key of a change line, or of one of its inserts or
+  /// updates, refuses the line with a did-you-mean, instead of inserting an
+  /// object without its values.
+  @Test func aMisspeltKeyOfAChangeRefusesItWithADidYouMean() throws {
+    let outcome = try replay([
+      #"{"insert": [{"entity": "Company", "ref": "acme", "valeus": {"name": "Acme"}}], "updat": []}"#,
+      #"{"insert": [{"entity": "Company", "ref": "acme", "values": {"name": "Acme"}}]}"#,
+      #"{"update": [{"ref": "acme", "Values": {"name": "Acme Inc"}, "when": 1}]}"#,
+    ])
+    let refusal = #"{"error":{"message":"the change was refused; nothing of it was applied","problems":"#
+    #expect(
+      outcome.output.split(separator: "\n").map(String.init) == [
+        refusal
+          + #"["unknown field 'updat' (did you mean 'update'?)","insert[0]: unknown field 'valeus' (did you mean 'values'?)"]}}"#,
+        #"{"save":1,"inserted":[{"ref":"acme","entity":"Company","values":{"name":"Acme","employees":[]}}],"updated":[],"deleted":[]}"#,
+        refusal
+          + #"["update[0]: unknown field 'Values' (did you mean 'values'?)","update[0]: unknown field 'when' (fields: ref, values)"]}}"#,
+      ])
+  }
+
+  /// A taken id hides none of the watch's other problems: the schema
+  /// checks it too.
+  @Test func aTakenWatchIdHidesNoOtherProblem() throws {
+    let watches = """
+      [{"id": "a", "entity": "Person", "predicate": "age > 1"},
+       {"id": "a", "entity": "Person", "predicate": "agee > 1"}]
+      """
+    let outcome = try replay([], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : watches are invalid
+        watch 'a': the id is taken by watches[0]; each watch needs an id of its own
+        watch 'a' on Person:
+        error: Person has no key 'agee' (did you mean 'age'?)
+         --> predicate:1:1
+          |
+        1 | agee > 1
+          | ^^^^
+
+        """))
   }
 
   /// A watches file is read strictly: each problem once, in file order.
@@ -226,13 +270,13 @@ struct ReplayCommandTests {
     #expect(outcome.errorOutput.hasSuffix(": watches are invalid\n" + lines.joined(separator: "\n") + "\n"))
     #expect(
       Array(lines) == [
-        #"watch 'a': "args" is an array, not number"#,
+        #"watch 'a': "args" is an array, not the number 5"#,
         "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
         "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
-        #"watch 'b': needs an "entity" string, not number"#,
-        "watch 'b': keys[1] is a string, not number",
+        #"watch 'b': needs an "entity" string, not the number 3"#,
+        "watch 'b': keys[1] is a string, not the number 2",
         #"watches[3]: needs an "id" string"#,
-        "watches[4]: a watch is a JSON object, not number",
+        "watches[4]: a watch is a JSON object, not the number 7",
       ])
   }
 

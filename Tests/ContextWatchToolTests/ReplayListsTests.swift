@@ -186,24 +186,51 @@ struct ReplayListsTests {
         list 'sortTypo' on Person: Person has no attribute 'nam' (in the sort key 'nam')
         list 'sections' on Person: the section key 'city' must be the first sort key (it is 'name'): sections appear in the order of their first object, so the sort must group them
         list 'shape': unknown field 'extra' (fields: name, entity, predicate, arguments, sortBy, sectionBy, limit)
-        list 'shape': needs an "entity" string, not number
-        list 'shape': "predicate" is a string, not number
+        list 'shape': needs an "entity" string, not the number 3
+        list 'shape': "predicate" is a string, not the number 4
         list 'shape': sortBy[0]: unknown field 'order' (fields: key, ascending)
-        list 'shape': sortBy[0]: "ascending" is a Boolean, not string
-        list 'shape': sortBy[1]: a sort key is a JSON object ({"key": String, "ascending": Bool?}), not number
+        list 'shape': sortBy[0]: "ascending" is a Boolean, not the string "yes"
+        list 'shape': sortBy[1]: a sort key is a JSON object ({"key": String, "ascending": Bool?}), not the number 5
         list 'shape': sortBy[2]: needs a "key" string
-        list 'shape': "sectionBy" is a string, not number
-        list 'shape': "limit" is an integer, not 2.5
-        list 'loose': "arguments" is an array, not number
-        list 'odd': arguments[0]: "$set" needs an array, not number
+        list 'shape': "sectionBy" is a string, not the number 1
+        list 'shape': "limit" is an integer, not the number 2.5
+        list 'loose': "arguments" is an array, not the number 3
+        list 'odd': arguments[0]: "$set" needs an array, not the number 3
         list 'stray': "arguments" are given without a "predicate"
         list 'negative' on Person: a list's limit cannot be negative (-1)
         list 'typo': the name is taken by lists[1]; each list needs a name of its own
-        list 'typo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?}), not object
+        list 'typo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?}), not an object
         list 'unsortedToo': needs a "sortBy" array of sort keys ({"key": String, "ascending": Bool?})
         list 'many' on Company: Company.employees is a to-many relationship: a sort key follows to-one relationships only
-        lists[15]: a list is a JSON object, not array
+        lists[15]: a list is a JSON object, not an array
         lists[16]: needs a "name" string
+
+        """))
+  }
+
+  /// A name used twice hides none of the list's other problems, those
+  /// against the schema included; a limit beyond 64 bits is given as
+  /// written; a name of the wrong type says what it is.
+  @Test func aTakenNameHidesNoOtherProblemAndBadValuesAreShown() throws {
+    let lists = """
+      [{"name": "a", "entity": "Person", "sortBy": [{"key": "name"}]},
+       {"name": "a", "entity": "Persn", "sortBy": [{"key": "name"}]},
+       {"name": "a", "entity": "Person", "sortBy": [{"key": "name"}], "limit": 9223372036854775808},
+       {"name": "c", "entity": "Person", "sortBy": [{"key": "name"}], "limit": "10"},
+       {"name": 5, "entity": "Person"}]
+      """
+    let outcome = try replay([], lists: lists)
+    #expect(outcome.status == 1)
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : lists are invalid
+        list 'a': the name is taken by lists[0]; each list needs a name of its own
+        list 'a' on Persn: unknown entity 'Persn' (entities: Person, Company)
+        list 'a': the name is taken by lists[0]; each list needs a name of its own
+        list 'a': "limit" is an integer, not 9223372036854775808, which is beyond the 64-bit range (at most 9223372036854775807)
+        list 'c': "limit" is an integer, not the string "10"
+        lists[4]: needs a "name" string, not the number 5
 
         """))
   }
@@ -211,7 +238,8 @@ struct ReplayListsTests {
   @Test func aListsFileIsAnArray() throws {
     let outcome = try replay([], lists: #"{"name": "people"}"#)
     #expect(outcome.status == 1)
-    #expect(outcome.errorOutput.hasSuffix(": a list is invalid\nthe lists file is a JSON array of lists, not object\n"))
+    #expect(
+      outcome.errorOutput.hasSuffix(": a list is invalid\nthe lists file is a JSON array of lists, not an object\n"))
   }
 
   @Test func badWatchesAndBadListsAreBothReported() throws {

@@ -55,6 +55,8 @@ struct ContextTests {
       let ann = try context.insert("Person", values: ["name": "Ann"])
       let key = try #require(throws: ObjectGraphError.self) { try ann.setValue(3, forKey: "Age") }
       #expect(key.message == "Person has no attribute 'Age' (did you mean 'age'?)")
+      let misspelt = try #require(throws: ObjectGraphError.self) { try ann.setValue(3, forKey: "scroe") }
+      #expect(misspelt.message == "Person has no attribute 'scroe' (did you mean 'score'?)")
       let other = try #require(throws: ObjectGraphError.self) { try ann.setValue(3, forKey: "height") }
       #expect(
         other.message

@@ -121,10 +121,91 @@ struct SchemaTests {
     let missing = try #require(throws: SchemaError.self) {
       try ObjectSchema(json: Data(#"{"entities": [{"attributes": {}}]}"#.utf8))
     }
-    #expect(missing.problems == ["invalid schema JSON: entities[0] has no 'name'"])
+    #expect(missing.problems == ["entities[0]: needs a \"name\" string"])
     let notJSON = try #require(throws: SchemaError.self) { try ObjectSchema(json: Data("{".utf8)) }
     #expect(notJSON.problems.count == 1)
-    #expect(notJSON.problems[0].hasPrefix("invalid schema JSON at the top level"))
+    #expect(notJSON.problems[0].hasPrefix("invalid schema JSON: "))
+    #expect(!notJSON.problems[0].contains("given data"))
+  }
+
+  /// A misspelt key is refused, naming the entity and the property, with
+  /// the field it likely misspells; a misspelt `deleteRule` never quietly
+  /// becomes `nullify`.
+  @Test func refusesUnknownKeysWithADidYouMean() throws {
+    let json = """
+      {"entities": [
+        {"name": "Person", "abstrct": true, "ignoredKey": ["x"],
+         "attributes": {"age": {"type": "integer", "optionl": true}},
+         "relationships": {"employer": {"destination": "Company", "inverse": "staff", "delteRule": "cascade"}}},
+        {"name": "Company", "Attributes": {},
+         "relationships": {"staff": {"destination": "Person", "toMany": true, "inverse": "employer"}}}
+      ], "entites": []}
+      """
+    let error = try #require(throws: SchemaError.self) { try ObjectSchema(json: Data(json.utf8)) }
+    #expect(
+      error.problems == [
+        "the schema: unknown field 'entites' (did you mean 'entities'?)",
+        "Person: unknown field 'abstrct' (fields: name, parent, attributes, relationships, ignoredKeys)",
+        "Person: unknown field 'ignoredKey' (did you mean 'ignoredKeys'?)",
+        "Person.age: unknown field 'optionl' (did you mean 'optional'?)",
+        "Person.employer: unknown field 'delteRule' (did you mean 'deleteRule'?)",
+        "Company: unknown field 'Attributes' (did you mean 'attributes'?)",
+      ])
+  }
+
+  /// Fields that a caller reads itself, such as a database adapter's
+  /// table mapping, are let through when it names them.
+  @Test func letsThroughTheEntityFieldsTheCallerNames() throws {
+    let json = #"{"entities": [{"name": "Person", "table": "people", "primaryKey": "id"}]}"#
+    let schema = try ObjectSchema(json: Data(json.utf8), allowingEntityFields: ["table", "primaryKey"])
+    #expect(schema.entity(named: "Person") != nil)
+    let error = try #require(throws: SchemaError.self) {
+      try ObjectSchema(json: Data(json.utf8), allowingEntityFields: ["table"])
+    }
+    #expect(
+      error.problems == [
+        "Person: unknown field 'primaryKey' (fields: name, parent, attributes, relationships, ignoredKeys, table)"
+      ])
+  }
+
+  /// A value of the wrong type says where it is, what it should be and
+  /// what it is, never in a decoder's words.
+  @Test func namesThePlaceTheExpectedAndTheFoundTypeOfAMismatch() throws {
+    let json = """
+      {"entities": [
+        {"name": "Person", "parent": 3, "ignoredKeys": ["a", 1],
+         "attributes": {"age": {"type": "integer", "optional": "yes", "default": [0]},
+                        "name": {"type": 5}, "nick": "string"},
+         "relationships": {"employer": {"destination": "Company", "toMany": 1}}},
+        {"name": 5, "attributes": []},
+        "Company",
+        {"name": "Town", "ignoredKeys": "x", "relationships": {"mayor": {"inverse": "town"}}}
+      ]}
+      """
+    let error = try #require(throws: SchemaError.self) { try ObjectSchema(json: Data(json.utf8)) }
+    #expect(
+      error.problems == [
+        "Person: \"parent\" is a string, not the number 3",
+        "Person: ignoredKeys[1] is a string, not the number 1",
+        "Person.age: \"optional\" is a Boolean, not the string \"yes\"",
+        "Person.age: the default value is an integer, not an array",
+        "Person.name: \"type\" is a string, not the number 5",
+        "Person.nick: an attribute is a JSON object, not the string \"string\"",
+        "Person.employer: \"toMany\" is a Boolean, not the number 1",
+        "entities[1]: \"name\" is a string, not the number 5",
+        "entities[1]: \"attributes\" is an object of attributes by name, not an array",
+        "entities[2]: an entity is a JSON object, not the string \"Company\"",
+        "Town: \"ignoredKeys\" is an array of strings, not the string \"x\"",
+        "Town.mayor: needs a \"destination\" string",
+        "entity 'Person' ignores an unknown key 'a'",
+        "Person.employer: unknown destination entity 'Company'",
+      ])
+    let notAnObject = try #require(throws: SchemaError.self) { try ObjectSchema(json: Data("[]".utf8)) }
+    #expect(notAnObject.problems == ["the schema is a JSON object with an \"entities\" array, not an array"])
+    let noEntities = try #require(throws: SchemaError.self) {
+      try ObjectSchema(json: Data(#"{"entities": {}}"#.utf8))
+    }
+    #expect(noEntities.problems == ["the schema needs an \"entities\" array, not an object"])
   }
 }
 

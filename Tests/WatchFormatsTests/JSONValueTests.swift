@@ -144,11 +144,11 @@ struct JSONValueTests {
   }
 
   @Test(arguments: [
-    (#"{"$set": 3}"#, #""$set" needs an array, not number"#),
-    (#"{"$date": true}"#, #""$date" needs seconds since 2001-01-01 or an ISO-8601 string, not boolean"#),
+    (#"{"$set": 3}"#, #""$set" needs an array, not the number 3"#),
+    (#"{"$date": true}"#, #""$date" needs seconds since 2001-01-01 or an ISO-8601 string, not the Boolean true"#),
     (#"{"$date": "soon"}"#, #""$date" string "soon" is not an ISO-8601 date"#),
     (#"{"$uuid": "x"}"#, #""$uuid" string "x" is not a UUID"#),
-    (#"{"$uuid": 1}"#, #""$uuid" needs a string, not number"#),
+    (#"{"$uuid": 1}"#, #""$uuid" needs a string, not the number 1"#),
     (#"{"$data": "%"}"#, #""$data" string is not base64"#),
   ])
   func taggedFormsWithTheWrongPayloadAreErrors(text: String, message: String) throws {
@@ -170,13 +170,13 @@ struct JSONValueTests {
       _ = try JSONValue.formatArguments(bad, field: "args")
       Issue.record("no error")
     } catch {
-      #expect(error.description == #"args[1]: "$set" needs an array, not number"#)
+      #expect(error.description == #"args[1]: "$set" needs an array, not the number 3"#)
     }
     do {
       _ = try JSONValue.formatArguments(.object([]), field: "arguments")
       Issue.record("no error")
     } catch {
-      #expect(error.description == #""arguments" is an array, not object"#)
+      #expect(error.description == #""arguments" is an array, not an object"#)
     }
   }
 
@@ -193,5 +193,30 @@ struct JSONValueTests {
     try Data("[1]\n".utf8).write(to: good)
     #expect(try JSONValue.contents(ofFile: good.path) == Array("[1]\n".utf8))
     #expect(try JSONValue.parse(file: good.path) == .array([.int(1)]))
+  }
+
+  /// Unknown keys get a did-you-mean when a field is close (a difference
+  /// of case, or a few edits), else the list of fields, in object order.
+  @Test func namesUnknownFieldsWithADidYouMean() throws {
+    let value = try parse(#"{"name": "P", "tabel": "people", "PrimaryKey": "id", "colour": 1}"#)
+    #expect(
+      value.unknownFieldMessages(allowed: ["name", "table", "primaryKey"]) == [
+        "unknown field 'tabel' (did you mean 'table'?)",
+        "unknown field 'PrimaryKey' (did you mean 'primaryKey'?)",
+        "unknown field 'colour' (fields: name, table, primaryKey)",
+      ])
+    #expect(JSONValue.array([.int(1)]).unknownFieldMessages(allowed: []) == [])
+  }
+
+  @Test func phrasesWhatWasFound() throws {
+    let values: [JSONValue] = [
+      .null, .bool(true), .int(5), .double(2.5), .string("yes"), .string(String(repeating: "a", count: 50)),
+      .array([]), .object([]),
+    ]
+    #expect(
+      values.map(\.phrase) == [
+        "null", "the Boolean true", "the number 5", "the number 2.5", #"the string "yes""#,
+        "the string \"" + String(repeating: "a", count: 40) + "…\"", "an array", "an object",
+      ])
   }
 }

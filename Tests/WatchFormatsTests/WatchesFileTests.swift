@@ -50,26 +50,26 @@ struct WatchesFileTests {
       """)
     #expect(
       file.problems == [
-        #"watch 'a': "args" is an array, not number"#,
+        #"watch 'a': "args" is an array, not the number 5"#,
         "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
         "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
         "watch 'a': unknown field 'shade' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
-        #"watch 'b': needs an "entity" string, not number"#,
+        #"watch 'b': needs an "entity" string, not the number 3"#,
         #"watch 'b': needs a "predicate" string"#,
-        "watch 'b': keys[1] is a string, not number",
-        #"watch 'b': "ignoredKeys" is an array of strings, not string"#,
+        "watch 'b': keys[1] is a string, not the number 2",
+        #"watch 'b': "ignoredKeys" is an array of strings, not the string "name""#,
         "watch 'c': unknown event 'born' (events: inserted, updated, entered, exited, deleted)",
         #"watch 'd': args[1]: "$date" string "soon" is not an ISO-8601 date"#,
-        #"watches[5]: needs an "id" string, not number"#,
+        #"watches[5]: needs an "id" string, not the number 7"#,
         #"watches[6]: needs an "id" string"#,
-        "watches[7]: a watch is a JSON object, not string",
+        #"watches[7]: a watch is a JSON object, not the string "e""#,
       ])
     #expect(file.watches.map(\.id) == ["fine"])
   }
 
   @Test func aFileThatIsNotAnArrayIsOneProblem() throws {
     let file = try file(#"{"id": "a"}"#)
-    #expect(file.problems == ["the watches file is a JSON array of watches, not object"])
+    #expect(file.problems == ["the watches file is a JSON array of watches, not an object"])
     #expect(file.watches.isEmpty)
     #expect(try self.file("[]").problems == [])
   }

@@ -33,7 +33,9 @@ public struct ListRequest: Sendable {
   /// section holding every object.
   public var sectionKey: String?
   /// Turns a section's value into its display name; by default the value
-  /// as text (strings as they are, numbers in decimal, nil as nil).
+  /// as text: strings as they are, numbers in decimal, Booleans `true` or
+  /// `false`, dates in ISO 8601 in UTC (`2024-01-01` at midnight, else
+  /// `2024-01-01T09:30:00Z`), nil as nil.
   public var sectionName: (@Sendable (FilterValue) -> String?)?
   /// The most objects listed; nil for no limit.
   public var limit: Int?
@@ -79,18 +81,5 @@ public struct ListRequest: Sendable {
   /// The label messages use.
   var displayLabel: String {
     label ?? "\(entity) \(predicateSource ?? predicate?.description ?? "TRUEPREDICATE")"
-  }
-
-  /// A section value as text: strings as they are, numbers in decimal,
-  /// nil as nil.
-  static func defaultSectionName(_ value: FilterValue) -> String? {
-    switch value {
-    case .null: nil
-    case .string(let text): text
-    case .bool(let flag): flag ? "1" : "0"
-    case .int(let number): String(number)
-    case .double(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-    default: value.description
-    }
   }
 }

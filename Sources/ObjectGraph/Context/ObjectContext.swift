@@ -439,10 +439,11 @@ public final class ObjectContext: @unchecked Sendable {
     }
   }
 
+  /// The key `key` likely misspells, or every key of the entity when none
+  /// is close.
   private func suggestion(_ key: String, _ layout: EntityLayout) -> String {
     let keys = layout.keys
-    let lowered = key.lowercased()
-    if let match = keys.first(where: { $0.lowercased() == lowered }) { return " (did you mean '\(match)'?)" }
+    if let match = UnknownField.suggestion(for: key, among: keys) { return " (did you mean '\(match)'?)" }
     return " (keys: \(keys.joined(separator: ", ")))"
   }
 
