@@ -41,7 +41,9 @@ enum SchemaMapping {
     }
     let schema: ObjectSchema
     do {
-      schema = try ObjectSchema(json: Data(bytes))
+      // The schema checks every field of an entity, the mapping's included,
+      // and names an unknown one with a did-you-mean.
+      schema = try ObjectSchema(json: Data(bytes), allowingEntityFields: fields)
     } catch {
       throw Problem(
         description: "invalid schema: " + error.problems.joined(separator: "; "))
@@ -65,23 +67,30 @@ enum SchemaMapping {
         } else {
           mapping.table = table
         }
-      case let other?: problems.append("\(place): \"table\" is a string, not \(other.typeName)")
+      case let other?: problems.append("\(place): \"table\" is a string, not \(other.phrase)")
       }
       switch entity["primaryKey"] {
       case nil: break
       case .string(let column)?: mapping.primaryKey = column
-      case let other?: problems.append("\(place): \"primaryKey\" is a string, not \(other.typeName)")
+      case let other?: problems.append("\(place): \"primaryKey\" is a string, not \(other.phrase)")
       }
       func columns(_ field: String) -> [String: String] {
         guard let value = entity[field] else { return [:] }
         guard case .object(let members) = value else {
-          problems.append("\(place): \"\(field)\" is an object of column names, not \(value.typeName)")
+          problems.append("\(place): \"\(field)\" is an object of column names, not \(value.phrase)")
           return [:]
         }
+        // Keyed by the entity's attributes (columns) or relationships
+        // (foreignKeys): a misspelled key is named with a did-you-mean.
+        let described = schema.entity(named: name)
+        let keys =
+          field == "columns"
+          ? described?.attributes.map(\.name) ?? [] : described?.relationships.map(\.name) ?? []
+        problems += value.unknownFieldMessages(allowed: keys).map { "\(place).\(field): \($0)" }
         var names: [String: String] = [:]
         for (key, column) in members {
           guard case .string(let text) = column else {
-            problems.append("\(place): \(field).\(key) is a column name (a string), not \(column.typeName)")
+            problems.append("\(place): \(field).\(key) is a column name (a string), not \(column.phrase)")
             continue
           }
           names[key] = text

@@ -274,6 +274,28 @@ struct PgWatchTests {
       #expect(lines.isEmpty)
       #expect(errors.hasPrefix("pg-watch: \(badSchema): invalid schema: Item.rank: unknown type 'int'"), "\(errors)")
 
+      // Misspelled mapping fields are named with what was meant, never
+      // passed over.
+      let misspelled = try file(
+        "misspelled.json",
+        #"{"entities": [{"name": "Item", "tabel": "x.item", "attributes": {"rank": {"type": "integer"}}}]}"#)
+      (status, lines, errors) = try await run(["--schema", misspelled, "--watches", files.watches])
+      #expect(status == 1)
+      #expect(
+        errors == "pg-watch: \(misspelled): invalid schema: Item: unknown field 'tabel' (did you mean 'table'?)\n",
+        "\(errors)")
+      let misspelledColumn = try file(
+        "misspelled-column.json",
+        #"{"entities": [{"name": "Item", "primaryKey": 5, "columns": {"rnak": "r"}, "#
+          + #""attributes": {"rank": {"type": "integer"}}}]}"#)
+      (status, lines, errors) = try await run(["--schema", misspelledColumn, "--watches", files.watches])
+      #expect(status == 1)
+      #expect(
+        errors
+          == "pg-watch: \(misspelledColumn): entities[0] (Item): \"primaryKey\" is a string, not the number 5;"
+          + " entities[0] (Item).columns: unknown field 'rnak' (did you mean 'rank'?)\n",
+        "\(errors)")
+
       let badWatches = try file(
         "bad-watches.json",
         #"[{"id": "w", "entity": "Item", "predicate": "rank >"}, {"id": "v", "entity": "Box", "predicate": "TRUEPREDICATE"}]"#

@@ -17,7 +17,7 @@ struct SlotReadingTests {
     let replica = try TestDatabase.replica(in: namespace)
     try await replica.start()
     try await TestDatabase.execute(
-      "INSERT INTO \(namespace).person (id, name) SELECT n, 'p' || n FROM generate_series(1, 20000) AS n")
+      "INSERT INTO \(namespace).person (id, name) SELECT n, 'p' || n FROM generate_series(1, 5000) AS n")
     #expect(try await replica.catchUp() == 1)
     let before = await replica.slotReading
     for _ in 0..<10 { #expect(try await replica.poll() == 0) }
@@ -89,8 +89,10 @@ struct SlotReadingTests {
     let companies = try await TestDatabase.databaseContent(namespace).filter { $0.hasPrefix("Company") }
     #expect(TestDatabase.replicaContent(replica).filter { $0.hasPrefix("Company") } == companies)
     let streamed = Self.scores(replica)
-    let keeps: Bool? = await replica.streamKeepsNonFiniteNumbers
-    let keepsNonFinite = try #require(keeps)
+    guard let keepsNonFinite = await replica.streamKeepsNonFiniteNumbers else {
+      Issue.record("the replica started without finding out wal2json's number format")
+      return
+    }
     if keepsNonFinite {
       #expect(streamed["11"]??.isNaN == true)
       #expect(streamed["12"] == .some(.infinity) && streamed["13"] == .some(-.infinity))
