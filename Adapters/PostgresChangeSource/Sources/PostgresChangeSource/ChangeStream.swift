@@ -248,7 +248,7 @@ public actor ChangeStream {
         try checkNotPassed(try await state())
       }
       // Only transactions already delivered fit under the limit (a slot
-      // acknowledged by an earlier version, at the commit itself): read more.
+      // acknowledged at a delivered commit's start, not past it): read more.
       if !delivered.isEmpty || count < limit || limit >= Int(Int32.max) / 2 { return delivered }
       limit *= 2
     }
