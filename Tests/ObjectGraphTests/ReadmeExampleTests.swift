@@ -25,4 +25,28 @@ struct ReadmeExampleTests {
     #expect(printed.withLock { $0 } == ["[age: 31 → 32]"])
     token.cancel()
   }
+
+  struct Person: EntityRecord {
+    static let entityName = "Person"
+    var name: String
+    var age: Int?
+  }
+
+  @Test func theRecordsExampleRuns() throws {
+    let schema = try ObjectSchema([
+      EntityDescription("Person", attributes: [.init("name", .string), .init("age", .integer, isOptional: true)])
+    ])
+    let context = ObjectContext(schema: schema, notificationCenter: nil)
+    let (names, changed) = try context.performAndWait { context in
+      let bo = try context.insert(Person(name: "Bo", age: 40))
+      try context.save()
+      var person = try bo.decode(Person.self)
+      person.age = 41
+      try context.update(bo, from: person)  // only age changes
+      let save = try context.save()
+      return (try context.fetch(Person.self, where: "age > %d", 40).map(\.name), save?.updated.first?.changedKeys)
+    }
+    #expect(names == ["Bo"])
+    #expect(changed == ["age"])
+  }
 }

@@ -114,7 +114,7 @@ extension ObjectContext {
     return (slot, relationship)
   }
 
-  private func checkDestination(
+  func checkDestination(
     _ destination: ManagedObject, of relationship: RelationshipLayout, from object: ManagedObject
   ) throws(ObjectGraphError) {
     try checkLive(destination)

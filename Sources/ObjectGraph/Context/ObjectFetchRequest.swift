@@ -39,6 +39,20 @@ public struct ObjectFetchRequest: Sendable, Hashable {
     predicateSource = format
   }
 
+  /// A request with a predicate parsed from format text, or none without
+  /// text: what the `fetch(_:where:…)` forms build.
+  init(
+    entity: String, format: String?, arguments: [FilterValue], sortedBy sortKeys: [SortKey], limit: Int?,
+    offset: Int
+  ) throws(PredicateParseError) {
+    if let format {
+      try self.init(
+        entity: entity, predicate: format, arguments: arguments, sortedBy: sortKeys, limit: limit, offset: offset)
+    } else {
+      self.init(entity: entity, sortedBy: sortKeys, limit: limit, offset: offset)
+    }
+  }
+
   /// Creates a request with a parsed predicate, or none.
   public init(
     entity: String, predicate: PredicateSyntax? = nil, sortedBy sortKeys: [SortKey] = [], limit: Int? = nil,
@@ -272,14 +286,9 @@ extension ObjectContext {
     sortedBy sortKeys: [ObjectFetchRequest.SortKey] = [],
     limit: Int? = nil, offset: Int = 0
   ) throws -> [ManagedObject] {
-    let request =
-      if let format {
-        try ObjectFetchRequest(
-          entity: entity, predicate: format, arguments: arguments, sortedBy: sortKeys, limit: limit, offset: offset)
-      } else {
-        ObjectFetchRequest(entity: entity, sortedBy: sortKeys, limit: limit, offset: offset)
-      }
-    return try fetch(request)
+    try fetch(
+      ObjectFetchRequest(
+        entity: entity, format: format, arguments: arguments, sortedBy: sortKeys, limit: limit, offset: offset))
   }
 
   /// How many live objects match a request, limit and offset applied.

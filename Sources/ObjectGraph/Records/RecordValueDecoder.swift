@@ -1,0 +1,85 @@
+import PredicateDSL
+
+/// One attribute's value as a decoder, for the types inside a record that
+/// read a single value: a `RawRepresentable` enum reads its raw value, a
+/// wrapper type the value it wraps.
+///
+/// The decoder is its own single value container: it has no other form.
+struct RecordValueDecoder: Decoder, SingleValueDecodingContainer {
+  /// The value, never nil (a nil is handled by the record's container).
+  let value: FilterValue
+  /// `Person.age`, for messages.
+  let place: String
+  var codingPath: [any CodingKey] { [] }
+  var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    throw RecordDecoder.error(place, "an attribute holds one value, not a nested record")
+  }
+
+  func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    throw RecordDecoder.error(place, "an attribute holds one value, not an array")
+  }
+
+  func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+  private func convert<T>(_ body: (FilterValue) throws(RecordValue.Mismatch) -> T) throws(ObjectGraphError) -> T {
+    do {
+      return try body(value)
+    } catch {
+      throw RecordDecoder.error(place, error.reason)
+    }
+  }
+
+  private func mismatch<T>(_ type: T.Type) -> RecordValue.Mismatch {
+    RecordValue.Mismatch("\(RecordValue.describe(value)) cannot be read as \(T.self)")
+  }
+
+  func decodeNil() -> Bool { value == .null }
+
+  func decode(_ type: Bool.Type) throws -> Bool {
+    try convert { value throws(RecordValue.Mismatch) in
+      guard case .bool(let flag) = value else { throw mismatch(Bool.self) }
+      return flag
+    }
+  }
+
+  func decode(_ type: String.Type) throws -> String {
+    try convert { value throws(RecordValue.Mismatch) in
+      guard case .string(let text) = value else { throw mismatch(String.self) }
+      return text
+    }
+  }
+
+  func decode(_ type: Double.Type) throws -> Double {
+    try convert { value throws(RecordValue.Mismatch) in try RecordValue.double(from: value, as: "Double") }
+  }
+
+  func decode(_ type: Float.Type) throws -> Float {
+    try convert { value throws(RecordValue.Mismatch) in Float(try RecordValue.double(from: value, as: "Float")) }
+  }
+
+  func decode(_ type: Int.Type) throws -> Int { try integer() }
+  func decode(_ type: Int8.Type) throws -> Int8 { try integer() }
+  func decode(_ type: Int16.Type) throws -> Int16 { try integer() }
+  func decode(_ type: Int32.Type) throws -> Int32 { try integer() }
+  func decode(_ type: Int64.Type) throws -> Int64 { try integer() }
+  func decode(_ type: UInt.Type) throws -> UInt { try integer() }
+  func decode(_ type: UInt8.Type) throws -> UInt8 { try integer() }
+  func decode(_ type: UInt16.Type) throws -> UInt16 { try integer() }
+  func decode(_ type: UInt32.Type) throws -> UInt32 { try integer() }
+  func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
+
+  private func integer<T: FixedWidthInteger>() throws(ObjectGraphError) -> T {
+    try convert { value throws(RecordValue.Mismatch) in try RecordValue.integer(T.self, from: value) }
+  }
+
+  func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    do {
+      if let value = try RecordValue.foundationValue(type, from: value) { return value }
+    } catch {
+      throw RecordDecoder.error(place, error.reason)
+    }
+    return try T(from: self)
+  }
+}
