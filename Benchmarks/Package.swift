@@ -67,6 +67,10 @@ let package = Package(
     // A fetch through an indexed attribute against a scan:
     //   swift run -c release FetchTiming
     tool("FetchTiming", [contextWatching, objectGraph, predicateDSL]),
+    // A record read through the record decoder against a hand-written
+    // initializer:
+    //   swift run -c release RecordTiming
+    tool("RecordTiming", [objectGraph, predicateDSL]),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
     // What the benchmarks measure (the predicates and the hand-written
     // closures they are compared with) and the seeded generator that makes

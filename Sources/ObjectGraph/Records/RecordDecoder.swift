@@ -6,13 +6,25 @@ import PredicateDSL
 /// `Decodable`'s protocol lets a type ask for any container; a record asks
 /// for a keyed one, and a value inside it (a `RawRepresentable` enum, a
 /// wrapper) for a single value, which ``RecordValueDecoder`` gives.
-struct RecordDecoder: Decoder {
+///
+/// A class, so that its keyed container holds one reference where the
+/// snapshot would be three, copied at every read through the container's
+/// box.
+final class RecordDecoder: Decoder {
   let snapshot: ObjectSnapshot
+
+  init(snapshot: ObjectSnapshot) { self.snapshot = snapshot }
+
+  /// The snapshot's value of `key`, read in place: a container reading
+  /// through ``snapshot`` would copy it, retaining what it holds.
+  @inline(__always)
+  func property(_ key: String) -> PropertyValue? { snapshot.property(key) }
+
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(snapshot: snapshot))
+    KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: self))
   }
 
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

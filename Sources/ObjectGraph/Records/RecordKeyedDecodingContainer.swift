@@ -3,8 +3,13 @@ import PredicateDSL
 /// A snapshot's keys as a record's keyed container: each key an attribute
 /// (read as the Swift type asked for) or a relationship (read as object
 /// identifiers).
+///
+/// The reads avoid what makes a generic decoder slow: no closure per read,
+/// no optional of a type known only at run time, and messages built only on
+/// the failing path.
 struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let snapshot: ObjectSnapshot
+  let decoder: RecordDecoder
+  var snapshot: ObjectSnapshot { decoder.snapshot }
   var codingPath: [any CodingKey] { [] }
 
   var allKeys: [Key] { snapshot.keys.compactMap { Key(stringValue: $0) } }
@@ -15,39 +20,40 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   private func place(_ key: Key) -> String { "\(snapshot.entityName).\(key.stringValue)" }
 
   /// The key's property, or an error naming the key and what was meant.
+  @inline(__always)
   private func property(_ key: Key) throws(ObjectGraphError) -> PropertyValue {
-    guard let property = snapshot.property(key.stringValue) else {
+    guard let property = decoder.property(key.stringValue) else {
       throw RecordDecoder.unknownKey(key.stringValue, of: snapshot.entityName, keys: snapshot.keys)
     }
     return property
   }
 
   /// The key's attribute value, not nil.
+  @inline(__always)
   private func value<T>(_ key: Key, as type: T.Type) throws(ObjectGraphError) -> FilterValue {
     switch try property(key) {
-    case .attribute(.null):
-      throw RecordDecoder.error(place(key), "nil cannot be read as \(T.self); declare it \(T.self)?")
+    case .attribute(.null): throw nilError(key, T.self)
     case .attribute(let value): return value
     case .relationship(let targets): throw relationshipMismatch(key, targets, T.self)
     }
   }
 
+  @inline(never)
+  private func nilError<T>(_ key: Key, _ type: T.Type) -> ObjectGraphError {
+    RecordDecoder.error(place(key), "nil cannot be read as \(T.self); declare it \(T.self)?")
+  }
+
+  @inline(never)
+  private func failure(_ key: Key, _ mismatch: RecordValue.Mismatch) -> ObjectGraphError {
+    RecordDecoder.error(place(key), mismatch.reason)
+  }
+
+  @inline(never)
   private func relationshipMismatch<T>(_ key: Key, _ targets: RelationshipTargets, _ type: T.Type) -> ObjectGraphError {
     switch targets {
     case .toOne: RecordDecoder.error(place(key), "a to-one relationship is read as ObjectID?, not \(T.self)")
     case .toMany:
       RecordDecoder.error(place(key), "a to-many relationship is read as [ObjectID] or Set<ObjectID>, not \(T.self)")
-    }
-  }
-
-  private func convert<T>(
-    _ key: Key, _ body: (FilterValue) throws(RecordValue.Mismatch) -> T
-  ) throws(ObjectGraphError) -> T {
-    let stored = try value(key, as: T.self)
-    do {
-      return try body(stored)
-    } catch {
-      throw RecordDecoder.error(place(key), error.reason)
     }
   }
 
@@ -60,29 +66,23 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   }
 
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    try convert(key) { value throws(RecordValue.Mismatch) in
-      guard case .bool(let flag) = value else {
-        throw RecordValue.Mismatch("\(RecordValue.describe(value)) cannot be read as Bool")
-      }
-      return flag
-    }
+    let stored = try value(key, as: Bool.self)
+    do { return try RecordValue.bool(from: stored) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    try convert(key) { value throws(RecordValue.Mismatch) in
-      guard case .string(let text) = value else {
-        throw RecordValue.Mismatch("\(RecordValue.describe(value)) cannot be read as String")
-      }
-      return text
-    }
+    let stored = try value(key, as: String.self)
+    do { return try RecordValue.string(from: stored) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-    try convert(key) { value throws(RecordValue.Mismatch) in try RecordValue.double(from: value, as: "Double") }
+    let stored = try value(key, as: Double.self)
+    do { return try RecordValue.double(from: stored, as: Double.self) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-    try convert(key) { value throws(RecordValue.Mismatch) in Float(try RecordValue.double(from: value, as: "Float")) }
+    let stored = try value(key, as: Float.self)
+    do { return Float(try RecordValue.double(from: stored, as: Float.self)) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
@@ -96,26 +96,28 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
   func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
+  @inline(__always)
   private func integer<T: FixedWidthInteger>(_ key: Key) throws(ObjectGraphError) -> T {
-    try convert(key) { value throws(RecordValue.Mismatch) in try RecordValue.integer(T.self, from: value) }
+    let stored = try value(key, as: T.self)
+    do { return try RecordValue.integer(T.self, from: stored) } catch { throw failure(key, error) }
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    if case .relationship(let targets) = try property(key) {
-      switch (type, targets) {
-      case (is ObjectID.Type, .toOne(let id?)): return id as! T
-      case (is ObjectID.Type, .toOne(nil)):
-        throw RecordDecoder.error(place(key), "nil cannot be read as ObjectID; declare it ObjectID?")
-      case (is [ObjectID].Type, .toMany): return targets.objectIDs as! T
-      case (is Set<ObjectID>.Type, .toMany(let ids)): return ids as! T
+    let stored: FilterValue
+    switch try property(key) {
+    case .relationship(let targets):
+      switch targets {
+      case .toOne(let id?) where T.self == ObjectID.self: return unsafeBitCast(id, to: T.self)
+      case .toOne(nil) where T.self == ObjectID.self: throw nilError(key, T.self)
+      case .toMany where T.self == [ObjectID].self: return unsafeBitCast(targets.objectIDs, to: T.self)
+      case .toMany(let ids) where T.self == Set<ObjectID>.self: return unsafeBitCast(ids, to: T.self)
       default: throw relationshipMismatch(key, targets, T.self)
       }
+    case .attribute(.null): throw nilError(key, T.self)
+    case .attribute(let value): stored = value
     }
-    let stored = try value(key, as: T.self)
-    do {
-      if let value = try RecordValue.foundationValue(type, from: stored) { return value }
-    } catch {
-      throw RecordDecoder.error(place(key), error.reason)
+    if RecordValue.isFoundationType(T.self) {
+      do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
     }
     return try T(from: RecordValueDecoder(value: stored, place: place(key)))
   }
@@ -130,7 +132,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     throw RecordDecoder.error(place(key), "an attribute holds one value, not an array")
   }
 
-  func superDecoder() throws -> any Decoder { RecordDecoder(snapshot: snapshot) }
+  func superDecoder() throws -> any Decoder { decoder }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
     throw RecordDecoder.error(place(key), "an attribute holds one value, not a nested record")

@@ -27,37 +27,55 @@ enum RecordValue {
     }
   }
 
-  /// The Foundation value of `type` that `value` stands for; nil when
-  /// `type` is none of `Date`, `UUID`, `Data`, `Decimal` and `URL`.
+  /// Whether `type` is one of `Date`, `UUID`, `Data`, `Decimal` and `URL`,
+  /// which ``foundationValue(_:from:)`` reads.
   ///
-  /// - Throws: The failure's reason, without its place, when `type` is one
-  ///   of them but `value` cannot be read as it.
-  static func foundationValue<T>(_ type: T.Type, from value: FilterValue) throws(Mismatch) -> T? {
-    func mismatch() -> Mismatch { Mismatch("\(describe(value)) cannot be read as \(T.self)") }
-    switch type {
-    case is Date.Type:
-      guard case .date(let seconds) = value else { throw mismatch() }
-      return Date(timeIntervalSinceReferenceDate: seconds) as? T
-    case is UUID.Type:
-      guard case .uuid(let bits) = value else { throw mismatch() }
-      return UUID(bits: bits) as? T
-    case is Data.Type:
-      guard case .data(let bytes) = value else { throw mismatch() }
-      return Data(bytes) as? T
-    case is Decimal.Type:
-      switch value {
-      case .int(let number): return Decimal(number) as? T
-      case .double(let number) where number.isFinite: return Decimal(number) as? T
-      case .double(let number): throw Mismatch("the double \(number) cannot be read as Decimal")
-      default: throw mismatch()
-      }
-    case is URL.Type:
-      guard case .string(let text) = value else { throw mismatch() }
-      guard let url = URL(string: text) else { throw Mismatch("the string \"\(text)\" is not a URL") }
-      return url as? T
-    default:
-      return nil
+  /// Metatypes compare by identity, cheaply, and no `T?` is formed: an
+  /// optional of a type known only at run time costs a metadata lookup.
+  @inline(__always)
+  static func isFoundationType<T>(_ type: T.Type) -> Bool {
+    T.self == Date.self || T.self == UUID.self || T.self == Data.self || T.self == Decimal.self
+      || T.self == URL.self
+  }
+
+  /// The Foundation value of `type` that `value` stands for.
+  ///
+  /// - Precondition: ``isFoundationType(_:)`` holds for `type`.
+  /// - Throws: The failure's reason, without its place, when `value` cannot
+  ///   be read as `type`.
+  static func foundationValue<T>(_ type: T.Type, from value: FilterValue) throws(Mismatch) -> T {
+    // Once `T` is known to be the type, the value is reinterpreted as it
+    // (the same type, so the same layout) rather than cast.
+    if T.self == Date.self {
+      guard case .date(let seconds) = value else { throw mismatch(value, T.self) }
+      return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
     }
+    if T.self == UUID.self {
+      guard case .uuid(let bits) = value else { throw mismatch(value, T.self) }
+      return unsafeBitCast(UUID(bits: bits), to: T.self)
+    }
+    if T.self == Data.self {
+      guard case .data(let bytes) = value else { throw mismatch(value, T.self) }
+      return unsafeBitCast(Data(bytes), to: T.self)
+    }
+    if T.self == URL.self {
+      guard case .string(let text) = value else { throw mismatch(value, T.self) }
+      guard let url = URL(string: text) else { throw Mismatch("the string \"\(text)\" is not a URL") }
+      return unsafeBitCast(url, to: T.self)
+    }
+    precondition(T.self == Decimal.self, "\(T.self) is not a Foundation type a record reads")
+    switch value {
+    case .int(let number): return unsafeBitCast(Decimal(number), to: T.self)
+    case .double(let number) where number.isFinite: return unsafeBitCast(Decimal(number), to: T.self)
+    case .double(let number): throw Mismatch("the double \(number) cannot be read as Decimal")
+    default: throw mismatch(value, T.self)
+    }
+  }
+
+  /// `a string cannot be read as Int`.
+  @inline(never)
+  static func mismatch<T>(_ value: FilterValue, _ type: T.Type) -> Mismatch {
+    Mismatch("\(describe(value)) cannot be read as \(T.self)")
   }
 
   /// The stored value of a Foundation value; nil when `value` is none of
@@ -77,19 +95,35 @@ enum RecordValue {
   }
 
   /// A fixed-width integer read from an integer value.
+  @inline(__always)
   static func integer<T: FixedWidthInteger>(_ type: T.Type, from value: FilterValue) throws(Mismatch) -> T {
-    guard case .int(let number) = value else { throw Mismatch("\(describe(value)) cannot be read as \(T.self)") }
+    guard case .int(let number) = value else { throw mismatch(value, T.self) }
     guard let fitted = T(exactly: number) else { throw Mismatch("the integer \(number) does not fit \(T.self)") }
     return fitted
   }
 
   /// A double read from a double or integer value.
-  static func double(from value: FilterValue, as name: String) throws(Mismatch) -> Double {
+  @inline(__always)
+  static func double<T>(from value: FilterValue, as type: T.Type) throws(Mismatch) -> Double {
     switch value {
     case .double(let number): return number
     case .int(let number): return Double(number)
-    default: throw Mismatch("\(describe(value)) cannot be read as \(name)")
+    default: throw mismatch(value, T.self)
     }
+  }
+
+  /// A Boolean read from a Boolean value.
+  @inline(__always)
+  static func bool(from value: FilterValue) throws(Mismatch) -> Bool {
+    guard case .bool(let flag) = value else { throw mismatch(value, Bool.self) }
+    return flag
+  }
+
+  /// A string read from a string value.
+  @inline(__always)
+  static func string(from value: FilterValue) throws(Mismatch) -> String {
+    guard case .string(let text) = value else { throw mismatch(value, String.self) }
+    return text
   }
 
   /// Why a value and a Swift type do not fit, without the place.

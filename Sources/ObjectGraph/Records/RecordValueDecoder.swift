@@ -23,40 +23,27 @@ struct RecordValueDecoder: Decoder, SingleValueDecodingContainer {
 
   func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-  private func convert<T>(_ body: (FilterValue) throws(RecordValue.Mismatch) -> T) throws(ObjectGraphError) -> T {
-    do {
-      return try body(value)
-    } catch {
-      throw RecordDecoder.error(place, error.reason)
-    }
-  }
-
-  private func mismatch<T>(_ type: T.Type) -> RecordValue.Mismatch {
-    RecordValue.Mismatch("\(RecordValue.describe(value)) cannot be read as \(T.self)")
+  @inline(never)
+  private func failure(_ mismatch: RecordValue.Mismatch) -> ObjectGraphError {
+    RecordDecoder.error(place, mismatch.reason)
   }
 
   func decodeNil() -> Bool { value == .null }
 
   func decode(_ type: Bool.Type) throws -> Bool {
-    try convert { value throws(RecordValue.Mismatch) in
-      guard case .bool(let flag) = value else { throw mismatch(Bool.self) }
-      return flag
-    }
+    do { return try RecordValue.bool(from: value) } catch { throw failure(error) }
   }
 
   func decode(_ type: String.Type) throws -> String {
-    try convert { value throws(RecordValue.Mismatch) in
-      guard case .string(let text) = value else { throw mismatch(String.self) }
-      return text
-    }
+    do { return try RecordValue.string(from: value) } catch { throw failure(error) }
   }
 
   func decode(_ type: Double.Type) throws -> Double {
-    try convert { value throws(RecordValue.Mismatch) in try RecordValue.double(from: value, as: "Double") }
+    do { return try RecordValue.double(from: value, as: Double.self) } catch { throw failure(error) }
   }
 
   func decode(_ type: Float.Type) throws -> Float {
-    try convert { value throws(RecordValue.Mismatch) in Float(try RecordValue.double(from: value, as: "Float")) }
+    do { return Float(try RecordValue.double(from: value, as: Float.self)) } catch { throw failure(error) }
   }
 
   func decode(_ type: Int.Type) throws -> Int { try integer() }
@@ -71,14 +58,12 @@ struct RecordValueDecoder: Decoder, SingleValueDecodingContainer {
   func decode(_ type: UInt64.Type) throws -> UInt64 { try integer() }
 
   private func integer<T: FixedWidthInteger>() throws(ObjectGraphError) -> T {
-    try convert { value throws(RecordValue.Mismatch) in try RecordValue.integer(T.self, from: value) }
+    do { return try RecordValue.integer(T.self, from: value) } catch { throw failure(error) }
   }
 
   func decode<T: Decodable>(_ type: T.Type) throws -> T {
-    do {
-      if let value = try RecordValue.foundationValue(type, from: value) { return value }
-    } catch {
-      throw RecordDecoder.error(place, error.reason)
+    if RecordValue.isFoundationType(T.self) {
+      do { return try RecordValue.foundationValue(T.self, from: value) } catch { throw failure(error) }
     }
     return try T(from: self)
   }
