@@ -14,6 +14,12 @@ final class ListSubscription: @unchecked Sendable {
   var isBehind = false
   /// An `update` waits for its `changes`.
   var awaitsUpdate = false
+  /// The awaited `update` reverses the order of the sections: its answer
+  /// replaces every section (see `LiveSession.listChanged`).
+  var answerReplacesSections = false
+  /// The list as of the last delivery or snapshot: what the client holds
+  /// once it has applied every frame sent.
+  var lastContent: ListContent?
 
   init(request: SubscribeRequest, access: EntityAccess, monitor: ListMonitor) {
     self.request = request

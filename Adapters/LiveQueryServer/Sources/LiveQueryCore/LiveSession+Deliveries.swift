@@ -7,6 +7,7 @@ extension LiveSession {
   func sendSnapshot(_ subscription: ListSubscription) {
     assertOnQueue()
     let content = subscription.monitor.content
+    subscription.lastContent = content
     let access = subscription.access
     var sections: [LiveSection] = []
     for index in 0..<content.numberOfSections {
@@ -23,12 +24,26 @@ extension LiveSession {
   /// Turns a list monitor's changes into a `changes` frame: values and
   /// changed keys cut to the readable ones, and updates that changed no
   /// readable key left out (the client's copy of them is still right).
-  func listChanged(_ subscription: ListSubscription, _ changes: ListChanges) {
+  ///
+  /// The answer to an `update` that keeps the section key but reverses
+  /// the first sort key deletes every old section and inserts every new
+  /// one: the monitor's difference keeps sections in place by index then,
+  /// which batch-update rules cannot express for sections that swap.
+  func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
     assertOnQueue()
     guard lists[subscription.request.id] === subscription else { return }
     let answersUpdate = subscription.awaitsUpdate
+    let replaces = answersUpdate && subscription.answerReplacesSections
     subscription.awaitsUpdate = false
+    subscription.answerReplacesSections = false
+    let previous = subscription.lastContent
+    subscription.lastContent = update.content
     guard !subscription.isBehind else { return }
+    if replaces, let previous {
+      sendChanges(subscription, replacement(subscription, from: previous, to: update.content, update.changes))
+      return
+    }
+    let changes = update.changes
     let access = subscription.access
     func object(_ snapshot: ObjectSnapshot, _ changedKeys: [String], values: Bool = true) -> LiveObject {
       LiveObject(
@@ -52,6 +67,31 @@ extension LiveSession {
       && message.inserted.isEmpty && message.moved.isEmpty && message.updated.isEmpty
     guard !isEmpty || answersUpdate else { return }
     sendChanges(subscription, message)
+  }
+
+  /// Every old section and object deleted, every new one inserted.
+  private func replacement(
+    _ subscription: ListSubscription, from old: ListContent, to new: ListContent, _ changes: ListChanges
+  ) -> ChangesMessage {
+    var message = ChangesMessage(id: subscription.request.id, sequenceNumber: changes.sequenceNumber)
+    message.deletedSections = Array(0..<old.numberOfSections)
+    message.insertedSections = (0..<new.numberOfSections).map { index in
+      let info = new.section(at: index)
+      return LiveSection(index: index, name: info.name, count: info.count)
+    }
+    for index in 0..<old.count {
+      let snapshot = old.object(at: index)
+      message.deleted.append(
+        LiveRow(path: old.indexPath(ofObjectAt: index), object: LiveObject(ref: refs.ref(for: snapshot.objectID))))
+    }
+    for index in 0..<new.count {
+      let snapshot = new.object(at: index)
+      message.inserted.append(
+        LiveRow(
+          path: new.indexPath(ofObjectAt: index),
+          object: LiveObject(ref: refs.ref(for: snapshot.objectID), values: subscription.access.values(of: snapshot))))
+    }
+    return message
   }
 
   func sendChanges(_ subscription: ListSubscription, _ message: ChangesMessage) {

@@ -91,7 +91,7 @@ extension LiveSession {
     lists[request.id] = subscription
     subscription.token = monitor.observe { [weak self, weak subscription] update in
       guard let self, let subscription else { return }
-      listChanged(subscription, update.changes)
+      listChanged(subscription, update)
     }
     sendSnapshot(subscription)
   }
@@ -138,6 +138,9 @@ extension LiveSession {
     } catch {
       throw Self.refusal(error, id: update.id)
     }
+    let old = subscription.request
+    subscription.answerReplacesSections =
+      old.sectionKey != nil && old.sectionKey == request.sectionKey && old.sortKeys.first != request.sortKeys.first
     subscription.request = request
     subscription.awaitsUpdate = true
     answerUpdate(subscription)
@@ -156,6 +159,7 @@ extension LiveSession {
         defer { self.pendingAnswers.leave() }
         guard self.lists[subscription.request.id] === subscription, subscription.awaitsUpdate else { return }
         subscription.awaitsUpdate = false
+        subscription.answerReplacesSections = false
         self.sendChanges(
           subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: monitor.sequenceNumber))
       }

@@ -87,3 +87,20 @@ extension LiveSession {
     return outbox.drain()
   }
 }
+
+extension LiveRig {
+  func delete(_ id: ObjectID) {
+    context.performAndWait { context in
+      try! context.delete(context.object(with: id)!)
+      _ = try! context.save()
+    }
+  }
+
+  /// Changes several keys of several objects in one save.
+  func change(_ edits: [(ObjectID, String, FilterValue)]) {
+    context.performAndWait { context in
+      for (id, key, value) in edits { try! context.object(with: id)!.setValue(value, forKey: key) }
+      _ = try! context.save()
+    }
+  }
+}
