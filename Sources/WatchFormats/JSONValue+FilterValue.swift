@@ -15,6 +15,7 @@ extension JSONValue {
   /// A JSON value that does not stand for a filter value, such as
   /// `{"$set": 3}`.
   public struct ConversionError: Error, CustomStringConvertible {
+    /// What is wrong, naming the tag and what it was given.
     public var description: String
   }
 
