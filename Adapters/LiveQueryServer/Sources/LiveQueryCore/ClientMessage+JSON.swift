@@ -41,7 +41,9 @@ extension ClientMessage {
   /// The message as the text of a frame.
   public var text: String { json.serialized }
 
-  private static func predicateMembers(_ predicate: String?, _ arguments: [FilterValue]) -> [(
+  private static func predicateMembers(
+    _ predicate: String?, _ arguments: [FilterValue]
+  ) -> [(
     key: String, value: JSONValue
   )] {
     var members: [(key: String, value: JSONValue)] = []

@@ -1,5 +1,5 @@
-import Foundation
 import ContextWatching
+import Foundation
 import ObjectGraph
 import WatchFormats
 
@@ -80,7 +80,8 @@ extension ClientMessage {
       let key = FrameFields(element, id: fields.id)
       guard case .object = element else { throw fields.fail("\"sort\"[\(index)] is an object, not \(element.phrase)") }
       try key.requireOnly(["key", "ascending"], in: "\"sort\"[\(index)]")
-      keys.append(ObjectFetchRequest.SortKey(try key.string("key"), ascending: try key.bool("ascending", default: true)))
+      keys.append(
+        ObjectFetchRequest.SortKey(try key.string("key"), ascending: try key.bool("ascending", default: true)))
     }
     guard !keys.isEmpty else { throw fields.fail("\"sort\" needs at least one key", .invalidRequest) }
     return keys

@@ -52,7 +52,8 @@ struct EntityAccess: Sendable {
       guard readableSet.contains(first) else {
         throw LiveError(
           id: id, code: .keyNotReadable,
-          message: "\(entity) has no readable key '\(first)'; the readable keys are \(readable.joined(separator: ", "))")
+          message: "\(entity) has no readable key '\(first)'; the readable keys are \(readable.joined(separator: ", "))"
+        )
       }
     }
   }

@@ -33,7 +33,8 @@ extension LiveSession {
     guard lists.count + watches.count < limits.maximumSubscriptions else {
       throw LiveError(
         id: id, code: .tooManySubscriptions,
-        message: "a connection holds at most \(limits.maximumSubscriptions) subscriptions and watches; unsubscribe one first")
+        message:
+          "a connection holds at most \(limits.maximumSubscriptions) subscriptions and watches; unsubscribe one first")
     }
   }
 

@@ -32,7 +32,9 @@ public struct ReadPolicy: Sendable {
   /// read predicate applies to the entity with its claims as nil.
   ///
   /// - Throws: ``ReadPolicyError`` listing every problem.
-  public init(roleClaim: String = "role", entities: [String: EntityReadPolicy], schema: ObjectSchema)
+  public init(
+    roleClaim: String = "role", entities: [String: EntityReadPolicy], schema: ObjectSchema
+  )
     throws(ReadPolicyError)
   {
     self.roleClaim = roleClaim

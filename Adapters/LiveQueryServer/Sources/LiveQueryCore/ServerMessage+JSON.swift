@@ -8,11 +8,15 @@ extension ServerMessage {
     var members: [(key: String, value: JSONValue)] = [("v", .int(LiveProtocol.version))]
     switch self {
     case .snapshot(let message):
-      members += [("op", .string("snapshot")), ("id", .string(message.id)), ("seq", .int(Int64(message.sequenceNumber)))]
+      members += [
+        ("op", .string("snapshot")), ("id", .string(message.id)), ("seq", .int(Int64(message.sequenceNumber))),
+      ]
       members.append(("sections", .array(message.sections.map(Self.json))))
       members.append(("objects", .array(message.objects.map(Self.json))))
     case .changes(let message):
-      members += [("op", .string("changes")), ("id", .string(message.id)), ("seq", .int(Int64(message.sequenceNumber)))]
+      members += [
+        ("op", .string("changes")), ("id", .string(message.id)), ("seq", .int(Int64(message.sequenceNumber))),
+      ]
       members.append(("deletedSections", .array(message.deletedSections.map { .int(Int64($0)) })))
       members.append(("insertedSections", .array(message.insertedSections.map(Self.json))))
       members.append(("deleted", .array(message.deleted.map(Self.json))))
@@ -130,7 +134,9 @@ extension ServerMessage {
   ) throws(LiveError) -> [T] {
     var result: [T] = []
     for (index, element) in try fields.array(key).enumerated() {
-      guard case .object = element else { throw fields.fail("\"\(key)\"[\(index)] is an object, not \(element.phrase)") }
+      guard case .object = element else {
+        throw fields.fail("\"\(key)\"[\(index)] is an object, not \(element.phrase)")
+      }
       result.append(try read(FrameFields(element, id: fields.id)))
     }
     return result

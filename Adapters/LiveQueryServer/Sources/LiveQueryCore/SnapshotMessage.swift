@@ -3,7 +3,7 @@
 public struct SnapshotMessage: Equatable, Sendable {
   /// The subscription's id.
   public var id: String
-  /// The save the list is as of.
+  /// The last save that changed the list (what the list is as of).
   public var sequenceNumber: Int
   /// The sections in order, with their counts (one section, with a nil
   /// name, for a list without sections).

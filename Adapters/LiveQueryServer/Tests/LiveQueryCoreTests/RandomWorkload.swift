@@ -38,9 +38,12 @@ struct ModelList {
     let predicates: [(String?, [FilterValue], (ModelTask) -> Bool)] = [
       (nil, [], { _ in true }),
       ("priority > %@", [.int(Int64(bound))], { $0.priority > bound }),
-      ("status == %@ AND priority <= %@", [.string(status), .int(Int64(bound))], {
-        $0.status == status && $0.priority <= bound
-      }),
+      (
+        "status == %@ AND priority <= %@", [.string(status), .int(Int64(bound))],
+        {
+          $0.status == status && $0.priority <= bound
+        }
+      ),
     ]
     let (text, arguments, matches) = predicates.randomElement(using: &random)!
     let orders: [([ObjectFetchRequest.SortKey], String?)] = [

@@ -71,11 +71,21 @@ final class WorkloadClient {
         let other = randomTask()
         for key in ["owner", "priority", "status", "title", "secret"].shuffled(using: &random).prefix(2) {
           switch key {
-          case "owner": tasks[id]!.owner = other.owner; edits.append((id, key, .string(other.owner)))
-          case "priority": tasks[id]!.priority = other.priority; edits.append((id, key, .int(Int64(other.priority))))
-          case "status": tasks[id]!.status = other.status; edits.append((id, key, .string(other.status)))
-          case "title": tasks[id]!.title = other.title; edits.append((id, key, .string(other.title)))
-          default: tasks[id]!.secret = other.secret; edits.append((id, key, other.secret.map(FilterValue.string) ?? .null))
+          case "owner":
+            tasks[id]!.owner = other.owner
+            edits.append((id, key, .string(other.owner)))
+          case "priority":
+            tasks[id]!.priority = other.priority
+            edits.append((id, key, .int(Int64(other.priority))))
+          case "status":
+            tasks[id]!.status = other.status
+            edits.append((id, key, .string(other.status)))
+          case "title":
+            tasks[id]!.title = other.title
+            edits.append((id, key, .string(other.title)))
+          default:
+            tasks[id]!.secret = other.secret
+            edits.append((id, key, other.secret.map(FilterValue.string) ?? .null))
           }
         }
         rig.change(edits)
@@ -112,7 +122,8 @@ final class WorkloadClient {
           let expected = list.expected(tasks, reader: client.reader)
           #expect(
             client.mirrors[id]?.sections == expected,
-            "seed \(seed) step \(step) \(client.reader.sub) \(id): \(client.mirrors[id].map(\.description) ?? "no list")")
+            "seed \(seed) step \(step) \(client.reader.sub) \(id): \(client.mirrors[id].map(\.description) ?? "no list")"
+          )
         }
       }
     }
