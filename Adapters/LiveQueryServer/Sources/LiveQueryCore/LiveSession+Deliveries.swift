@@ -7,7 +7,7 @@ extension LiveSession {
   func sendSnapshot(_ subscription: ListSubscription) {
     assertOnQueue()
     let content = subscription.monitor.content
-    subscription.lastContent = content
+    if subscription.answerReplacesSections { subscription.clientContent = content }
     let access = subscription.access
     var sections: [LiveSection] = []
     for index in 0..<content.numberOfSections {
@@ -25,19 +25,26 @@ extension LiveSession {
   /// changed keys cut to the readable ones, and updates that changed no
   /// readable key left out (the client's copy of them is still right).
   ///
-  /// The answer to an `update` that keeps the section key but reverses
-  /// the first sort key deletes every old section and inserts every new
-  /// one: the monitor's difference keeps sections in place by index then,
-  /// which batch-update rules cannot express for sections that swap.
+  /// The first delivery under the latest request's label answers the
+  /// awaited `update` (saves delivered before it are changes of the old
+  /// request). It is sent even when empty. The answer to an `update` that
+  /// keeps the section key but reverses the first sort key deletes every
+  /// old section and inserts every new one: the monitor's difference keeps
+  /// sections in place by index then, which batch-update rules cannot
+  /// express for sections that swap.
   func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
     assertOnQueue()
     guard lists[subscription.request.id] === subscription else { return }
-    let answersUpdate = subscription.awaitsUpdate
+    let answersUpdate = subscription.awaitsUpdate && subscription.monitor.request.label == subscription.label
+    let previous = subscription.clientContent
+    if answersUpdate {
+      subscription.awaitsUpdate = false
+      subscription.clientContent = nil
+    } else if subscription.answerReplacesSections {
+      subscription.clientContent = update.content
+    }
     let replaces = answersUpdate && subscription.answerReplacesSections
-    subscription.awaitsUpdate = false
-    subscription.answerReplacesSections = false
-    let previous = subscription.lastContent
-    subscription.lastContent = update.content
+    if answersUpdate { subscription.answerReplacesSections = false }
     guard !subscription.isBehind else { return }
     if replaces, let previous {
       sendChanges(subscription, replacement(subscription, from: previous, to: update.content, update.changes))

@@ -56,12 +56,14 @@ extension LiveSession {
   }
 
   /// The list request a subscription's request stands for.
-  private func listRequest(_ request: SubscribeRequest, access: EntityAccess) throws(LiveError) -> ListRequest {
+  private func listRequest(
+    _ request: SubscribeRequest, access: EntityAccess, label: String
+  ) throws(LiveError) -> ListRequest {
     try access.checkKeys(request.sortKeys.map(\.key) + (request.sectionKey.map { [$0] } ?? []), id: request.id)
     let predicate = try restricted(request.predicate, request.arguments, access: access, id: request.id)
     return ListRequest(
       request.entity, predicate: predicate, source: request.predicate ?? "TRUEPREDICATE", sortedBy: request.sortKeys,
-      sectionedBy: request.sectionKey, limit: request.limit, label: request.id)
+      sectionedBy: request.sectionKey, limit: request.limit, label: label)
   }
 
   private static func refusal(_ error: WatchError, id: String) -> LiveError {
@@ -81,7 +83,7 @@ extension LiveSession {
   private func subscribe(_ request: SubscribeRequest) throws(LiveError) {
     try admit(request.id)
     let access = try security.access(request.entity, id: request.id)
-    let listRequest = try listRequest(request, access: access)
+    let listRequest = try listRequest(request, access: access, label: "\(request.id)#0")
     let monitor: ListMonitor
     do {
       monitor = try ListMonitor(context: context, request: listRequest, scheduler: .queue(queue))
@@ -133,17 +135,22 @@ extension LiveSession {
     if let sortKeys = update.sortKeys { request.sortKeys = sortKeys }
     if let sectionKey = update.sectionKey { request.sectionKey = sectionKey }
     if let limit = update.limit { request.limit = limit }
-    let listRequest = try listRequest(request, access: subscription.access)
+    let label = "\(request.id)#\(subscription.generation + 1)"
+    let listRequest = try listRequest(request, access: subscription.access, label: label)
     do {
       try subscription.monitor.setRequest(listRequest)
     } catch {
       throw Self.refusal(error, id: update.id)
     }
     let old = subscription.request
-    subscription.answerReplacesSections =
-      old.sectionKey != nil && old.sectionKey == request.sectionKey && old.sortKeys.first != request.sortKeys.first
+    subscription.generation += 1
     subscription.request = request
     subscription.awaitsUpdate = true
+    subscription.answerReplacesSections =
+      old.sectionKey != nil && old.sectionKey == request.sectionKey && old.sortKeys.first != request.sortKeys.first
+    // Deliveries waiting on this queue have not reached the client yet:
+    // the content as of the last one delivered is what the client holds.
+    subscription.clientContent = subscription.answerReplacesSections ? subscription.monitor.content : nil
     answerUpdate(subscription)
   }
 
@@ -161,6 +168,7 @@ extension LiveSession {
         guard self.lists[subscription.request.id] === subscription, subscription.awaitsUpdate else { return }
         subscription.awaitsUpdate = false
         subscription.answerReplacesSections = false
+        subscription.clientContent = nil
         self.sendChanges(
           subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: monitor.sequenceNumber))
       }
