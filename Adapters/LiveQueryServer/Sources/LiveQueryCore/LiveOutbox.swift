@@ -98,6 +98,12 @@ public final class LiveOutbox: Sendable {
     }
   }
 
+  /// Asks the next drain to schedule a catch-up, keeping the waiting
+  /// frames (a watch's events before the first one dropped).
+  func requestCatchUp() {
+    state.withLock { $0.needsCatchUp = true }
+  }
+
   /// Removes the waiting frames of `subscription` (when it ends).
   func removeFrames(of subscription: String) {
     state.withLock { state in

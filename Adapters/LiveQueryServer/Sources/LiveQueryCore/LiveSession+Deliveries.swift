@@ -118,6 +118,8 @@ extension LiveSession {
 
   /// Turns a watch's changes into an `event` frame. Exited objects carry
   /// their refs alone; updates that changed no readable key are left out.
+  /// Once one event does not fit, the watch's events are dropped until the
+  /// catch-up, which names the saves they came from.
   func watchChanged(_ subscription: WatchSubscription, _ changes: WatchChanges) {
     assertOnQueue()
     guard watches[subscription.request.id] === subscription else { return }
@@ -138,8 +140,10 @@ extension LiveSession {
     if let missed = subscription.missed {
       subscription.missed = missed.lowerBound...changes.sequenceNumber
     } else if !outbox.pushData(ServerMessage.event(message).text, subscription: subscription.request.id) {
+      // The events already waiting stay: they come before the first one
+      // dropped, which the catch-up's note names.
       subscription.missed = changes.sequenceNumber...changes.sequenceNumber
-      outbox.dropFrames(of: subscription.request.id)
+      outbox.requestCatchUp()
     }
   }
 

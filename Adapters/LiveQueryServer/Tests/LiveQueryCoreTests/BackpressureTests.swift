@@ -57,7 +57,13 @@ import Testing
     let expected = list.expected(tasks, reader: reader)
     #expect(fastMirror.sections == expected, "a client that reads keeps up")
 
-    _ = slow.outbox.drain()
+    // The events that fit before the first one dropped are still there,
+    // in save order.
+    let waiting = slow.outbox.drain().map { try! ServerMessage.parse($0) }
+    let eventSaves = waiting.compactMap { message -> Int? in
+      if case .event(let event) = message { event.sequenceNumber } else { nil }
+    }
+    #expect(!eventSaves.isEmpty && eventSaves == eventSaves.sorted())
     slow.flush()
     let caughtUp = slow.outbox.drain().map { try! ServerMessage.parse($0) }
     guard case .snapshot(let snapshot)? = caughtUp.first(where: { if case .snapshot = $0 { true } else { false } })
@@ -73,6 +79,13 @@ import Testing
     #expect(notes.count == 1)
     #expect(notes.first?.code == .eventsDropped)
     #expect(notes.first?.id == "w1")
+    // "the events of saves FIRST to LAST were dropped …": after the last
+    // event kept, within the saves made.
+    let words = notes.first?.message.split(separator: " ") ?? []
+    #expect(words.count == 17 && words[2...3] == ["of", "saves"] && words[5] == "to")
+    if words.count == 17, let first = Int(words[4]), let last = Int(words[6]) {
+      #expect(first > eventSaves.last! && first <= last && last <= 3020)
+    }
 
     // From the snapshot on, changes flow again and keep the list right.
     var mirror = ClientMirror(snapshot)

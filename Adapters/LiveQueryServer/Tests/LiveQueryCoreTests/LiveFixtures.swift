@@ -1,3 +1,5 @@
+// Two types: the fixtures (schema, policy, refs) and the rig that saves through them, used together.
+
 import ContextWatching
 import Dispatch
 import LiveQueryCore

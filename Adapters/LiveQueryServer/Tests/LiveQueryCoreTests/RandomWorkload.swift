@@ -1,3 +1,5 @@
+// Four small types: the workload's generator, tasks, lists and readers, which make sense only together.
+
 import ContextWatching
 import LiveQueryCore
 import ObjectGraph

@@ -1,3 +1,5 @@
+// Two types: the suite and the client it drives, which only it uses.
+
 import ContextWatching
 import LiveQueryCore
 import ObjectGraph
@@ -29,7 +31,7 @@ final class WorkloadClient {
 /// a fresh fetch of the model; lists are added, updated and removed
 /// mid-stream.
 @Suite struct WorkloadTests {
-  @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+  @Test(arguments: Array(1...8) as [UInt64])
   func rowSecurityAndConsistency(seed: UInt64) {
     var random = SeededRandom(seed: seed)
     let rig = LiveRig()
