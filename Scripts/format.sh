@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 paths=(Package.swift Sources Tests Fuzz/ParserFuzzer Benchmarks/Package.swift Benchmarks/Benchmarks Benchmarks/Tools
   Adapters/PostgresChangeSource/Package.swift Adapters/PostgresChangeSource/Sources
-  Adapters/PostgresChangeSource/Tests)
+  Adapters/PostgresChangeSource/Tests Adapters/LiveQueryServer/Package.swift Adapters/LiveQueryServer/Sources
+  Adapters/LiveQueryServer/Tests)
 if [[ "${1:-}" == "--check" ]]; then
   swift format lint --strict --parallel -r "${paths[@]}"
   echo "format: clean"

@@ -1,6 +1,6 @@
 import Foundation
 import ObjectGraph
-package import PredicateDSL
+public import PredicateDSL
 
 /// The JSON conventions of `context-watch` (`eval`, `replay`, the watches
 /// and lists files) and `pg-watch`: an object is a key-value record, an array an ordered
@@ -15,12 +15,13 @@ package import PredicateDSL
 extension JSONValue {
   /// A JSON value that does not stand for a filter value, such as
   /// `{"$set": 3}`.
-  package struct ConversionError: Error, CustomStringConvertible {
-    package var description: String
+  public struct ConversionError: Error, CustomStringConvertible {
+    /// What is wrong, naming the tag and what it was given.
+    public var description: String
   }
 
   /// The filter value this JSON stands for, in the conventions above.
-  package func filterValue() throws(ConversionError) -> FilterValue {
+  public func filterValue() throws(ConversionError) -> FilterValue {
     switch self {
     case .null: return .null
     case .bool(let flag): return .bool(flag)
@@ -151,7 +152,7 @@ extension JSONValue {
 
 extension JSONValue {
   /// The JSON form of a value, the inverse of ``filterValue()``.
-  package init(_ value: FilterValue) {
+  public init(_ value: FilterValue) {
     switch value {
     case .null: self = .null
     case .bool(let flag): self = .bool(flag)

@@ -1,0 +1,114 @@
+import Synchronization
+
+/// A session's outgoing frames, bounded, drained by the transport from any
+/// thread.
+///
+/// Data frames (`snapshot`, `changes`, `event`) are accepted while the
+/// outbox holds fewer than ``LiveLimits/outboxBytes`` bytes; the session
+/// handles a refusal by dropping that subscription's pending frames and
+/// sending it a fresh snapshot once the client drains. Control frames
+/// (`error`, `pong`) may use ``LiveLimits/controlReserveBytes`` more; past
+/// that they are dropped and counted in ``droppedControlFrames``. So the
+/// outbox never holds more than the two bounds plus one frame.
+public final class LiveOutbox: Sendable {
+  private struct Frame {
+    var subscription: String?
+    var text: String
+    var bytes: Int
+  }
+
+  private struct State {
+    var frames: [Frame] = []
+    var bytes = 0
+    var droppedControlFrames = 0
+    var needsCatchUp = false
+  }
+
+  private let state = Mutex(State())
+  private let dataBound: Int
+  private let controlBound: Int
+  /// Called, outside the lock, by the first drain after a refusal.
+  private let catchUp: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+  init(limits: LiveLimits) {
+    dataBound = limits.outboxBytes
+    controlBound = limits.outboxBytes + limits.controlReserveBytes
+  }
+
+  /// Takes every waiting frame, oldest first. When the session dropped
+  /// changes since the last drain, this schedules its catch-up snapshots,
+  /// which a later drain takes.
+  public func drain() -> [String] {
+    let (frames, wake) = state.withLock { state in
+      defer {
+        state.frames = []
+        state.bytes = 0
+        state.needsCatchUp = false
+      }
+      return (state.frames.map(\.text), state.needsCatchUp)
+    }
+    if wake, let catchUp = catchUp.withLock({ $0 }) { catchUp() }
+    return frames
+  }
+
+  /// The bytes waiting.
+  public var byteCount: Int { state.withLock { $0.bytes } }
+  /// The frames waiting.
+  public var frameCount: Int { state.withLock { $0.frames.count } }
+  /// Control frames dropped because the client did not read.
+  public var droppedControlFrames: Int { state.withLock { $0.droppedControlFrames } }
+  /// Whether the transport should read the client's next frame: false once
+  /// the waiting frames reach the data bound, so that a client that does
+  /// not read cannot make the session answer without end.
+  public var acceptsRequests: Bool { state.withLock { $0.bytes < dataBound } }
+
+  func onCatchUp(_ body: @escaping @Sendable () -> Void) { catchUp.withLock { $0 = body } }
+
+  /// Adds a data frame of `subscription` unless the outbox is at its bound.
+  func pushData(_ text: String, subscription: String) -> Bool {
+    let bytes = text.utf8.count
+    return state.withLock { state in
+      guard state.bytes < dataBound else { return false }
+      state.frames.append(Frame(subscription: subscription, text: text, bytes: bytes))
+      state.bytes += bytes
+      return true
+    }
+  }
+
+  /// Adds a control frame unless the outbox is past its control bound.
+  func pushControl(_ text: String) {
+    let bytes = text.utf8.count
+    state.withLock { state in
+      guard state.bytes < controlBound else {
+        state.droppedControlFrames += 1
+        return
+      }
+      state.frames.append(Frame(subscription: nil, text: text, bytes: bytes))
+      state.bytes += bytes
+    }
+  }
+
+  /// Removes the waiting frames of `subscription` and asks the next drain
+  /// to schedule a catch-up.
+  func dropFrames(of subscription: String) {
+    state.withLock { state in
+      state.frames.removeAll { $0.subscription == subscription }
+      state.bytes = state.frames.reduce(0) { $0 + $1.bytes }
+      state.needsCatchUp = true
+    }
+  }
+
+  /// Asks the next drain to schedule a catch-up, keeping the waiting
+  /// frames (a watch's events before the first one dropped).
+  func requestCatchUp() {
+    state.withLock { $0.needsCatchUp = true }
+  }
+
+  /// Removes the waiting frames of `subscription` (when it ends).
+  func removeFrames(of subscription: String) {
+    state.withLock { state in
+      state.frames.removeAll { $0.subscription == subscription }
+      state.bytes = state.frames.reduce(0) { $0 + $1.bytes }
+    }
+  }
+}

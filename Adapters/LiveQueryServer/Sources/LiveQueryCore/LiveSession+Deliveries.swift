@@ -1,0 +1,175 @@
+import ContextWatching
+import ObjectGraph
+
+extension LiveSession {
+  /// Sends a subscription's whole list as it is now, or marks it behind
+  /// when the outbox is full.
+  func sendSnapshot(_ subscription: ListSubscription) {
+    assertOnQueue()
+    let content = subscription.monitor.content
+    if subscription.answerReplacesSections { subscription.clientContent = content }
+    let access = subscription.access
+    var sections: [LiveSection] = []
+    for index in 0..<content.numberOfSections {
+      let info = content.section(at: index)
+      sections.append(LiveSection(index: index, name: info.name, count: info.count))
+    }
+    let objects = content.snapshots.map { LiveObject(ref: refs.ref(for: $0.objectID), values: access.values(of: $0)) }
+    let message = SnapshotMessage(
+      id: subscription.request.id, sequenceNumber: subscription.monitor.sequenceNumber, sections: sections,
+      objects: objects)
+    push(ServerMessage.snapshot(message).text, for: subscription)
+  }
+
+  /// Turns a list monitor's changes into a `changes` frame: values and
+  /// changed keys cut to the readable ones, and updates that changed no
+  /// readable key left out (the client's copy of them is still right).
+  ///
+  /// The first delivery under the latest request's label answers the
+  /// awaited `update` (saves delivered before it are changes of the old
+  /// request). It is sent even when empty. The answer to an `update` that
+  /// keeps the section key but reverses the first sort key deletes every
+  /// old section and inserts every new one: the monitor's difference keeps
+  /// sections in place by index then, which batch-update rules cannot
+  /// express for sections that swap.
+  func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
+    assertOnQueue()
+    guard lists[subscription.request.id] === subscription else { return }
+    let answersUpdate = subscription.awaitsUpdate && subscription.monitor.request.label == subscription.label
+    let previous = subscription.clientContent
+    if answersUpdate {
+      subscription.awaitsUpdate = false
+      subscription.clientContent = nil
+    } else if subscription.answerReplacesSections {
+      subscription.clientContent = update.content
+    }
+    let replaces = answersUpdate && subscription.answerReplacesSections
+    if answersUpdate { subscription.answerReplacesSections = false }
+    guard !subscription.isBehind else { return }
+    if replaces, let previous {
+      sendChanges(subscription, replacement(subscription, from: previous, to: update.content, update.changes))
+      return
+    }
+    let changes = update.changes
+    let access = subscription.access
+    func object(_ snapshot: ObjectSnapshot, _ changedKeys: [String], values: Bool = true) -> LiveObject {
+      LiveObject(
+        ref: refs.ref(for: snapshot.objectID), values: values ? access.values(of: snapshot) : nil,
+        changedKeys: access.readableKeys(changedKeys))
+    }
+    var message = ChangesMessage(id: subscription.request.id, sequenceNumber: changes.sequenceNumber)
+    message.deletedSections = changes.deletedSections.map(\.index)
+    message.insertedSections = changes.insertedSections.map {
+      LiveSection(index: $0.index, name: $0.info.name, count: $0.info.count)
+    }
+    message.deleted = changes.deleted.map { LiveRow(path: $0.indexPath, object: object($0.object, [], values: false)) }
+    message.inserted = changes.inserted.map { LiveRow(path: $0.indexPath, object: object($0.object, $0.changedKeys)) }
+    message.moved = changes.moved.map { LiveMove(from: $0.from, to: $0.to, object: object($0.object, $0.changedKeys)) }
+    message.updated = changes.updated.compactMap { change in
+      let row = LiveRow(path: change.indexPath, object: object(change.object, change.changedKeys))
+      return row.object.changedKeys.isEmpty ? nil : row
+    }
+    let isEmpty =
+      message.deletedSections.isEmpty && message.insertedSections.isEmpty && message.deleted.isEmpty
+      && message.inserted.isEmpty && message.moved.isEmpty && message.updated.isEmpty
+    guard !isEmpty || answersUpdate else { return }
+    sendChanges(subscription, message)
+  }
+
+  /// Every old section and object deleted, every new one inserted.
+  private func replacement(
+    _ subscription: ListSubscription, from old: ListContent, to new: ListContent, _ changes: ListChanges
+  ) -> ChangesMessage {
+    var message = ChangesMessage(id: subscription.request.id, sequenceNumber: changes.sequenceNumber)
+    message.deletedSections = Array(0..<old.numberOfSections)
+    message.insertedSections = (0..<new.numberOfSections).map { index in
+      let info = new.section(at: index)
+      return LiveSection(index: index, name: info.name, count: info.count)
+    }
+    for index in 0..<old.count {
+      let snapshot = old.object(at: index)
+      message.deleted.append(
+        LiveRow(path: old.indexPath(ofObjectAt: index), object: LiveObject(ref: refs.ref(for: snapshot.objectID))))
+    }
+    for index in 0..<new.count {
+      let snapshot = new.object(at: index)
+      message.inserted.append(
+        LiveRow(
+          path: new.indexPath(ofObjectAt: index),
+          object: LiveObject(ref: refs.ref(for: snapshot.objectID), values: subscription.access.values(of: snapshot))))
+    }
+    return message
+  }
+
+  func sendChanges(_ subscription: ListSubscription, _ message: ChangesMessage) {
+    assertOnQueue()
+    guard !subscription.isBehind else { return }
+    push(ServerMessage.changes(message).text, for: subscription)
+  }
+
+  /// Pushes a data frame of a list, or drops the list's waiting frames and
+  /// marks it behind when the outbox is full.
+  private func push(_ text: String, for subscription: ListSubscription) {
+    if !outbox.pushData(text, subscription: subscription.request.id) {
+      subscription.isBehind = true
+      outbox.dropFrames(of: subscription.request.id)
+    }
+  }
+
+  /// Turns a watch's changes into an `event` frame. Exited objects carry
+  /// their refs alone; updates that changed no readable key are left out.
+  /// Once one event does not fit, the watch's events are dropped until the
+  /// catch-up, which names the saves they came from.
+  func watchChanged(_ subscription: WatchSubscription, _ changes: WatchChanges) {
+    assertOnQueue()
+    guard watches[subscription.request.id] === subscription else { return }
+    let access = subscription.access
+    func object(_ snapshot: ObjectSnapshot, _ changedKeys: [String] = []) -> LiveObject {
+      LiveObject(
+        ref: refs.ref(for: snapshot.objectID), values: access.values(of: snapshot),
+        changedKeys: access.readableKeys(changedKeys))
+    }
+    let message = EventMessage(
+      id: subscription.request.id, sequenceNumber: changes.sequenceNumber,
+      inserted: changes.inserted.map { object($0) },
+      updated: changes.updated.map { object($0.after, $0.changedKeys) }.filter { !$0.changedKeys.isEmpty },
+      entered: changes.entered.map { object($0.after, $0.changedKeys) },
+      exited: changes.exited.map { LiveObject(ref: refs.ref(for: $0.objectID)) },
+      deleted: changes.deleted.map { object($0) })
+    guard !message.isEmpty else { return }
+    if let missed = subscription.missed {
+      subscription.missed = missed.lowerBound...changes.sequenceNumber
+    } else if !outbox.pushData(ServerMessage.event(message).text, subscription: subscription.request.id) {
+      // The events already waiting stay: they come before the first one
+      // dropped, which the catch-up's note names.
+      subscription.missed = changes.sequenceNumber...changes.sequenceNumber
+      outbox.requestCatchUp()
+    }
+  }
+
+  /// After the client drained: a fresh snapshot for every list whose
+  /// changes were dropped, and an `eventsDropped` error for every watch
+  /// whose events were.
+  func catchUp() {
+    assertOnQueue()
+    guard !isClosed else { return }
+    for id in lists.keys.sorted() {
+      let subscription = lists[id]!
+      guard subscription.isBehind else { continue }
+      subscription.isBehind = false
+      sendSnapshot(subscription)
+    }
+    for id in watches.keys.sorted() {
+      let subscription = watches[id]!
+      guard let missed = subscription.missed else { continue }
+      subscription.missed = nil
+      let saves = missed.count == 1 ? "save \(missed.lowerBound)" : "saves \(missed.lowerBound) to \(missed.upperBound)"
+      outbox.pushControl(
+        ServerMessage.error(
+          LiveError(
+            id: id, code: .eventsDropped,
+            message: "the events of \(saves) were dropped because the client did not read; fetch again")
+        ).text)
+    }
+  }
+}

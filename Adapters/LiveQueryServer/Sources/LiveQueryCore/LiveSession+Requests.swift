@@ -1,0 +1,189 @@
+import ContextWatching
+import Dispatch
+import ObjectGraph
+import PredicateDSL
+
+extension LiveSession {
+  /// Parses and serves one frame.
+  func handle(_ text: String) {
+    assertOnQueue()
+    guard !isClosed else { return }
+    do throws(LiveError) {
+      switch try ClientMessage.parse(text, limits: limits) {
+      case .subscribe(let request): try subscribe(request)
+      case .watch(let request): try watch(request)
+      case .update(let request): try update(request)
+      case .unsubscribe(let id):
+        guard lists[id] != nil || watches[id] != nil else {
+          throw LiveError(id: id, code: .unknownID, message: "no subscription or watch has the id '\(id)'")
+        }
+        end(id)
+      case .ping(let id): outbox.pushControl(ServerMessage.pong(id: id).text)
+      }
+    } catch {
+      outbox.pushControl(ServerMessage.error(error).text)
+    }
+  }
+
+  /// Refuses an id in use, and a request beyond the subscription limit.
+  private func admit(_ id: String) throws(LiveError) {
+    guard lists[id] == nil, watches[id] == nil else {
+      throw LiveError(id: id, code: .duplicateID, message: "the id '\(id)' is taken by a live subscription or watch")
+    }
+    guard lists.count + watches.count < limits.maximumSubscriptions else {
+      throw LiveError(
+        id: id, code: .tooManySubscriptions,
+        message:
+          "a connection holds at most \(limits.maximumSubscriptions) subscriptions and watches; unsubscribe one first")
+    }
+  }
+
+  /// The client's predicate parsed, its keys checked, restricted by the
+  /// read predicate.
+  private func restricted(
+    _ text: String?, _ arguments: [FilterValue], access: EntityAccess, id: String
+  ) throws(LiveError) -> PredicateSyntax {
+    var client: PredicateSyntax?
+    if let text {
+      do {
+        client = try PredicateParser.parse(text, arguments: arguments)
+      } catch {
+        throw LiveError(id: id, code: .invalidPredicate, message: error.detailedDescription())
+      }
+      try access.checkKeys(PredicateKeys.keyPaths(client!), id: id)
+    }
+    return access.restricting(client)
+  }
+
+  /// The list request a subscription's request stands for.
+  private func listRequest(
+    _ request: SubscribeRequest, access: EntityAccess, label: String
+  ) throws(LiveError) -> ListRequest {
+    try access.checkKeys(request.sortKeys.map(\.key) + (request.sectionKey.map { [$0] } ?? []), id: request.id)
+    let predicate = try restricted(request.predicate, request.arguments, access: access, id: request.id)
+    return ListRequest(
+      request.entity, predicate: predicate, source: request.predicate ?? "TRUEPREDICATE", sortedBy: request.sortKeys,
+      sectionedBy: request.sectionKey, limit: request.limit, label: label)
+  }
+
+  private static func refusal(_ error: WatchError, id: String) -> LiveError {
+    let code: LiveErrorCode =
+      switch error.code {
+      case .invalidPredicate: .invalidPredicate
+      case .unknownKey: .keyNotReadable
+      case .unknownEntity: .entityNotReadable
+      default: .invalidRequest
+      }
+    let message = error.detailedDescription()
+    let prefix = "watch '\(error.watch)' on \(error.entity):"
+    let trimmed = message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message
+    return LiveError(id: id, code: code, message: trimmed.drop { $0 == " " || $0 == "\n" }.description)
+  }
+
+  private func subscribe(_ request: SubscribeRequest) throws(LiveError) {
+    try admit(request.id)
+    let access = try security.access(request.entity, id: request.id)
+    let listRequest = try listRequest(request, access: access, label: "\(request.id)#0")
+    let monitor: ListMonitor
+    do {
+      monitor = try ListMonitor(context: context, request: listRequest, scheduler: .queue(queue))
+    } catch {
+      throw Self.refusal(error, id: request.id)
+    }
+    let subscription = ListSubscription(request: request, access: access, monitor: monitor)
+    lists[request.id] = subscription
+    subscription.token = monitor.observe { [weak self, weak subscription] update in
+      guard let self, let subscription else { return }
+      listChanged(subscription, update)
+    }
+    sendSnapshot(subscription)
+  }
+
+  private func watch(_ request: WatchRequest) throws(LiveError) {
+    try admit(request.id)
+    let access = try security.access(request.entity, id: request.id)
+    let predicate = try restricted(request.predicate, request.arguments, access: access, id: request.id)
+    let subscription = WatchSubscription(request: request, access: access)
+    do {
+      subscription.token = try watcher.watch(
+        request.entity, predicate: predicate, source: request.predicate ?? "TRUEPREDICATE",
+        options: WatchOptions(events: request.events, label: request.id),
+        handler: .changes(on: .queue(queue)) { [weak self, weak subscription] changes in
+          guard let self, let subscription else { return }
+          watchChanged(subscription, changes)
+        })
+    } catch {
+      throw Self.refusal(error, id: request.id)
+    }
+    watches[request.id] = subscription
+  }
+
+  private func update(_ update: UpdateRequest) throws(LiveError) {
+    guard let subscription = lists[update.id] else {
+      let what = watches[update.id] != nil ? "'\(update.id)' is a watch; a watch cannot be updated" : nil
+      throw LiveError(
+        id: update.id, code: what == nil ? .unknownID : .invalidRequest,
+        message: what ?? "no subscription has the id '\(update.id)'")
+    }
+    var request = subscription.request
+    if let predicate = update.predicate {
+      request.predicate = predicate
+      request.arguments = update.arguments ?? []
+    } else if let arguments = update.arguments {
+      request.arguments = arguments
+    }
+    if let sortKeys = update.sortKeys { request.sortKeys = sortKeys }
+    if let sectionKey = update.sectionKey { request.sectionKey = sectionKey }
+    if let limit = update.limit { request.limit = limit }
+    let label = "\(request.id)#\(subscription.generation + 1)"
+    let listRequest = try listRequest(request, access: subscription.access, label: label)
+    do {
+      try subscription.monitor.setRequest(listRequest)
+    } catch {
+      throw Self.refusal(error, id: update.id)
+    }
+    let old = subscription.request
+    subscription.generation += 1
+    subscription.request = request
+    subscription.awaitsUpdate = true
+    subscription.answerReplacesSections =
+      old.sectionKey != nil && old.sectionKey == request.sectionKey && old.sortKeys.first != request.sortKeys.first
+    // Deliveries waiting on this queue have not reached the client yet:
+    // the content as of the last one delivered is what the client holds.
+    subscription.clientContent = subscription.answerReplacesSections ? subscription.monitor.content : nil
+    answerUpdate(subscription)
+  }
+
+  /// Sends an empty `changes` for an update whose lists were equal (the
+  /// monitor reports no change then): once the monitor's delivery queue has
+  /// passed the update, the subscription has either sent its changes or
+  /// still awaits them.
+  private func answerUpdate(_ subscription: ListSubscription) {
+    let monitor = subscription.monitor
+    pendingAnswers.enter()
+    DispatchQueue.global().async { [self] in
+      monitor.flush()
+      queue.async {
+        defer { self.pendingAnswers.leave() }
+        guard self.lists[subscription.request.id] === subscription, subscription.awaitsUpdate else { return }
+        subscription.awaitsUpdate = false
+        subscription.answerReplacesSections = false
+        subscription.clientContent = nil
+        self.sendChanges(
+          subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: monitor.sequenceNumber))
+      }
+    }
+  }
+
+  /// Ends a subscription or watch and drops its waiting frames.
+  func end(_ id: String) {
+    assertOnQueue()
+    if let subscription = lists.removeValue(forKey: id) {
+      subscription.token?.cancel()
+    }
+    if let subscription = watches.removeValue(forKey: id) {
+      subscription.token?.cancel()
+    }
+    outbox.removeFrames(of: id)
+  }
+}

@@ -1,0 +1,107 @@
+public import ContextWatching
+public import Dispatch
+public import ObjectGraph
+public import PredicateDSL
+
+/// One client connection's live queries: its subscriptions (a list monitor
+/// each) and watches (on a shared watcher), restricted by row security,
+/// turned into frames in a bounded ``outbox``.
+///
+/// ```swift
+/// let session = LiveSession(
+///   context: context, watcher: watcher, policy: policy, claims: ["sub": "u1", "role": "user"])
+/// session.receive(#"{"op":"subscribe","id":"s1","entity":"Task","sort":[{"key":"title"}]}"#)
+/// let frames = session.outbox.drain()   // the transport sends these
+/// ```
+///
+/// **Threading.** Every request and every delivery runs on the session's
+/// own serial ``queue``: ``receive(_:)`` hops there, and the list monitors'
+/// and watches' schedulers are queues that target it, so the session's
+/// state is touched by one job at a time and a delivery never interleaves
+/// with a request. The saver never waits for a session. The outbox is
+/// `Sendable`; the transport drains it from any thread.
+///
+/// **Watcher.** Create the shared watcher with
+/// `DeliveryTarget.watchHandlers(on:)`: the session gives each watch a
+/// handler of its own, and the watcher then builds no other delivery.
+public final class LiveSession: @unchecked Sendable {
+  // @unchecked Sendable: `lists`, `watches` and `isClosed` are only touched
+  // on `queue` (every entry point hops there or checks it with
+  // `dispatchPrecondition`); the other stored properties are immutable
+  // and Sendable.
+
+  /// The frames waiting for the client.
+  public let outbox: LiveOutbox
+  /// The serial queue the session's requests and deliveries run on.
+  public let queue: DispatchQueue
+  let context: ObjectContext
+  let watcher: ContextWatcher
+  let security: SessionSecurity
+  let refs: ObjectRefs
+  let limits: LiveLimits
+  /// Answers to `update`s in flight (see `answerUpdate`).
+  let pendingAnswers = DispatchGroup()
+  var lists: [String: ListSubscription] = [:]
+  var watches: [String: WatchSubscription] = [:]
+  var isClosed = false
+
+  /// Creates a session for a client with the given token claims.
+  ///
+  /// - Parameters:
+  ///   - context: The objects served.
+  ///   - watcher: The watcher of `context` the session's watches go on,
+  ///     shared by sessions (its master filter indexes their read
+  ///     predicates).
+  ///   - policy: What may be read.
+  ///   - claims: The token's claims; they are substituted for the read
+  ///     predicates' variables now (a claim the token lacks is nil).
+  ///   - refs: How objects are named to the client.
+  ///   - limits: The limits enforced.
+  public init(
+    context: ObjectContext, watcher: ContextWatcher, policy: ReadPolicy, claims: [String: FilterValue],
+    refs: ObjectRefs = ObjectRefs(), limits: LiveLimits = LiveLimits()
+  ) {
+    self.context = context
+    self.watcher = watcher
+    self.refs = refs
+    self.limits = limits
+    security = SessionSecurity(policy: policy, claims: claims, schema: context.schema)
+    outbox = LiveOutbox(limits: limits)
+    queue = DispatchQueue(label: "LiveSession")
+    outbox.onCatchUp { [weak self] in
+      guard let self else { return }
+      queue.async { self.catchUp() }
+    }
+  }
+
+  /// Handles one frame from the client, on the session's queue: its answer
+  /// (a snapshot, an error, a pong…) goes to the outbox. A refused request
+  /// gets an `error` and changes nothing else.
+  public func receive(_ text: String) {
+    queue.async { self.handle(text) }
+  }
+
+  /// Ends every subscription and watch; later frames are ignored. Call it
+  /// when the connection closes.
+  public func close() {
+    queue.async {
+      self.isClosed = true
+      for id in Array(self.lists.keys) + Array(self.watches.keys) { self.end(id) }
+    }
+  }
+
+  /// Blocks until the frames received and the saves made before the call
+  /// have reached the outbox, catch-ups scheduled by a drain included. For
+  /// tests; never call it on ``queue``.
+  public func flush() {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    queue.sync {}
+    let monitors = queue.sync { lists.values.map(\.monitor) }
+    for monitor in monitors { monitor.flush() }
+    watcher.flush()
+    pendingAnswers.wait()
+    queue.sync {}
+  }
+
+  func assertOnQueue() { dispatchPrecondition(condition: .onQueue(queue)) }
+}
