@@ -143,6 +143,10 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
       predicate: "age < 30", sortKeys: [("age", true), ("name", false)], sectionKey: "age", limit: 25),
     ListConfiguration(
       predicate: nil, sortKeys: [("name", false), ("city", true), ("age", true)], sectionKey: "name", limit: nil),
+    // The first configuration's sections in the other order: a change of
+    // request between them keeps the sections' values but not their order.
+    ListConfiguration(
+      predicate: "age > 10", sortKeys: [("city", false), ("age", false)], sectionKey: "city", limit: nil),
   ]
 }
 

@@ -625,15 +625,24 @@ struct ListState: Sendable {
       let isBefore = { (a: (FilterValue, Int), b: (FilterValue, Int)) in ListOrder.order(a.0, b.0) < 0 }
       let olds = oldSections.enumerated().map { ($0.element.value, $0.offset) }.sorted(by: isBefore)
       let news = newSections.enumerated().map { ($0.element.value, $0.offset) }.sorted(by: isBefore)
+      var oldIndexOfNew = [Int?](repeating: nil, count: newSections.count)
       var (i, j) = (0, 0)
       while i < olds.count && j < news.count {
         let order = ListOrder.order(olds[i].0, news[j].0)
-        if order == 0 {
-          oldSectionKept[olds[i].1] = true
-          newSectionKept[news[j].1] = true
-        }
+        if order == 0 { oldIndexOfNew[news[j].1] = olds[i].1 }
         if order <= 0 { i += 1 }
         if order >= 0 { j += 1 }
+      }
+      // A batch update has no section moves: of the sections in both
+      // lists, those in the longest run in the same relative order are
+      // kept, and the others are deleted and inserted (their objects
+      // move), so that a reversed order is never a kept section at a new
+      // place.
+      for oldIndex in Self.longestIncreasingRun(oldIndexOfNew.compactMap { $0 }) {
+        oldSectionKept[oldIndex] = true
+      }
+      for (newIndex, oldIndex) in oldIndexOfNew.enumerated() {
+        if let oldIndex, oldSectionKept[oldIndex] { newSectionKept[newIndex] = true }
       }
     } else {
       oldSectionKept = Array(repeating: false, count: oldSections.count)

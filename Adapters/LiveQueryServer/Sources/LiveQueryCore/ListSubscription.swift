@@ -18,12 +18,6 @@ final class ListSubscription: @unchecked Sendable {
   var generation = 0
   /// An `update` waits for its `changes`.
   var awaitsUpdate = false
-  /// The awaited `update` reverses the order of the sections: its answer
-  /// replaces every section (see `LiveSession.listChanged`).
-  var answerReplacesSections = false
-  /// While such an answer is awaited: the list as the client holds it
-  /// (the last delivery's or snapshot's content); nil otherwise.
-  var clientContent: ListContent?
 
   /// The label of the list request of the current generation.
   var label: String { "\(request.id)#\(generation)" }

@@ -7,7 +7,6 @@ extension LiveSession {
   func sendSnapshot(_ subscription: ListSubscription) {
     assertOnQueue()
     let content = subscription.monitor.content
-    if subscription.answerReplacesSections { subscription.clientContent = content }
     let access = subscription.access
     var sections: [LiveSection] = []
     for index in 0..<content.numberOfSections {
@@ -27,29 +26,13 @@ extension LiveSession {
   ///
   /// The first delivery under the latest request's label answers the
   /// awaited `update` (saves delivered before it are changes of the old
-  /// request). It is sent even when empty. The answer to an `update` that
-  /// keeps the section key but reverses the first sort key deletes every
-  /// old section and inserts every new one: the monitor's difference keeps
-  /// sections in place by index then, which batch-update rules cannot
-  /// express for sections that swap.
+  /// request). It is sent even when empty.
   func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
     assertOnQueue()
     guard lists[subscription.request.id] === subscription else { return }
     let answersUpdate = subscription.awaitsUpdate && subscription.monitor.request.label == subscription.label
-    let previous = subscription.clientContent
-    if answersUpdate {
-      subscription.awaitsUpdate = false
-      subscription.clientContent = nil
-    } else if subscription.answerReplacesSections {
-      subscription.clientContent = update.content
-    }
-    let replaces = answersUpdate && subscription.answerReplacesSections
-    if answersUpdate { subscription.answerReplacesSections = false }
+    if answersUpdate { subscription.awaitsUpdate = false }
     guard !subscription.isBehind else { return }
-    if replaces, let previous {
-      sendChanges(subscription, replacement(subscription, from: previous, to: update.content, update.changes))
-      return
-    }
     let changes = update.changes
     let access = subscription.access
     func object(_ snapshot: ObjectSnapshot, _ changedKeys: [String], values: Bool = true) -> LiveObject {
@@ -74,31 +57,6 @@ extension LiveSession {
       && message.inserted.isEmpty && message.moved.isEmpty && message.updated.isEmpty
     guard !isEmpty || answersUpdate else { return }
     sendChanges(subscription, message)
-  }
-
-  /// Every old section and object deleted, every new one inserted.
-  private func replacement(
-    _ subscription: ListSubscription, from old: ListContent, to new: ListContent, _ changes: ListChanges
-  ) -> ChangesMessage {
-    var message = ChangesMessage(id: subscription.request.id, sequenceNumber: changes.sequenceNumber)
-    message.deletedSections = Array(0..<old.numberOfSections)
-    message.insertedSections = (0..<new.numberOfSections).map { index in
-      let info = new.section(at: index)
-      return LiveSection(index: index, name: info.name, count: info.count)
-    }
-    for index in 0..<old.count {
-      let snapshot = old.object(at: index)
-      message.deleted.append(
-        LiveRow(path: old.indexPath(ofObjectAt: index), object: LiveObject(ref: refs.ref(for: snapshot.objectID))))
-    }
-    for index in 0..<new.count {
-      let snapshot = new.object(at: index)
-      message.inserted.append(
-        LiveRow(
-          path: new.indexPath(ofObjectAt: index),
-          object: LiveObject(ref: refs.ref(for: snapshot.objectID), values: subscription.access.values(of: snapshot))))
-    }
-    return message
   }
 
   func sendChanges(_ subscription: ListSubscription, _ message: ChangesMessage) {

@@ -142,15 +142,9 @@ extension LiveSession {
     } catch {
       throw Self.refusal(error, id: update.id)
     }
-    let old = subscription.request
     subscription.generation += 1
     subscription.request = request
     subscription.awaitsUpdate = true
-    subscription.answerReplacesSections =
-      old.sectionKey != nil && old.sectionKey == request.sectionKey && old.sortKeys.first != request.sortKeys.first
-    // Deliveries waiting on this queue have not reached the client yet:
-    // the content as of the last one delivered is what the client holds.
-    subscription.clientContent = subscription.answerReplacesSections ? subscription.monitor.content : nil
     answerUpdate(subscription)
   }
 
@@ -167,8 +161,6 @@ extension LiveSession {
         defer { self.pendingAnswers.leave() }
         guard self.lists[subscription.request.id] === subscription, subscription.awaitsUpdate else { return }
         subscription.awaitsUpdate = false
-        subscription.answerReplacesSections = false
-        subscription.clientContent = nil
         self.sendChanges(
           subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: monitor.sequenceNumber))
       }
