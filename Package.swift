@@ -52,7 +52,7 @@ let package = Package(
       name: "WatchFormatsTests", dependencies: ["WatchFormats", "ObjectGraph", "ContextWatching", "PredicateDSL"],
       swiftSettings: settings),
     .testTarget(
-      name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "TestSupport"],
+      name: "ContextWatchToolTests", dependencies: ["ContextWatchTool", "ObjectGraph", "WatchFormats", "TestSupport"],
       swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]

@@ -13,8 +13,10 @@
 # Scripts/profile-predicates.sh); classifying one changed object against
 # 1,000 and 100,000 watches and against 100,000 `score BETWEEN` and
 # `name >= AND name <` watches, registering and removing a watch, and
-# applying a save of 10 changes to a list monitor of 1,000 and 20,000 objects (through
-# Benchmarks/Tools/WatcherProfile). Needs valgrind, installed when missing
+# applying a save of 10 changes to a list monitor of 1,000 and 20,000 objects, and
+# releasing 10,000 and 40,000 list monitors of one context (through
+# Benchmarks/Tools/WatcherProfile); the cost of releasing a monitor at 40,000 must
+# also stay within 10% of its cost at 10,000, so that teardown stays linear. Needs valgrind, installed when missing
 # and the script may use apt-get.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +65,8 @@ count register 20000 register 20000
 count remove 20000 remove 20000
 count list-1000 500 list 1000 50                  # 50 rounds of 10 changed people
 count list-20000 500 list 20000 50
+count release-lists-10000 10000 release-lists 10000
+count release-lists-40000 40000 release-lists 40000
 
 if $update; then
   {
@@ -76,6 +80,15 @@ if $update; then
 fi
 
 status=0
+small=$(awk '$1 == "release-lists-10000" { print $2 }' "$results")
+large=$(awk '$1 == "release-lists-40000" { print $2 }' "$results")
+ratio=$(awk -v a="$large" -v b="$small" 'BEGIN { printf "%.3f", a / b }')
+if ((large * 100 > small * 110)); then
+  echo "release-lists: $ratio times the cost per monitor at 40,000 as at 10,000: over the 1.10 allowed (teardown grows faster than linearly)"
+  status=1
+else
+  echo "release-lists: $ratio times the cost per monitor at 40,000 as at 10,000 (at most 1.10)"
+fi
 while read -r name value; do
   expected=$(awk -v n="$name" '$1 == n { print $2 }' "$baseline")
   if [[ -z "$expected" ]]; then

@@ -10,7 +10,9 @@ import WatchFormats
 ///
 /// An input line is `{"author": String?, "insert": [{"entity", "ref",
 /// "values"}], "update": [{"ref", "values"}], "delete": [ref]}`. A `ref` is
-/// the caller's name for an object, usable in later lines; a relationship's
+/// the caller's name for an object, usable in later lines until a save
+/// deletes the object; the replay then forgets it once that line is
+/// answered, so it holds the refs of live objects alone. A relationship's
 /// value is a ref (to-one), null, or an array of refs (to-many); other
 /// values follow the JSON conventions of `eval --cases`.
 ///

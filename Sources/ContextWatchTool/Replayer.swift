@@ -9,8 +9,15 @@ final class Replayer {
   let context: ObjectContext
   /// Live objects by ref.
   private var objects: [String: ManagedObject] = [:]
-  /// Refs by object, deleted objects included, for printing.
+  /// Refs by object, for printing: the live objects', and, until the line
+  /// that deleted them is answered, the objects its save deleted (the
+  /// save's line, its watches' and its lists' lines name them). Between
+  /// lines it holds the live objects alone, so it does not grow with the
+  /// objects a replay deletes.
   private var refs: [ObjectID: String] = [:]
+  /// The objects the current line's save deleted, whose refs go once the
+  /// line is answered.
+  private var deletedBySave: [ObjectID] = []
 
   /// The watches and their lines, when the replay has watches.
   private var watchLines: WatchLines?
@@ -64,8 +71,17 @@ final class Replayer {
       defer { taken = [] }
       return taken
     }
-    return [answer] + watchLines + changedLists.sorted { $0.list < $1.list }.map(listLine)
+    let answers = [answer] + watchLines + changedLists.sorted { $0.list < $1.list }.map(listLine)
+    // `answers` holds every line that names the objects the save deleted;
+    // no later line can name them (their refs left `objects` with the
+    // save, and a later line's ref of the same name is a new object's).
+    for id in deletedBySave { refs[id] = nil }
+    deletedBySave = []
+    return answers
   }
+
+  /// The refs held, by object: as many as the live objects between lines.
+  var retainedRefCount: Int { refs.count }
 
   /// A list's line: what the save did to it as a batch update (each array
   /// sorted ascending; moves by their source, then their destination),
@@ -280,10 +296,12 @@ final class Replayer {
 
   // MARK: Output
 
-  /// The save's line; the refs of its deleted objects are free again.
+  /// The save's line; the refs of its deleted objects are free again, and
+  /// are forgotten once the line is answered.
   private func output(_ save: ContextSave) -> JSONValue {
     for snapshot in save.deleted {
       if let name = refs[snapshot.objectID] { objects[name] = nil }
+      deletedBySave.append(snapshot.objectID)
     }
     return JSONValue(save: save, ref: ref)
   }

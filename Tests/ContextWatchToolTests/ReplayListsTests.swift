@@ -257,6 +257,39 @@ struct ReplayListsTests {
         == "list 'people' on Person: a list needs at least one sort key (ties are then broken by object identifier)")
   }
 
+  /// A lists file with more distinct sort keys than the library allows is
+  /// refused with the library's message, naming the list; repeats of a
+  /// key count once, and a list of repeats lists as its distinct keys do.
+  @Test func sortKeysRepeatFreelyButTheirDistinctCountIsLimited() throws {
+    let repeated = Array(repeating: #"{"key": "city"}, {"key": "name", "ascending": false}"#, count: 5_000)
+    let tooMany = (0..<65).map { #"{"key": "k\#($0)"}"# }
+    let lists = """
+      [{"name": "repeated", "entity": "Person", "sortBy": [\(repeated.joined(separator: ", "))], "sectionBy": "city"},
+       {"name": "distinct", "entity": "Person", "sortBy": [{"key": "city"}, {"key": "name", "ascending": false}], "sectionBy": "city"}]
+      """
+    let outcome = try replay(
+      [
+        #"{"insert": [{"entity": "Person", "ref": "ann", "values": {"name": "Ann", "city": "Oslo"}}, {"entity": "Person", "ref": "bob", "values": {"name": "Bob", "city": "Oslo"}}]}"#
+      ], lists: lists)
+    #expect(outcome.status == 0)
+    #expect(
+      lines(outcome).dropFirst().map { $0.replacingOccurrences(of: #""list":"repeated""#, with: #""list":"distinct""#) }
+        == [
+          #"{"save":1,"list":"distinct","deletedSections":[],"insertedSections":[0],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":"Oslo","refs":["bob","ann"]}]}"#,
+          #"{"save":1,"list":"distinct","deletedSections":[],"insertedSections":[0],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":"Oslo","refs":["bob","ann"]}]}"#,
+        ])
+    let refused = try replay(
+      [], lists: #"[{"name": "ranked", "entity": "Person", "sortBy": [\#(tooMany.joined(separator: ", "))]}]"#)
+    #expect(refused.status == 1)
+    let errors = refused.errorOutput.split(separator: "\n").map(String.init)
+    #expect(errors.count == 2)
+    #expect(errors[0].hasSuffix(": a list is invalid"))
+    #expect(
+      errors[1]
+        == "list 'ranked' on Person: the list has 65 distinct sort keys, more than the limit of 64; a repeated key counts once, and 'k64' is the first past the limit"
+    )
+  }
+
   @Test func listsWithoutASchemaIsAUsageError() throws {
     let outcome = try CommandRunner.run(["replay", "--lists", "lists.json"])
     #expect(outcome.status == 64)

@@ -240,6 +240,50 @@ struct ObserverListTests {
       if case .closure = member { Issue.record("a cancelled closure is still registered") }
     }
   }
+
+  /// Releasing 40,000 tokens, and removing 2,000 observer objects, looks
+  /// at O(log n) entries each (at most 18 a removal here), not at every
+  /// observer; the survivors keep registration order.
+  @Test func removalsDoNotScanTheObservers() {
+    let list = ObserverList<any Listener, Int>()
+    let log = LockedState<[Int]>([])
+    var tokens: [ObserverToken?] = (0..<40_000).map { index in
+      list.add { _ in log.withLock { $0.append(index) } }
+    }
+    let ears = (0..<2_000).map { _ in Ear() }
+    for ear in ears { list.add(ear) }
+    for index in tokens.indices where index % 1_000 != 0 { tokens[index] = nil }
+    for ear in ears.dropFirst() { list.remove(ear) }
+    #expect(list.removalSteps <= 18 * (40_000 + 2_000), "\(list.removalSteps) steps")
+    notify(list, 1)
+    #expect(log.withLock { $0 } == Array(stride(from: 0, to: 40_000, by: 1_000)))
+    #expect(ears[0].heard.withLock { $0 } == [1])
+    #expect(ears[1].heard.withLock { $0 }.isEmpty)
+    withExtendedLifetime(tokens) {}
+  }
+
+  /// Observer objects released without being removed are dropped as
+  /// others are added, so the list holds O(live observers) entries; an
+  /// object that takes a released one's identity is a new observer.
+  @Test func releasedObserversAreDroppedAsOthersComeAndGo() {
+    let list = ObserverList<any Listener, Int>()
+    let kept = Ear()
+    list.add(kept)
+    for _ in 0..<10_000 {
+      let passing = Ear()
+      list.add(passing)
+      list.add(passing)
+    }
+    #expect(list.snapshot().count == 1)
+    let late = Ear()
+    list.add(late)
+    notify(list, 5)
+    #expect(kept.heard.withLock { $0 } == [5])
+    #expect(late.heard.withLock { $0 } == [5])
+    list.remove(late)
+    notify(list, 6)
+    #expect(late.heard.withLock { $0 } == [5])
+  }
 }
 
 @Suite("Monitors: one watcher per context")

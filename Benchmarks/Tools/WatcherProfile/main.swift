@@ -53,6 +53,12 @@
 //                            (`evictCaches`) so that the save finds the
 //                            caches cold: under `--cache-sim=yes`, the
 //                            misses outside `evictCaches` are the save's
+//   release-lists LISTS      LISTS ListMonitors of one context of 10
+//                            people, each with a closure observer, then
+//                            releases them all (monitor and token), in the
+//                            order they were made: the measured loop is the
+//                            teardown, whose cost per monitor must not grow
+//                            with LISTS. Prints the wall clock per monitor
 //
 // Figures: docs/benchmarks.md.
 
@@ -361,6 +367,21 @@ case "list", "list-cold":
     }
   }
   print("list: \(monitor.count) listed, \(rounds) rounds")
+
+case "release-lists":
+  let count = numbers.first ?? 10_000
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  _ = people(10, cities: 5, into: context)
+  let request = ListRequest("Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city")
+  var lists: [(ListMonitor, ObserverToken)] = (0..<count).map { _ in
+    let monitor = try! ListMonitor(context: context, request: request, scheduler: .immediate)
+    return (monitor, monitor.observe { _ in })
+  }
+  precondition(lists.allSatisfy { $0.0.count == 10 }, "a list does not hold the 10 people")
+  let start = DispatchTime.now().uptimeNanoseconds
+  measuredLoop(1) { lists = [] }
+  let perList = (DispatchTime.now().uptimeNanoseconds - start) / UInt64(max(1, count))
+  print("release-lists: \(count) lists released, \(perList) ns per list, \(lists.count) left")
 
 default:
   fatalError("unknown mode \(mode)")

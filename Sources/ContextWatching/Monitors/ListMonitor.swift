@@ -62,7 +62,8 @@ public final class ListMonitor: Sendable {
   ///
   /// - Throws: ``WatchError`` naming the key and the position for an
   ///   unknown entity or key, a predicate that does not parse or apply, a
-  ///   sort key without an order or through a to-many relationship, or a
+  ///   sort key without an order or through a to-many relationship, more
+  ///   distinct sort keys than ``ListRequest/maximumSortKeyCount``, or a
   ///   section key that is not the first sort key.
   public init(context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)

@@ -42,9 +42,17 @@ final class ListOrder: Sendable {
 
   /// Resolves `request` against `schema`.
   ///
+  /// A sort key repeated after its first occurrence is dropped: objects
+  /// that tie on the first occurrence tie on every later one, whatever its
+  /// direction, so it adds nothing to the order, and the list reads each
+  /// key once.
+  ///
   /// - Throws: ``WatchError`` naming the key for an unknown key, a key of a
-  ///   type without an order, a to-many step, no sort key, or a section key
+  ///   type without an order, a to-many step, no sort key, more distinct
+  ///   sort keys than ``ListRequest/maximumSortKeyCount``, or a section key
   ///   that is not the first sort key.
+  /// - Complexity: O(*k*) in the sort keys to drop repeats, before any is
+  ///   resolved.
   init(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
     let label = request.displayLabel
     guard let layout = schema.layout(named: request.entity) else {
@@ -69,9 +77,19 @@ final class ListOrder: Sendable {
       throw WatchError(
         .invalidOptions, watch: label, entity: request.entity, message: "a list's limit cannot be negative (\(limit))")
     }
+    var seen: Set<String> = []
+    let sortKeys = request.sortKeys.filter { seen.insert($0.key).inserted }
+    let maximum = ListRequest.maximumSortKeyCount
+    guard sortKeys.count <= maximum else {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity, key: sortKeys[maximum].key,
+        message:
+          "the list has \(sortKeys.count) distinct sort keys, more than the limit of \(maximum); a repeated key counts once, and '\(sortKeys[maximum].key)' is the first past the limit"
+      )
+    }
     var keys: [(Source, Bool)] = []
     var paths: [Path] = []
-    for sortKey in request.sortKeys {
+    for sortKey in sortKeys {
       let components = sortKey.key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
       var entity = layout
       var steps: [(Int, EntityLayout)] = []

@@ -27,7 +27,10 @@ public struct ListRequest: Sendable {
   public var predicate: PredicateSyntax?
   /// The text the predicate was parsed from, for error positions.
   public var predicateSource: String?
-  /// The order: at least one key.
+  /// The order: at least one key, and at most
+  /// ``maximumSortKeyCount`` distinct keys. A key repeated after its first
+  /// occurrence adds nothing to the order and is dropped, whatever its
+  /// direction: the list reads each key once.
   public var sortKeys: [ObjectFetchRequest.SortKey]
   /// The key whose value groups objects into sections; nil for one
   /// section holding every object.
@@ -41,6 +44,19 @@ public struct ListRequest: Sendable {
   public var limit: Int?
   /// A name for messages; by default the entity and the predicate.
   public var label: String?
+
+  /// The most distinct sort keys a list may have: 64. A monitor of a
+  /// request with more is refused with a ``WatchError`` whose code is
+  /// ``WatchError/Code/invalidOptions``; repeated keys count once.
+  ///
+  /// Each sort key costs every listed object a stored value, and every
+  /// comparison of two tied objects a comparison of that value, so the
+  /// limit bounds both.
+  ///
+  /// ```
+  /// watch 'ranked' on Person: the list has 65 distinct sort keys, more than the limit of 64; a repeated key counts once, and 'k64' is the first past the limit
+  /// ```
+  public static let maximumSortKeyCount = 64
 
   /// Creates a request with a predicate parsed from format text.
   ///

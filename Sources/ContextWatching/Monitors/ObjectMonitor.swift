@@ -135,13 +135,13 @@ public final class ObjectMonitor: Sendable {
   /// already there changes nothing. It is told about the saves reported
   /// after this call.
   ///
-  /// - Complexity: O(*n*) in the observers.
+  /// - Complexity: O(log *n*) amortized in the observers.
   public func addObserver(_ observer: any ObjectObserver) { observers.add(observer) }
 
   /// Removes an observer; removing one that is not there changes nothing.
   /// A report already running may still reach it.
   ///
-  /// - Complexity: O(*n*) in the observers.
+  /// - Complexity: O(log *n*) amortized in the observers.
   public func removeObserver(_ observer: any ObjectObserver) { observers.remove(observer) }
 
   /// Adds a closure observer, called with each event on the monitor's

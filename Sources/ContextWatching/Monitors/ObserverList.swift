@@ -4,6 +4,10 @@ import ObjectGraph
 /// that is released is dropped), and closures, each registered under an
 /// ``ObserverToken``. Added, removed and read from any thread.
 ///
+/// Adding and removing an observer, and cancelling a token, cost O(log
+/// *n*) amortized in the observers (``ObserverRegistry``), so releasing the
+/// tokens of *n* observers costs O(*n* log *n*) in any order.
+///
 /// `Observer` is a class-bound protocol's existential (`any ObjectObserver`)
 /// or a class: an observer is kept as a weak `AnyObject` and cast back when
 /// read (a value of another type would be boxed, and its box released at
@@ -26,62 +30,51 @@ final class ObserverList<Observer: Sendable, Event: Sendable>: Sendable {
     case closure(@Sendable (Event) -> Void)
   }
 
-  private struct Entry {
-    let id: UInt64
-    /// The observer object (nil for a closure, or once it is released).
-    weak var object: AnyObject?
-    let closure: (@Sendable (Event) -> Void)?
+  /// A closure observer's box, as the registry keeps it.
+  private final class Handler: Sendable {
+    let call: @Sendable (Event) -> Void
+    init(_ call: @escaping @Sendable (Event) -> Void) { self.call = call }
   }
 
-  private struct State {
-    var entries: [Entry] = []
-    var nextID: UInt64 = 0
-  }
-
-  private let state = LockedState(State())
+  private let state = LockedState(ObserverRegistry())
 
   init() {}
 
   /// Adds an observer object, held weakly; adding one already there
   /// changes nothing.
   ///
-  /// - Complexity: O(*n*) in the observers.
+  /// - Complexity: O(log *n*) amortized in the observers.
   func add(_ observer: Observer) {
     let object = observer as AnyObject
-    state.withLock { state in
-      // Dropping released observers here keeps the list from growing with
-      // observers that come and go without being removed.
-      state.entries.removeAll { $0.closure == nil && $0.object == nil }
-      guard !state.entries.contains(where: { $0.object === object }) else { return }
-      state.nextID += 1
-      state.entries.append(Entry(id: state.nextID, object: object, closure: nil))
-    }
+    state.withLock { $0.add(object: object) }
   }
 
   /// Removes an observer object; removing one that is not there changes
   /// nothing.
   ///
-  /// - Complexity: O(*n*) in the observers.
+  /// - Complexity: O(log *n*) amortized in the observers.
   func remove(_ observer: Observer) {
     let object = observer as AnyObject
-    state.withLock { state in state.entries.removeAll { $0.object === object } }
+    state.withLock { $0.remove(object: object) }
   }
 
   /// Adds a closure observer, registered as long as the returned token is
   /// kept and not cancelled.
   func add(_ closure: @escaping @Sendable (Event) -> Void) -> ObserverToken {
-    let id = state.withLock { state in
-      state.nextID += 1
-      state.entries.append(Entry(id: state.nextID, object: nil, closure: closure))
-      return state.nextID
-    }
+    let handler = Handler(closure)
+    let id = state.withLock { $0.add(handler: handler) }
     // The token holds the list, not its owner (as a watch token holds its
     // watcher's table): it never keeps the monitor alive.
     return ObserverToken { [self] in remove(id: id) }
   }
 
+  /// Removes a closure observer; the closure is released after the lock,
+  /// since releasing what it captured may run code that takes locks.
+  ///
+  /// - Complexity: O(log *n*) amortized in the observers.
   private func remove(id: UInt64) {
-    state.withLock { state in state.entries.removeAll { $0.id == id } }
+    let removed = state.withLock { $0.remove(id) }
+    withExtendedLifetime(removed) {}
   }
 
   /// The observers now registered and alive, in registration order; call
@@ -89,20 +82,22 @@ final class ObserverList<Observer: Sendable, Event: Sendable>: Sendable {
   ///
   /// - Complexity: O(*n*) in the observers.
   func snapshot() -> [Member] {
-    state.withLock { state in
+    state.withLock { registry in
+      guard !registry.entries.isEmpty else { return [] }
       var members: [Member] = []
-      members.reserveCapacity(state.entries.count)
+      members.reserveCapacity(registry.entries.count)
       var released = false
-      for entry in state.entries {
-        if let closure = entry.closure {
-          members.append(.closure(closure))
+      registry.entries.forEach { entry in
+        if let handler = entry.handler {
+          // Only `add(_:)` boxes closures, always in a `Handler`.
+          members.append(.closure(unsafeDowncast(handler, to: Handler.self).call))
         } else if let object = entry.object, let observer = object as? Observer {
           members.append(.object(observer))
         } else {
           released = true
         }
       }
-      if released { state.entries.removeAll { $0.closure == nil && $0.object == nil } }
+      if released { registry.dropReleased() }
       return members
     }
   }
@@ -110,4 +105,8 @@ final class ObserverList<Observer: Sendable, Event: Sendable>: Sendable {
   /// Whether no observer is registered (released observer objects not
   /// yet dropped count as registered).
   var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
+
+  /// Entries removals have looked at so far (``RegistrationList``'s
+  /// `removalSteps`): for tests that a removal does not scan the list.
+  var removalSteps: Int { state.withLock { $0.entries.removalSteps } }
 }

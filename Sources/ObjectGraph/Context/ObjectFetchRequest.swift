@@ -18,6 +18,8 @@ public struct ObjectFetchRequest: Sendable, Hashable {
   /// The text the predicate was parsed from, for error positions.
   public var predicateSource: String?
   /// The sort order; objects that tie on every key keep identifier order.
+  /// A key repeated after its first occurrence adds nothing to the order
+  /// and is skipped, whatever its direction.
   public var sortKeys: [SortKey]
   /// The most objects to return; nil for no limit.
   public var limit: Int?
@@ -358,6 +360,9 @@ private struct FetchPlan {
     self.schema = schema
     entityIndexes = request.includesSubentities ? layout.kindIndexes : [layout.index]
     var sortSlots: [(slot: Int, ascending: Bool)] = []
+    // A key repeated after its first occurrence adds nothing to the order
+    // (objects tied on it stay tied), so each slot is compared once.
+    var slotsSorted: Set<Int> = []
     for sortKey in request.sortKeys {
       guard case .attribute(let slot) = layout.slot(sortKey.key) else {
         throw ObjectGraphError(.invalidRequest, "\(layout.name) has no attribute '\(sortKey.key)' to sort by")
@@ -367,7 +372,7 @@ private struct FetchPlan {
         throw ObjectGraphError(
           .invalidRequest, "\(layout.name).\(sortKey.key) is a \(type.rawValue) attribute, which has no order")
       }
-      sortSlots.append((slot, sortKey.ascending))
+      if slotsSorted.insert(slot).inserted { sortSlots.append((slot, sortKey.ascending)) }
     }
     self.sortSlots = sortSlots
     guard let predicate = request.predicate else {
