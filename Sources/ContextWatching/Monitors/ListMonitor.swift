@@ -17,9 +17,11 @@ import PredicateDSL
 /// print(people.numberOfSections, people.object(at: ListIndexPath(item: 0, section: 0)))
 /// ```
 ///
-/// A list monitor is a watch of its request's predicate on a watcher of its
-/// own, plus an ordered index of the matching objects: the watcher's
-/// validation, relationship re-evaluation and delivery order apply. It
+/// A list monitor is a watch of its request's predicate, plus an ordered
+/// index of the matching objects: the watcher's validation, relationship
+/// re-evaluation and delivery order apply. The monitors of a context share
+/// one watcher, so a save is routed to the lists it changes through one
+/// master filter, whatever the number of lists. It
 /// fetches once, when it is created, and from then on applies each save
 /// from the objects the save changed, in O(*k* log *n*) for *k* changed
 /// objects in a list of *n*, never re-fetching.
@@ -33,6 +35,9 @@ public final class ListMonitor: Sendable {
   /// the context's queue.
   private struct SaveSide: Sendable {
     var order: ListOrder
+    /// Where the watches send a save's changes: to ``saw(_:)``, on the
+    /// saving thread.
+    var route: WatchRoute
     var listWatch: WatchID
     /// Watches of the entities a sort key's path reaches: which path, and
     /// the step whose destination the watch watches.
@@ -44,7 +49,8 @@ public final class ListMonitor: Sendable {
   /// The context whose objects are listed (held strongly, as
   /// NSFetchedResultsController holds its context).
   public let context: ObjectContext
-  private let watcher: ContextWatcher
+  /// The watcher shared by the context's monitors, kept alive by them.
+  private let hub: MonitorHub
   /// Nil until the monitor's watches are registered.
   private let saving: LockedState<SaveSide?>
   /// The whole list. Delivery jobs (which run one at a time, in order)
@@ -68,20 +74,20 @@ public final class ListMonitor: Sendable {
   public init(context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
     self.context = context
-    let relay = SaveRelay()
-    watcher = ContextWatcher(
-      context: context, target: .handler(on: .immediate) { changes in relay.monitor?.saw(changes) })
+    hub = MonitorHub.hub(for: context)
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
     let empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
     saving = LockedState(nil)
     state = LockedState(empty)
     currentRequest = LockedState(request)
-    relay.monitor = self
+    // The route reaches the monitor weakly: the watcher never keeps it
+    // alive, and a released monitor's watches go with its tokens.
+    let route = WatchRoute(saving: { [weak self] changes in self?.saw(changes) })
     // Registered and fetched in one turn of the context's queue, where
     // saves run: no save falls between the fetch and the first edit.
     try context.performAndWait { context throws(WatchError) in
-      let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
+      let side = try Self.makeSaveSide(request, route: route, watcher: hub.watcher, schema: context.schema)
       let objects = try Self.fetch(request, order: side.order, context: context)
       let sequenceNumber = context.sequenceNumber
       state.withLock { state in
@@ -196,7 +202,8 @@ public final class ListMonitor: Sendable {
   /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
   public func setRequest(_ request: ListRequest) throws(WatchError) {
     try context.performAndWait { context throws(WatchError) in
-      let side = try Self.makeSaveSide(request, watcher: watcher, schema: context.schema)
+      guard let route = saving.withLock({ $0?.route }) else { return }
+      let side = try Self.makeSaveSide(request, route: route, watcher: hub.watcher, schema: context.schema)
       let objects = try Self.fetch(request, order: side.order, context: context)
       guard
         let previous = saving.withLock({ saving in
@@ -224,44 +231,24 @@ public final class ListMonitor: Sendable {
 
   // MARK: Saves
 
-  /// Turns the watcher's view of a save into edits of the list, on the
+  /// Turns the watches' view of a save into edits of the list, on the
   /// saving thread (the context's queue, with the graph after the save at
   /// hand), and hands them to the delivery queue.
-  private func saw(_ changes: ContextChanges) {
+  private func saw(_ watched: [WatchChanges]) {
     guard let side = saving.withLock({ $0 }) else { return }
     var edits: [ListEdit] = []
-    if side.pathWatches.isEmpty {
-      // The list's watch is the watcher's only one: every object the save
-      // reports is the list's, each in one of the arrays.
-      edits.reserveCapacity(
-        changes.inserted.count + changes.updated.count + changes.entered.count + changes.exited.count
-          + changes.deleted.count)
-      for snapshot in changes.inserted {
-        edits.append(
-          ListEdit(
-            objectID: snapshot.objectID, new: Self.listed(snapshot, order: side.order, context: context),
-            changedKeys: [], isRelatedOnly: false))
+    // The route also serves the watches of sort paths: objects related to
+    // listed ones, whose derived values a change may have moved.
+    var related: [(far: ObjectID, path: Int, step: Int)] = []
+    for changes in watched {
+      if changes.watch == side.listWatch {
+        appendEdits(of: changes, order: side.order, to: &edits)
+      } else if let (path, step) = side.pathWatches[changes.watch] {
+        for update in changes.updated { related.append((update.objectID, path, step)) }
       }
-      for updates in [changes.updated, changes.entered] {
-        for update in updates {
-          edits.append(
-            ListEdit(
-              objectID: update.objectID, new: Self.listed(update.after, order: side.order, context: context),
-              changedKeys: update.changedKeys, isRelatedOnly: false))
-        }
-      }
-      for update in changes.exited {
-        edits.append(
-          ListEdit(objectID: update.objectID, new: nil, changedKeys: update.changedKeys, isRelatedOnly: false))
-      }
-      for snapshot in changes.deleted {
-        edits.append(ListEdit(objectID: snapshot.objectID, new: nil, changedKeys: [], isRelatedOnly: false))
-      }
-    } else {
-      edits = Self.edits(of: changes, through: side, context: context)
     }
-    guard !edits.isEmpty else { return }
-    let sequenceNumber = changes.sequenceNumber
+    if !related.isEmpty { Self.appendRelatedEdits(related, order: side.order, context: context, to: &edits) }
+    guard !edits.isEmpty, let sequenceNumber = watched.first?.sequenceNumber else { return }
     let batch = edits
     delivery.enqueue { [weak self] in
       guard let self else { return }
@@ -275,66 +262,62 @@ public final class ListMonitor: Sendable {
     }
   }
 
-  /// A save's edits of a list whose order reads relationships: the list
-  /// watch's objects by attribution, then the listed objects whose derived
-  /// values a change of a related object may have moved.
-  private static func edits(
-    of changes: ContextChanges, through side: SaveSide, context: ObjectContext
-  ) -> [ListEdit] {
-    var edits: [ListEdit] = []
-    var edited: [ObjectID: Int] = [:]
-    var updates: [ObjectID: ObjectUpdate] = [:]
-    for update in changes.updated { updates[update.objectID] = update }
-    for update in changes.entered { updates[update.objectID] = update }
-    for update in changes.exited { updates[update.objectID] = update }
-    var inserted: [ObjectID: ObjectSnapshot] = [:]
-    for snapshot in changes.inserted { inserted[snapshot.objectID] = snapshot }
-    var related: [(far: ObjectID, path: Int, step: Int)] = []
+  /// The edits of the list watch's objects: one per object, each in one of
+  /// the arrays.
+  private func appendEdits(of changes: WatchChanges, order: ListOrder, to edits: inout [ListEdit]) {
+    edits.reserveCapacity(
+      edits.count + changes.inserted.count + changes.updated.count + changes.entered.count + changes.exited.count
+        + changes.deleted.count)
+    for snapshot in changes.inserted {
+      edits.append(
+        ListEdit(
+          objectID: snapshot.objectID, new: Self.listed(snapshot, order: order, context: context), changedKeys: [],
+          isRelatedOnly: false))
+    }
+    for updates in [changes.updated, changes.entered] {
+      for update in updates {
+        edits.append(
+          ListEdit(
+            objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
+            changedKeys: update.changedKeys, isRelatedOnly: false))
+      }
+    }
+    for update in changes.exited {
+      edits.append(ListEdit(objectID: update.objectID, new: nil, changedKeys: update.changedKeys, isRelatedOnly: false))
+    }
+    for snapshot in changes.deleted {
+      edits.append(ListEdit(objectID: snapshot.objectID, new: nil, changedKeys: [], isRelatedOnly: false))
+    }
+  }
 
-    for attribution in changes.attribution {
-      let objectID = attribution.objectID
-      for match in attribution.matches {
-        if match.watch == side.listWatch {
-          var edit = ListEdit(objectID: objectID, new: nil, changedKeys: [], isRelatedOnly: false)
-          switch match.event {
-          case .inserted:
-            edit.new = listed(inserted[objectID]!, order: side.order, context: context)
-          case .updated, .entered:
-            let update = updates[objectID]!
-            edit.new = listed(update.after, order: side.order, context: context)
-            edit.changedKeys = update.changedKeys
-          case .exited:
-            edit.changedKeys = updates[objectID]!.changedKeys
-          case .deleted:
-            break
+  /// The edits of listed objects reached from changed related objects
+  /// (`far`, changed on the key that `step` of sort path `path` reads): an
+  /// object the list watch already edited gets the path's key among its
+  /// changed keys when its edit is a related one; any other is re-listed
+  /// with its derived values.
+  private static func appendRelatedEdits(
+    _ related: [(far: ObjectID, path: Int, step: Int)], order: ListOrder, context: ObjectContext,
+    to edits: inout [ListEdit]
+  ) {
+    var edited: [ObjectID: Int] = [:]
+    for (index, edit) in edits.enumerated() { edited[edit.objectID] = index }
+    for (far, path, step) in related {
+      let key = String(order.paths[path].keyPath.prefix { $0 != "." })
+      for root in roots(from: far, through: order.paths[path], step: step, in: context) {
+        if let index = edited[root.objectID] {
+          if edits[index].isRelatedOnly && !edits[index].changedKeys.contains(key) {
+            edits[index].changedKeys.append(key)
           }
-          edited[objectID] = edits.count
-          edits.append(edit)
-        } else if let (path, step) = side.pathWatches[match.watch] {
-          related.append((objectID, path, step))
+          continue
         }
+        edited[root.objectID] = edits.count
+        edits.append(
+          ListEdit(
+            objectID: root.objectID,
+            new: order.listed(root.snapshot(), derived: order.derivedValues(of: root, in: context)),
+            changedKeys: [key], isRelatedOnly: true))
       }
     }
-    if !related.isEmpty {
-      for (far, path, step) in related {
-        let key = side.order.paths[path].keyPath.prefix { $0 != "." }
-        for root in roots(from: far, through: side.order.paths[path], step: step, in: context) {
-          if let index = edited[root.objectID] {
-            if edits[index].isRelatedOnly && !edits[index].changedKeys.contains(String(key)) {
-              edits[index].changedKeys.append(String(key))
-            }
-            continue
-          }
-          edited[root.objectID] = edits.count
-          edits.append(
-            ListEdit(
-              objectID: root.objectID,
-              new: side.order.listed(root.snapshot(), derived: side.order.derivedValues(of: root, in: context)),
-              changedKeys: [String(key)], isRelatedOnly: true))
-        }
-      }
-    }
-    return edits
   }
 
   /// Tells the observers that the list will change, makes the change
@@ -404,26 +387,27 @@ public final class ListMonitor: Sendable {
   /// every change of a matching object; and one per step of each sort
   /// key's relationship path, on the key that step reads.
   private static func makeSaveSide(
-    _ request: ListRequest, watcher: ContextWatcher, schema: ObjectSchema
+    _ request: ListRequest, route: WatchRoute, watcher: ContextWatcher, schema: ObjectSchema
   ) throws(WatchError) -> SaveSide {
     let order = try ListOrder(request, schema: schema)
     var options = WatchOptions(label: request.displayLabel)
     options.countsIgnoredKeys = true
     let list = try watcher.watch(
       request.entity, predicate: request.predicate ?? PredicateSyntax(.constant(true)), source: request.predicateSource,
-      options: options)
+      options: options, route: route)
     var tokens = [list]
     var pathWatches: [WatchID: (Int, Int)] = [:]
     for (index, path) in order.paths.enumerated() {
       for (step, (_, destination)) in path.steps.enumerated() {
         let token = try watcher.watch(
           destination.name, predicate: PredicateSyntax(.constant(true)),
-          options: WatchOptions(events: [.updated], watchedKeys: [path.keysRead[step]]))
+          options: WatchOptions(events: [.updated], watchedKeys: [path.keysRead[step]]), route: route)
         tokens.append(token)
         pathWatches[token.id] = (index, step)
       }
     }
-    return SaveSide(order: order, listWatch: list.id, pathWatches: pathWatches, tokens: tokens, request: request)
+    return SaveSide(
+      order: order, route: route, listWatch: list.id, pathWatches: pathWatches, tokens: tokens, request: request)
   }
 
   /// The objects that match `request` now, each with its derived values.
@@ -498,18 +482,4 @@ public final class ListMonitor: Sendable {
     }
     return current
   }
-}
-
-/// Lets the watcher's handler, made before the monitor exists, reach it.
-private final class SaveRelay: Sendable {
-  private let reference = LockedState<ListMonitorReference>(ListMonitorReference())
-
-  var monitor: ListMonitor? {
-    get { reference.withLock { $0.value } }
-    set { reference.withLock { $0.value = newValue } }
-  }
-}
-
-private struct ListMonitorReference {
-  weak var value: ListMonitor?
 }

@@ -228,12 +228,11 @@ public final class ContextWatcher: Sendable {
     return WatchToken(id: id, watches: filter)
   }
 
-  /// Adds a watch whose changes go to `route` (a monitor's, with its own
-  /// queue).
+  /// Adds a watch whose changes go to `route` (a monitor's).
   func watch(
-    _ entity: String, predicate: PredicateSyntax, options: WatchOptions, route: WatchRoute
+    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions, route: WatchRoute
   ) throws(WatchError) -> WatchToken {
-    try add(entity, predicate: predicate, source: nil, options: options, route: route)
+    try add(entity, predicate: predicate, source: source, options: options, route: route)
   }
 
   /// Adds a watch, keeping `predicate` in its entry without copying it.
@@ -295,7 +294,7 @@ public final class ContextWatcher: Sendable {
     var routes: [RoutedChanges] = []
     let changes = filter.withLock { $0.classify(save, context: context, delivers: delivers, routes: &routes) }
     if let changes { pipeline.deliver(consume changes) }
-    for (route, changes) in routes { route.deliver(changes) }
+    if !routes.isEmpty { WatchRoute.deliver(routes) }
   }
 
   // MARK: Delivery
