@@ -17,19 +17,65 @@ let libraries: [Target.Dependency] = [
   .product(name: "WatchFormats", package: "ContextWatcher"),
 ]
 
+// The transport: HTTP and WebSocket, tokens, lifecycle and logs.
+let transport: [Target.Dependency] = [
+  .product(name: "Hummingbird", package: "hummingbird"),
+  .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+  .product(name: "JWTKit", package: "jwt-kit"),
+  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+  .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+  .product(name: "Logging", package: "swift-log"),
+  .product(name: "PostgresChangeSource", package: "PostgresChangeSource"),
+  .product(name: "NIOCore", package: "swift-nio"),
+  .product(name: "NIOWebSocket", package: "swift-nio"),
+  .product(name: "WSCore", package: "swift-websocket"),
+]
+
 let package = Package(
   name: "LiveQueryServer",
   platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(name: "LiveQueryCore", targets: ["LiveQueryCore"])
+    .library(name: "LiveQueryCore", targets: ["LiveQueryCore"]),
+    .library(name: "LiveQueryService", targets: ["LiveQueryService"]),
+    .executable(name: "live-query-server", targets: ["LiveQueryServerCommand"]),
   ],
   dependencies: [
-    .package(name: "ContextWatcher", path: "../..")
+    .package(name: "ContextWatcher", path: "../.."),
+    .package(name: "PostgresChangeSource", path: "../PostgresChangeSource"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+    .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     .target(name: "LiveQueryCore", dependencies: libraries, swiftSettings: settings),
+    .target(
+      name: "LiveQueryService", dependencies: ["LiveQueryCore"] + libraries + transport,
+      // The page: static HTML and JavaScript, served as they are.
+      resources: [.copy("Page")], swiftSettings: settings),
+    .executableTarget(
+      name: "LiveQueryServerCommand", dependencies: ["LiveQueryService"] + transport, swiftSettings: settings),
     .testTarget(
       name: "LiveQueryCoreTests", dependencies: ["LiveQueryCore"] + libraries, swiftSettings: settings),
+    .testTarget(
+      name: "LiveQueryServiceTests",
+      // The server runs as a subprocess; the tests talk to it over loopback
+      // sockets, and drive headless Chromium over its DevTools protocol.
+      dependencies: [
+        "LiveQueryCore", "LiveQueryService", "LiveQueryServerCommand",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ] + libraries,
+      swiftSettings: settings),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -11,9 +11,14 @@ import Synchronization
 /// that they are dropped and counted in ``droppedControlFrames``. So the
 /// outbox never holds more than the two bounds plus one frame.
 public final class LiveOutbox: Sendable {
-  private struct Frame {
+  /// A frame waiting, with what the transport measures by.
+  public struct Frame: Sendable {
+    /// The frame's JSON text.
+    public var text: String
+    /// The save whose changes the frame carries (`changes` and `event`);
+    /// nil for snapshots and control frames.
+    public var save: Int?
     var subscription: String?
-    var text: String
     var bytes: Int
   }
 
@@ -29,6 +34,8 @@ public final class LiveOutbox: Sendable {
   private let controlBound: Int
   /// Called, outside the lock, by the first drain after a refusal.
   private let catchUp: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+  /// Called, outside the lock, when a frame arrives in an empty outbox.
+  private let doorbell: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
 
   init(limits: LiveLimits) {
     dataBound = limits.outboxBytes
@@ -38,18 +45,27 @@ public final class LiveOutbox: Sendable {
   /// Takes every waiting frame, oldest first. When the session dropped
   /// changes since the last drain, this schedules its catch-up snapshots,
   /// which a later drain takes.
-  public func drain() -> [String] {
+  public func drain() -> [String] { drainFrames().map(\.text) }
+
+  /// Takes every waiting frame, oldest first, with the save each carries,
+  /// as ``drain()`` does.
+  public func drainFrames() -> [Frame] {
     let (frames, wake) = state.withLock { state in
       defer {
         state.frames = []
         state.bytes = 0
         state.needsCatchUp = false
       }
-      return (state.frames.map(\.text), state.needsCatchUp)
+      return (state.frames, state.needsCatchUp)
     }
     if wake, let catchUp = catchUp.withLock({ $0 }) { catchUp() }
     return frames
   }
+
+  /// Calls `body` whenever a frame arrives in an empty outbox (outside the
+  /// outbox's lock, on the thread that added it): a transport's signal to
+  /// drain. Replaces the previous one.
+  public func onFrames(_ body: @escaping @Sendable () -> Void) { doorbell.withLock { $0 = body } }
 
   /// The bytes waiting.
   public var byteCount: Int { state.withLock { $0.bytes } }
@@ -64,28 +80,37 @@ public final class LiveOutbox: Sendable {
 
   func onCatchUp(_ body: @escaping @Sendable () -> Void) { catchUp.withLock { $0 = body } }
 
-  /// Adds a data frame of `subscription` unless the outbox is at its bound.
-  func pushData(_ text: String, subscription: String) -> Bool {
+  /// Adds a data frame of `subscription`, carrying the changes of `save`
+  /// (nil for a snapshot), unless the outbox is at its bound.
+  func pushData(_ text: String, subscription: String, save: Int?) -> Bool {
     let bytes = text.utf8.count
-    return state.withLock { state in
-      guard state.bytes < dataBound else { return false }
-      state.frames.append(Frame(subscription: subscription, text: text, bytes: bytes))
+    let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
+      guard state.bytes < dataBound else { return (false, false) }
+      state.frames.append(Frame(text: text, save: save, subscription: subscription, bytes: bytes))
       state.bytes += bytes
-      return true
+      return (true, state.frames.count == 1)
     }
+    if wasEmpty { ring() }
+    return accepted
+  }
+
+  private func ring() {
+    if let body = doorbell.withLock({ $0 }) { body() }
   }
 
   /// Adds a control frame unless the outbox is past its control bound.
   func pushControl(_ text: String) {
     let bytes = text.utf8.count
-    state.withLock { state in
+    let wasEmpty = state.withLock { state -> Bool in
       guard state.bytes < controlBound else {
         state.droppedControlFrames += 1
-        return
+        return false
       }
-      state.frames.append(Frame(subscription: nil, text: text, bytes: bytes))
+      state.frames.append(Frame(text: text, save: nil, subscription: nil, bytes: bytes))
       state.bytes += bytes
+      return state.frames.count == 1
     }
+    if wasEmpty { ring() }
   }
 
   /// Removes the waiting frames of `subscription` and asks the next drain

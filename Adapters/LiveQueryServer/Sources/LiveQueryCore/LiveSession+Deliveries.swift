@@ -17,7 +17,7 @@ extension LiveSession {
     let message = SnapshotMessage(
       id: subscription.request.id, sequenceNumber: subscription.monitor.sequenceNumber, sections: sections,
       objects: objects)
-    push(ServerMessage.snapshot(message).text, for: subscription)
+    push(ServerMessage.snapshot(message).text, for: subscription, save: nil)
   }
 
   /// Turns a list monitor's changes into a `changes` frame: values and
@@ -62,13 +62,13 @@ extension LiveSession {
   func sendChanges(_ subscription: ListSubscription, _ message: ChangesMessage) {
     assertOnQueue()
     guard !subscription.isBehind else { return }
-    push(ServerMessage.changes(message).text, for: subscription)
+    push(ServerMessage.changes(message).text, for: subscription, save: message.sequenceNumber)
   }
 
   /// Pushes a data frame of a list, or drops the list's waiting frames and
   /// marks it behind when the outbox is full.
-  private func push(_ text: String, for subscription: ListSubscription) {
-    if !outbox.pushData(text, subscription: subscription.request.id) {
+  private func push(_ text: String, for subscription: ListSubscription, save: Int?) {
+    if !outbox.pushData(text, subscription: subscription.request.id, save: save) {
       subscription.isBehind = true
       outbox.dropFrames(of: subscription.request.id)
     }
@@ -97,7 +97,9 @@ extension LiveSession {
     guard !message.isEmpty else { return }
     if let missed = subscription.missed {
       subscription.missed = missed.lowerBound...changes.sequenceNumber
-    } else if !outbox.pushData(ServerMessage.event(message).text, subscription: subscription.request.id) {
+    } else if !outbox.pushData(
+      ServerMessage.event(message).text, subscription: subscription.request.id, save: changes.sequenceNumber)
+    {
       // The events already waiting stay: they come before the first one
       // dropped, which the catch-up's note names.
       subscription.missed = changes.sequenceNumber...changes.sequenceNumber

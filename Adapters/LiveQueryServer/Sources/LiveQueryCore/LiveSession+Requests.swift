@@ -25,6 +25,16 @@ extension LiveSession {
     }
   }
 
+  /// Refuses a frame the transport stopped reading at the frame limit.
+  func refuseOversized() {
+    assertOnQueue()
+    guard !isClosed else { return }
+    let error = LiveError(
+      id: nil, code: .frameTooLarge,
+      message: "the frame has more than \(limits.maximumFrameBytes) bytes, the most a frame may have")
+    outbox.pushControl(ServerMessage.error(error).text)
+  }
+
   /// Refuses an id in use, and a request beyond the subscription limit.
   private func admit(_ id: String) throws(LiveError) {
     guard lists[id] == nil, watches[id] == nil else {

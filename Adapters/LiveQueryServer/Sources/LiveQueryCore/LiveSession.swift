@@ -81,6 +81,20 @@ public final class LiveSession: @unchecked Sendable {
     queue.async { self.handle(text) }
   }
 
+  /// Answers a frame the transport stopped reading once it passed
+  /// ``LiveLimits/maximumFrameBytes`` with a `frameTooLarge` error; the
+  /// frame is not read.
+  public func receiveOversizedFrame() {
+    queue.async { self.refuseOversized() }
+  }
+
+  /// The subscriptions and watches the session holds. Waits for the
+  /// session's queue; never call it there.
+  public var subscriptionCount: Int {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    return queue.sync { lists.count + watches.count }
+  }
+
   /// Ends every subscription and watch; later frames are ignored. Call it
   /// when the connection closes.
   public func close() {

@@ -38,6 +38,8 @@ extension ServerMessage {
       ]
     case .pong(let id):
       members += [("op", .string("pong")), ("id", id.map(JSONValue.string) ?? .null)]
+    case .ready(let sequenceNumber):
+      members += [("op", .string("ready")), ("seq", .int(Int64(sequenceNumber)))]
     }
     return .object(members)
   }
@@ -124,6 +126,8 @@ extension ServerMessage {
           message: try fields.string("message")))
     case "pong":
       return .pong(id: try fields.optionalString("id"))
+    case "ready":
+      return .ready(sequenceNumber: try fields.int("seq"))
     case let op:
       throw fields.fail("unknown op '\(op)'", .unknownOp)
     }

@@ -11,4 +11,7 @@ public enum ServerMessage: Equatable, Sendable {
   case error(LiveError)
   /// The answer to a `ping`.
   case pong(id: String?)
+  /// The connection is authenticated and takes requests; `seq` is the
+  /// last save made so far.
+  case ready(sequenceNumber: Int)
 }

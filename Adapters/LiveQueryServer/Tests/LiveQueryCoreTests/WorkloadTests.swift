@@ -180,7 +180,7 @@ final class WorkloadClient {
       (event.inserted + event.updated + event.entered).forEach { readable($0) }
       event.deleted.forEach { readable($0, deleted: true) }
       event.exited.forEach { known($0) }
-    case .error, .pong:
+    case .error, .pong, .ready:
       Issue.record("step \(step): \(reader.sub) got \(text)")
     }
   }

@@ -1,0 +1,91 @@
+import Foundation
+import LiveQueryCore
+import LiveQueryService
+import Logging
+import ObjectGraph
+
+/// Starts the server the options describe and runs it until SIGTERM or
+/// SIGINT; prints `{"listening":"http://HOST:PORT"}` on standard output
+/// once it listens.
+struct ServerCommand {
+  let options: ServerOptions
+
+  func run() async throws -> Int32 {
+    let logger = Logger(label: "live-query-server")
+    let context = ObjectContext(schema: DemoData.schema, name: "demo", notificationCenter: nil)
+    let policy: ReadPolicy
+    let verifier: TokenVerifier
+    var issuesDemoTokens = options.demoTokens
+    do {
+      let policyText = try options.policyPath.map { try read($0, what: "the policy") } ?? DemoData.policyText
+      do {
+        policy = try ReadPolicy.parse(policyText, schema: context.schema)
+      } catch {
+        return fail("\(options.policyPath ?? "the demo policy"): \(error.messages.joined(separator: "\n"))")
+      }
+      var secret = try options.secretPath.map { try read($0, what: "the HS256 secret") }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+      if let name = options.secretVariable {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+          return fail("--hs256-secret-env: the environment variable \(name) is not set")
+        }
+        secret = value
+      }
+      let publicKey = try options.publicKeyPath.map { try read($0, what: "the RS256 public key") }
+      if secret == nil && publicKey == nil {
+        secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        issuesDemoTokens = true
+      }
+      verifier = try await TokenVerifier(hs256Secret: secret, rs256PublicKeyPEM: publicKey)
+    } catch let error as ReadFailure {
+      return fail(error.message)
+    } catch let error as TokenKeyError {
+      return fail(error.message)
+    }
+    let writer: DemoWriter
+    do {
+      writer = try DemoWriter(
+        context: context,
+        options: .init(
+          rate: options.rate, objects: options.objects, owners: options.owners,
+          objectsPerCommit: options.objectsPerCommit, seed: options.seed, commits: options.commits))
+    } catch {
+      return fail("the demo data could not be saved: \(error)")
+    }
+    let configuration = LiveServerConfiguration(
+      host: options.host, port: options.port,
+      limits: LiveLimits(maximumSubscriptions: options.maximumSubscriptions, outboxBytes: options.outboxBytes),
+      slowClientTimeout: .milliseconds(Int(options.slowClientSeconds * 1000)),
+      authenticationTimeout: .milliseconds(Int(options.authenticationSeconds * 1000)),
+      issuesDemoTokens: issuesDemoTokens)
+    let server = LiveServer(
+      context: context, policy: policy, verifier: verifier, configuration: configuration, services: [writer],
+      logger: logger)
+    let host = options.host
+    do {
+      try await server.run { port in
+        FileHandle.standardOutput.write(Data("{\"listening\":\"http://\(host):\(port)\"}\n".utf8))
+      }
+    } catch {
+      return fail("\(error)")
+    }
+    return 0
+  }
+
+  private struct ReadFailure: Error {
+    var message: String
+  }
+
+  private func read(_ path: String, what: String) throws -> String {
+    do {
+      return try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      throw ReadFailure(message: "\(path): \(what) cannot be read (\(error.localizedDescription))")
+    }
+  }
+
+  private func fail(_ message: String) -> Int32 {
+    FileHandle.standardError.write(Data("live-query-server: \(message)\n".utf8))
+    return 1
+  }
+}

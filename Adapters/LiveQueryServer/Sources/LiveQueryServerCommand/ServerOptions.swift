@@ -1,0 +1,99 @@
+/// The command line of `live-query-server`.
+struct ServerOptions {
+  struct UsageError: Error {
+    var message: String
+  }
+
+  static let usage = """
+    usage: live-query-server [options]
+      --host ADDRESS             listen on ADDRESS (default 127.0.0.1)
+      --port N                   listen on port N; 0 picks a free one (default 8080)
+      --policy FILE              the read policy (default: the demo's)
+      --hs256-secret-env NAME    verify HS256 tokens with the secret in environment variable NAME
+      --hs256-secret-file FILE   verify HS256 tokens with the secret in FILE
+      --rs256-public-key FILE    verify RS256 tokens with the RSA public key (PEM) in FILE
+      --demo-tokens              serve /demo-token even with a secret given (never in production)
+      --rate N                   the demo writer's commits a second (default 4)
+      --objects N                about how many tasks the demo keeps (default 40)
+      --owners N                 the owners the tasks are spread over (default 3)
+      --objects-per-commit N     tasks changed per commit (default 1)
+      --seed N                   the demo writer's random seed
+      --commits N                stop writing after N commits (default: never)
+      --slow-client-timeout S    close a client that does not read for S seconds (default 10)
+      --auth-timeout S           close a connection that sends no auth frame within S seconds (default 10)
+      --max-subscriptions N      subscriptions and watches per connection (default 100)
+      --outbox-bytes N           bytes waiting per connection before a client is behind (default 1048576)
+      --help                     print this
+    With no key option the server makes a random HS256 secret and serves /demo-token.
+    The log level comes from LOG_LEVEL (trace, debug, info, notice, warning, error, critical).
+    """
+
+  var showsHelp = false
+  var host = "127.0.0.1"
+  var port = 8080
+  var policyPath: String?
+  var secretVariable: String?
+  var secretPath: String?
+  var publicKeyPath: String?
+  var demoTokens = false
+  var rate = 4.0
+  var objects = 40
+  var owners = 3
+  var objectsPerCommit = 1
+  var seed: UInt64?
+  var commits: Int?
+  var slowClientSeconds = 10.0
+  var authenticationSeconds = 10.0
+  var maximumSubscriptions = 100
+  var outboxBytes = 1 << 20
+
+  static func parse(_ arguments: [String]) throws(UsageError) -> ServerOptions {
+    var options = ServerOptions()
+    var index = 0
+    func value(_ name: String) throws(UsageError) -> String {
+      index += 1
+      guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+      return arguments[index]
+    }
+    func number<T: LosslessStringConvertible & Comparable>(
+      _ name: String, _ type: T.Type, atLeast minimum: T
+    ) throws(UsageError) -> T {
+      let text = try value(name)
+      guard let number = T(text), number >= minimum else {
+        throw UsageError(message: "\(name) takes a number of at least \(minimum), not '\(text)'")
+      }
+      return number
+    }
+    while index < arguments.count {
+      let argument = arguments[index]
+      switch argument {
+      case "--help", "-h": options.showsHelp = true
+      case "--host": options.host = try value(argument)
+      case "--port":
+        options.port = try number(argument, Int.self, atLeast: 0)
+        guard options.port <= 65535 else { throw UsageError(message: "--port takes 0 to 65535") }
+      case "--policy": options.policyPath = try value(argument)
+      case "--hs256-secret-env": options.secretVariable = try value(argument)
+      case "--hs256-secret-file": options.secretPath = try value(argument)
+      case "--rs256-public-key": options.publicKeyPath = try value(argument)
+      case "--demo-tokens": options.demoTokens = true
+      case "--rate": options.rate = try number(argument, Double.self, atLeast: 0.01)
+      case "--objects": options.objects = try number(argument, Int.self, atLeast: 1)
+      case "--owners": options.owners = try number(argument, Int.self, atLeast: 1)
+      case "--objects-per-commit": options.objectsPerCommit = try number(argument, Int.self, atLeast: 1)
+      case "--seed": options.seed = try number(argument, UInt64.self, atLeast: 0)
+      case "--commits": options.commits = try number(argument, Int.self, atLeast: 0)
+      case "--slow-client-timeout": options.slowClientSeconds = try number(argument, Double.self, atLeast: 0.5)
+      case "--auth-timeout": options.authenticationSeconds = try number(argument, Double.self, atLeast: 0.1)
+      case "--max-subscriptions": options.maximumSubscriptions = try number(argument, Int.self, atLeast: 1)
+      case "--outbox-bytes": options.outboxBytes = try number(argument, Int.self, atLeast: 1024)
+      default: throw UsageError(message: "unknown option '\(argument)'")
+      }
+      index += 1
+    }
+    if options.secretVariable != nil && options.secretPath != nil {
+      throw UsageError(message: "give --hs256-secret-env or --hs256-secret-file, not both")
+    }
+    return options
+  }
+}

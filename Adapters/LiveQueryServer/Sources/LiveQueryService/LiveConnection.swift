@@ -1,0 +1,281 @@
+import ContextWatching
+import Dispatch
+import Foundation
+import HummingbirdWebSocket
+import LiveQueryCore
+import Logging
+import NIOCore
+import NIOWebSocket
+import ObjectGraph
+import PredicateDSL
+import Synchronization
+import WatchFormats
+
+/// One client's WebSocket: authenticates it, runs its ``LiveSession``, and
+/// moves frames both ways until the client leaves or the server closes it.
+///
+/// Four tasks share the connection: the reader hands the client's frames
+/// to the session, pausing while the outbox is full (so a client that
+/// does not read cannot make the server answer without end); the writer
+/// drains the outbox whenever a frame arrives in it; the watchdog closes a
+/// client that has not taken a write for the slow-client time; the
+/// expiry closes the connection when the token expires. The first to end
+/// ends the others.
+struct LiveConnection: Sendable {
+  let server: LiveServerState
+  let logger: Logger
+
+  func run(
+    inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, authorization: String?
+  ) async throws {
+    var frames = inbound.makeAsyncIterator()
+    let token: VerifiedToken
+    do {
+      token = try await authenticate(authorization: authorization, frames: &frames)
+    } catch {
+      server.metrics.tokenRefused()
+      logger.info("refused a connection", metadata: ["reason": "\(error.reason)"])
+      try await close(outbound, error)
+      return
+    }
+    let session = LiveSession(
+      context: server.context, watcher: server.watcher, policy: server.policy, claims: token.claims,
+      refs: server.refs, limits: server.limits)
+    let subject = token.claims["sub"].map { "\($0)" } ?? "-"
+    var logger = logger
+    logger[metadataKey: "sub"] = "\(subject)"
+    server.metrics.connectionOpened()
+    logger.info("connection opened")
+    let (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    session.outbox.onFrames { ring.yield() }
+    // A reason to close from outside (shutdown): the writer ends with it.
+    let ending = EndingReason()
+    server.connections.add(session) { reason in
+      ending.set(reason)
+      ring.finish()
+    }
+    let writes = WriteClock()
+    let reason: CloseReason?
+    do {
+      try await outbound.write(.text(ServerMessage.ready(sequenceNumber: server.metrics.lastSave).text))
+      reason = try await withThrowingTaskGroup(of: CloseReason?.self) { group in
+        let iterator = Transfer(frames)
+        group.addTask { try await read(iterator.take(), into: session) }
+        group.addTask {
+          try await write(session, outbound, doorbell: doorbell, writes: writes)
+          return ending.reason ?? .shuttingDown
+        }
+        group.addTask { try await watch(writes) }
+        if let expiresAt = token.expiresAt {
+          group.addTask { try await expire(at: expiresAt) }
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+    } catch is CancellationError {
+      reason = nil
+    } catch {
+      logger.debug("connection failed", metadata: ["error": "\(error)"])
+      reason = nil
+    }
+    session.close()
+    server.connections.remove(session)
+    server.metrics.connectionClosed(slow: reason?.code == 4008)
+    logger.info("connection closed", metadata: ["code": "\(reason?.code ?? 1000)"])
+    if let reason { try? await close(outbound, reason) }
+  }
+
+  /// The token from the `Authorization` header, or else from the first
+  /// frame, which must then be `{"op":"auth","token":"…"}` and arrive
+  /// within the server's authentication time.
+  private func authenticate(
+    authorization: String?, frames: inout WebSocketInboundStream.AsyncIterator
+  ) async throws(CloseReason) -> VerifiedToken {
+    if let authorization {
+      guard authorization.lowercased().hasPrefix("bearer ") else {
+        throw .tokenRefused(TokenRefusal(.invalid, message: "the Authorization header is not 'Bearer <token>'"))
+      }
+      do {
+        return try await server.verifier.verify(String(authorization.dropFirst(7)))
+      } catch {
+        throw .tokenRefused(error)
+      }
+    }
+    let text: String
+    do {
+      text = try await firstFrame(&frames)
+    } catch let reason as CloseReason {
+      throw reason
+    } catch {
+      throw .authenticateFirst("the connection ended before an auth frame")
+    }
+    let token: String
+    switch try? JSONValue.parse(Array(text.utf8)) {
+    case .some(let value):
+      guard case .string("auth") = value["op"] else {
+        throw .authenticateFirst("the first frame is not an auth frame")
+      }
+      guard case .string(let found) = value["token"] else {
+        throw .authenticateFirst("the auth frame has no \"token\" string")
+      }
+      token = found
+    case nil:
+      throw .authenticateFirst("the first frame is not JSON")
+    }
+    do {
+      return try await server.verifier.verify(token)
+    } catch {
+      throw .tokenRefused(error)
+    }
+  }
+
+  /// The first text message, within the authentication time.
+  private func firstFrame(_ frames: inout WebSocketInboundStream.AsyncIterator) async throws -> String {
+    let limit = server.configuration.authenticationTimeout
+    let iterator = Transfer(frames)
+    let message = try await withThrowingTaskGroup(of: (String?, Transfer<WebSocketInboundStream.AsyncIterator>?).self) {
+      group in
+      group.addTask {
+        var reader = iterator.take()
+        var assembler = FrameAssembler(limit: 16 * 1024)
+        while let frame = try await reader.next() {
+          switch assembler.add(frame) {
+          case .message(let text): return (text, Transfer(reader))
+          case .oversized: throw CloseReason.authenticateFirst("the first frame is too large")
+          case .partial: continue
+          }
+        }
+        return (nil, nil)
+      }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        throw CloseReason.authenticateFirst("no auth frame within \(CloseReason.seconds(limit)) s")
+      }
+      let first = try await group.next()!
+      group.cancelAll()
+      return first
+    }
+    guard let text = message.0, let rest = message.1 else {
+      throw CloseReason.authenticateFirst("the connection ended before an auth frame")
+    }
+    frames = rest.take()
+    return text
+  }
+
+  /// Reads the client's frames into the session until the client closes.
+  /// (`@concurrent`: the iterator, which is not `Sendable`, is this task's
+  /// alone, and its `next()` runs on the global executor too.)
+  @concurrent private func read(
+    _ frames: WebSocketInboundStream.AsyncIterator, into session: LiveSession
+  ) async throws -> CloseReason? {
+    var frames = frames
+    var assembler = FrameAssembler(limit: server.limits.maximumFrameBytes)
+    while let frame = try await frames.next() {
+      switch assembler.add(frame) {
+      case .partial: continue
+      case .oversized:
+        server.metrics.received()
+        session.receiveOversizedFrame()
+      case .message(let text):
+        server.metrics.received()
+        // Backpressure: no request is read while the outbox is at its
+        // bound; the client must read first.
+        while !session.outbox.acceptsRequests { try await Task.sleep(for: .milliseconds(5)) }
+        session.receive(text)
+      }
+    }
+    return nil
+  }
+
+  /// Writes the outbox's frames as they arrive.
+  private func write(
+    _ session: LiveSession, _ outbound: WebSocketOutboundWriter, doorbell: AsyncStream<Void>,
+    writes: WriteClock
+  ) async throws {
+    for await _ in doorbell {
+      while true {
+        let frames = session.outbox.drainFrames()
+        if frames.isEmpty { break }
+        for frame in frames {
+          writes.begin()
+          try await outbound.write(.text(frame.text))
+          writes.end()
+          server.metrics.sent(bytes: frame.text.utf8.count, save: frame.save)
+        }
+      }
+    }
+  }
+
+  /// Closes a client one of whose writes has waited longer than the
+  /// slow-client time: its socket took nothing for that long. (Its outbox
+  /// stays bounded meanwhile: the session drops what does not fit.)
+  private func watch(_ writes: WriteClock) async throws -> CloseReason? {
+    let timeout = server.configuration.slowClientTimeout
+    let nanoseconds =
+      UInt64(timeout.components.seconds) * 1_000_000_000
+      + UInt64(timeout.components.attoseconds / 1_000_000_000)
+    while true {
+      try await Task.sleep(for: .milliseconds(250))
+      if writes.stalled > nanoseconds { return .tooSlow(seconds: CloseReason.seconds(timeout)) }
+    }
+  }
+
+  private func expire(at date: Date) async throws -> CloseReason? {
+    try await Task.sleep(for: .seconds(max(0, date.timeIntervalSinceNow)))
+    return .tokenExpired(
+      TokenRefusal(.expired, message: "the token expired at \(TokenClaims.format(date)); sign in again"))
+  }
+
+  /// Sends a close frame, giving up after a second (a client that does not
+  /// read may never take it).
+  private func close(_ outbound: WebSocketOutboundWriter, _ reason: CloseReason) async throws {
+    var text = reason.reason
+    // A close frame's reason holds at most 123 bytes.
+    while text.utf8.count > 123 { text.removeLast() }
+    let reasonText = text
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await outbound.close(reason.errorCode, reason: reasonText) }
+      group.addTask { try await Task.sleep(for: .seconds(1)) }
+      _ = try await group.next()
+      group.cancelAll()
+    }
+  }
+}
+
+/// When the write in progress started, shared by the writer and the
+/// watchdog: a write waits only while the client's socket takes nothing,
+/// so a long one means a client that does not read.
+final class WriteClock: Sendable {
+  /// The start of the write in progress; 0 between writes.
+  private let started = Atomic<UInt64>(0)
+
+  func begin() { started.store(LiveMetrics.now(), ordering: .relaxed) }
+
+  func end() { started.store(0, ordering: .relaxed) }
+
+  /// Nanoseconds the write in progress has waited; 0 between writes.
+  var stalled: UInt64 {
+    let started = started.load(ordering: .relaxed)
+    return started == 0 ? 0 : LiveMetrics.now() &- started
+  }
+}
+
+/// The reason a connection was asked to close from outside, if it was.
+final class EndingReason: Sendable {
+  private let value = Mutex<CloseReason?>(nil)
+
+  func set(_ reason: CloseReason) { value.withLock { $0 = reason } }
+
+  var reason: CloseReason? { value.withLock { $0 } }
+}
+
+/// Moves a value that is not `Sendable` into a child task that alone uses
+/// it from then on.
+struct Transfer<Value>: @unchecked Sendable {
+  // @unchecked Sendable: the value is taken once, by the one task it is
+  // handed to; the task that made the transfer no longer touches it.
+  private let value: Value
+  init(_ value: Value) { self.value = value }
+  func take() -> Value { value }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LiveQueryCore
+import Testing
+
+/// A client that stops reading: it never slows another client, the server's
+/// memory stays bounded, and it is caught up with snapshots, or closed
+/// once it stays behind past the slow-client time.
+@Suite(.serialized) struct SlowClientTests {
+  static let board = #"{"op":"subscribe","id":"b","entity":"Task","sort":[{"key":"priority"},{"key":"title"}]}"#
+
+  /// 10,000 changes in 10 s while one client reads nothing: the other
+  /// client keeps up, the server's memory stays within a bound, and the
+  /// sleeper, reading again, gets a snapshot equal to the other's list.
+  @Test func aClientThatReadsNothingForTenSecondsIsCaughtUpWithASnapshot() async throws {
+    let server = try await ServerProcess([
+      "--rate", "200", "--objects-per-commit", "20", "--objects", "400", "--owners", "1",
+      "--outbox-bytes", "65536", "--slow-client-timeout", "60",
+    ])
+    let sleeper = LiveClient(url: server.webSocketURL, bearer: try await TestTokens.token(sub: "u1"))
+    let reader = LiveClient(url: server.webSocketURL, bearer: try await TestTokens.token(sub: "u1"))
+    for client in [sleeper, reader] {
+      client.send(Self.board)
+      #expect(try await client.waitFor { $0.contains { if case .snapshot = $0 { true } else { false } } })
+    }
+    sleeper.setReading(false)
+    let before = try server.residentBytes()
+    var peak = before
+    for _ in 0..<20 {
+      try await Task.sleep(for: .milliseconds(500))
+      peak = max(peak, try server.residentBytes())
+    }
+    // The reader kept up: its last frame is at most a second old.
+    let readerSeq =
+      reader.messages.compactMap { if case .changes(let c) = $0 { c.sequenceNumber } else { nil } }.last ?? 0
+    let health = try server.get("/health").body
+    let seq = Int(health.split(separator: ":").last!.dropLast()) ?? 0
+    #expect(seq - readerSeq < 400, "the reader fell behind: at \(readerSeq) of \(seq)")
+    #expect(seq > 1500)
+    // Bounded: the sleeper's outbox holds at most 64 KiB and control frames.
+    #expect(peak - before < 64 << 20, "the server grew by \(peak - before) bytes")
+    sleeper.setReading(true)
+    let framesBefore = sleeper.frames.count
+    #expect(
+      try await sleeper.waitFor(timeout: .seconds(30)) { messages in
+        messages.dropFirst(framesBefore).contains { if case .snapshot = $0 { true } else { false } }
+      })
+    #expect(sleeper.close == nil)
+  }
+
+  @Test func aClientThatStaysBehindIsClosedWithAReason() async throws {
+    let server = try await ServerProcess([
+      "--rate", "200", "--objects-per-commit", "20", "--objects", "400", "--owners", "1",
+      "--outbox-bytes", "16384", "--slow-client-timeout", "2",
+    ])
+    let sleeper = LiveClient(url: server.webSocketURL, bearer: try await TestTokens.token(sub: "u1"))
+    sleeper.send(Self.board)
+    #expect(try await sleeper.waitFor { $0.contains { if case .snapshot = $0 { true } else { false } } })
+    sleeper.setReading(false)
+    try await Task.sleep(for: .seconds(8))
+    sleeper.setReading(true)
+    try await sleeper.waitForEnd(timeout: .seconds(30))
+    #expect(sleeper.close?.code == 4008)
+    #expect(
+      sleeper.close?.reason == "the client did not read for 2 s; reconnect and subscribe again (snapshots follow)")
+    #expect(try server.get("/metrics").body.contains("\nlive_connections_closed_slow_total 1\n"))
+  }
+}
