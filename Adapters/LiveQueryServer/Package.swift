@@ -38,6 +38,7 @@ let package = Package(
     .library(name: "LiveQueryCore", targets: ["LiveQueryCore"]),
     .library(name: "LiveQueryService", targets: ["LiveQueryService"]),
     .executable(name: "live-query-server", targets: ["LiveQueryServerCommand"]),
+    .executable(name: "live-query-load", targets: ["LiveQueryLoad"]),
   ],
   dependencies: [
     .package(name: "ContextWatcher", path: "../.."),
@@ -60,14 +61,25 @@ let package = Package(
       resources: [.copy("Page")], swiftSettings: settings),
     .executableTarget(
       name: "LiveQueryServerCommand", dependencies: ["LiveQueryService"] + transport, swiftSettings: settings),
+    // HTTP GET on loopback for the tests and the load tool.
+    .target(name: "LoopbackHTTP", swiftSettings: settings),
+    .executableTarget(
+      name: "LiveQueryLoad",
+      dependencies: [
+        "LiveQueryService", "LoopbackHTTP",
+        .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+        .product(name: "Logging", package: "swift-log"),
+      ] + libraries,
+      swiftSettings: settings),
     .testTarget(
       name: "LiveQueryCoreTests", dependencies: ["LiveQueryCore"] + libraries, swiftSettings: settings),
     .testTarget(
       name: "LiveQueryServiceTests",
-      // The server runs as a subprocess; the tests talk to it over loopback
-      // sockets, and drive headless Chromium over its DevTools protocol.
+      // The server and the load tool run as subprocesses; the tests talk to
+      // the server over loopback sockets, and drive headless Chromium over
+      // its DevTools protocol.
       dependencies: [
-        "LiveQueryCore", "LiveQueryService", "LiveQueryServerCommand",
+        "LiveQueryCore", "LiveQueryService", "LiveQueryServerCommand", "LiveQueryLoad", "LoopbackHTTP",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -32,10 +32,17 @@ public final class LiveOutbox: Sendable {
   private let state = Mutex(State())
   private let dataBound: Int
   private let controlBound: Int
+  /// A callback held by reference: read from its lock without converting
+  /// the closure on every read.
+  private final class Callback: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+  }
+
   /// Called, outside the lock, by the first drain after a refusal.
-  private let catchUp: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+  private let catchUp = Mutex<Callback?>(nil)
   /// Called, outside the lock, when a frame arrives in an empty outbox.
-  private let doorbell: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+  private let doorbell = Mutex<Callback?>(nil)
 
   init(limits: LiveLimits) {
     dataBound = limits.outboxBytes
@@ -58,14 +65,17 @@ public final class LiveOutbox: Sendable {
       }
       return (state.frames, state.needsCatchUp)
     }
-    if wake, let catchUp = catchUp.withLock({ $0 }) { catchUp() }
+    if wake, let catchUp = catchUp.withLock({ $0 }) { catchUp.body() }
     return frames
   }
 
   /// Calls `body` whenever a frame arrives in an empty outbox (outside the
   /// outbox's lock, on the thread that added it): a transport's signal to
   /// drain. Replaces the previous one.
-  public func onFrames(_ body: @escaping @Sendable () -> Void) { doorbell.withLock { $0 = body } }
+  public func onFrames(_ body: @escaping @Sendable () -> Void) {
+    let callback = Callback(body)
+    doorbell.withLock { $0 = callback }
+  }
 
   /// The bytes waiting.
   public var byteCount: Int { state.withLock { $0.bytes } }
@@ -78,7 +88,10 @@ public final class LiveOutbox: Sendable {
   /// not read cannot make the session answer without end.
   public var acceptsRequests: Bool { state.withLock { $0.bytes < dataBound } }
 
-  func onCatchUp(_ body: @escaping @Sendable () -> Void) { catchUp.withLock { $0 = body } }
+  func onCatchUp(_ body: @escaping @Sendable () -> Void) {
+    let callback = Callback(body)
+    catchUp.withLock { $0 = callback }
+  }
 
   /// Adds a data frame of `subscription`, carrying the changes of `save`
   /// (nil for a snapshot), unless the outbox is at its bound.
@@ -95,7 +108,7 @@ public final class LiveOutbox: Sendable {
   }
 
   private func ring() {
-    if let body = doorbell.withLock({ $0 }) { body() }
+    if let callback = doorbell.withLock({ $0 }) { callback.body() }
   }
 
   /// Adds a control frame unless the outbox is past its control bound.

@@ -14,7 +14,7 @@ extension LiveSession {
       case .watch(let request): try watch(request)
       case .update(let request): try update(request)
       case .unsubscribe(let id):
-        guard lists[id] != nil || watches[id] != nil else {
+        guard lists[id] != nil || watches[id] != nil || polls[id] != nil else {
           throw LiveError(id: id, code: .unknownID, message: "no subscription or watch has the id '\(id)'")
         }
         end(id)
@@ -37,10 +37,10 @@ extension LiveSession {
 
   /// Refuses an id in use, and a request beyond the subscription limit.
   private func admit(_ id: String) throws(LiveError) {
-    guard lists[id] == nil, watches[id] == nil else {
+    guard lists[id] == nil, watches[id] == nil, polls[id] == nil else {
       throw LiveError(id: id, code: .duplicateID, message: "the id '\(id)' is taken by a live subscription or watch")
     }
-    guard lists.count + watches.count < limits.maximumSubscriptions else {
+    guard lists.count + watches.count + polls.count < limits.maximumSubscriptions else {
       throw LiveError(
         id: id, code: .tooManySubscriptions,
         message:
@@ -94,6 +94,10 @@ extension LiveSession {
     try admit(request.id)
     let access = try security.access(request.entity, id: request.id)
     let listRequest = try listRequest(request, access: access, label: "\(request.id)#0")
+    if pollingInterval != nil {
+      try subscribePolled(request, access: access, predicate: listRequest.predicate ?? PredicateSyntax(.constant(true)))
+      return
+    }
     let monitor: ListMonitor
     do {
       monitor = try ListMonitor(context: context, request: listRequest, scheduler: .queue(queue))
@@ -129,6 +133,9 @@ extension LiveSession {
   }
 
   private func update(_ update: UpdateRequest) throws(LiveError) {
+    guard polls[update.id] == nil else {
+      throw LiveError(id: update.id, code: .invalidRequest, message: "the polling baseline does not serve update")
+    }
     guard let subscription = lists[update.id] else {
       let what = watches[update.id] != nil ? "'\(update.id)' is a watch; a watch cannot be updated" : nil
       throw LiveError(
@@ -186,6 +193,7 @@ extension LiveSession {
     if let subscription = watches.removeValue(forKey: id) {
       subscription.token?.cancel()
     }
+    polls[id] = nil
     outbox.removeFrames(of: id)
   }
 }

@@ -44,6 +44,11 @@ public final class LiveSession: @unchecked Sendable {
   var lists: [String: ListSubscription] = [:]
   var watches: [String: WatchSubscription] = [:]
   var isClosed = false
+  /// The polling baseline's interval; nil for a live session.
+  let pollingInterval: Duration?
+  /// A polling session's subscriptions, and its timer.
+  var polls: [String: PolledList] = [:]
+  var pollTimer: (any DispatchSourceTimer)?
 
   /// Creates a session for a client with the given token claims.
   ///
@@ -57,10 +62,16 @@ public final class LiveSession: @unchecked Sendable {
   ///     predicates' variables now (a claim the token lacks is nil).
   ///   - refs: How objects are named to the client.
   ///   - limits: The limits enforced.
+  ///   - pollingInterval: Nil (the default) for live subscriptions. Given,
+  ///     the session is the polling baseline that benchmarks compare with,
+  ///     as Hasura's live queries work: each subscription is fetched again
+  ///     every interval and a whole `snapshot` sent when it changed;
+  ///     `update` is refused.
   public init(
     context: ObjectContext, watcher: ContextWatcher, policy: ReadPolicy, claims: [String: FilterValue],
-    refs: ObjectRefs = ObjectRefs(), limits: LiveLimits = LiveLimits()
+    refs: ObjectRefs = ObjectRefs(), limits: LiveLimits = LiveLimits(), pollingInterval: Duration? = nil
   ) {
+    self.pollingInterval = pollingInterval
     self.context = context
     self.watcher = watcher
     self.refs = refs
@@ -92,7 +103,7 @@ public final class LiveSession: @unchecked Sendable {
   /// session's queue; never call it there.
   public var subscriptionCount: Int {
     dispatchPrecondition(condition: .notOnQueue(queue))
-    return queue.sync { lists.count + watches.count }
+    return queue.sync { lists.count + watches.count + polls.count }
   }
 
   /// Ends every subscription and watch; later frames are ignored. Call it
@@ -100,7 +111,8 @@ public final class LiveSession: @unchecked Sendable {
   public func close() {
     queue.async {
       self.isClosed = true
-      for id in Array(self.lists.keys) + Array(self.watches.keys) { self.end(id) }
+      self.pollTimer?.cancel()
+      for id in Array(self.lists.keys) + Array(self.watches.keys) + Array(self.polls.keys) { self.end(id) }
     }
   }
 

@@ -54,7 +54,7 @@ extension ServerMessage {
     ])
   }
 
-  private static func json(_ object: LiveObject) -> JSONValue {
+  static func json(_ object: LiveObject) -> JSONValue {
     var members: [(key: String, value: JSONValue)] = [("ref", .string(object.ref))]
     if let values = object.values { members.append(("values", values)) }
     if !object.changedKeys.isEmpty { members.append(("changed", .array(object.changedKeys.map(JSONValue.string)))) }

@@ -48,7 +48,8 @@ struct ServerCommand {
         context: context,
         options: .init(
           rate: options.rate, objects: options.objects, owners: options.owners,
-          objectsPerCommit: options.objectsPerCommit, seed: options.seed, commits: options.commits))
+          objectsPerCommit: options.objectsPerCommit, seed: options.seed, commits: options.commits,
+          priorities: options.priorities))
     } catch {
       return fail("the demo data could not be saved: \(error)")
     }
@@ -57,7 +58,7 @@ struct ServerCommand {
       limits: LiveLimits(maximumSubscriptions: options.maximumSubscriptions, outboxBytes: options.outboxBytes),
       slowClientTimeout: .milliseconds(Int(options.slowClientSeconds * 1000)),
       authenticationTimeout: .milliseconds(Int(options.authenticationSeconds * 1000)),
-      issuesDemoTokens: issuesDemoTokens)
+      issuesDemoTokens: issuesDemoTokens, pollingInterval: options.pollSeconds.map { .milliseconds(Int($0 * 1000)) })
     let server = LiveServer(
       context: context, policy: policy, verifier: verifier, configuration: configuration, services: [writer],
       logger: logger)

@@ -19,6 +19,9 @@ struct ServerOptions {
       --objects-per-commit N     tasks changed per commit (default 1)
       --seed N                   the demo writer's random seed
       --commits N                stop writing after N commits (default: never)
+      --priorities N             priorities run from 0 to N-1 (default 10)
+      --poll-interval S          serve every subscription by polling it every S seconds, as
+                                 Hasura does: the baseline for load tests (default: live)
       --slow-client-timeout S    close a client that does not read for S seconds (default 10)
       --auth-timeout S           close a connection that sends no auth frame within S seconds (default 10)
       --max-subscriptions N      subscriptions and watches per connection (default 100)
@@ -42,6 +45,8 @@ struct ServerOptions {
   var objectsPerCommit = 1
   var seed: UInt64?
   var commits: Int?
+  var priorities = 10
+  var pollSeconds: Double?
   var slowClientSeconds = 10.0
   var authenticationSeconds = 10.0
   var maximumSubscriptions = 100
@@ -83,6 +88,8 @@ struct ServerOptions {
       case "--objects-per-commit": options.objectsPerCommit = try number(argument, Int.self, atLeast: 1)
       case "--seed": options.seed = try number(argument, UInt64.self, atLeast: 0)
       case "--commits": options.commits = try number(argument, Int.self, atLeast: 0)
+      case "--priorities": options.priorities = try number(argument, Int.self, atLeast: 1)
+      case "--poll-interval": options.pollSeconds = try number(argument, Double.self, atLeast: 0.01)
       case "--slow-client-timeout": options.slowClientSeconds = try number(argument, Double.self, atLeast: 0.5)
       case "--auth-timeout": options.authenticationSeconds = try number(argument, Double.self, atLeast: 0.1)
       case "--max-subscriptions": options.maximumSubscriptions = try number(argument, Int.self, atLeast: 1)

@@ -12,14 +12,16 @@ public enum DemoData {
   /// The statuses, in the order the page sections them.
   public static let statuses = ["todo", "doing", "done"]
 
-  /// The schema: one entity, `Task`.
+  /// The schema: one entity, `Task`, indexed by owner (the read
+  /// predicate's key), so that a user's first fetch reads their tasks
+  /// alone.
   public static let schema: ObjectSchema = {
     do {
       return try ObjectSchema([
         EntityDescription(
           "Task",
           attributes: [
-            .init("title", .string), .init("owner", .string), .init("priority", .integer),
+            .init("title", .string), .init("owner", .string, isIndexed: true), .init("priority", .integer),
             .init("status", .string), .init("secret", .string, isOptional: true),
             .init("updatedAt", .date),
           ])

@@ -23,13 +23,16 @@ public struct DemoWriter: Service {
     public var seed: UInt64?
     /// How many commits to make before stopping; nil for no end.
     public var commits: Int?
+    /// Priorities run from 0 to `priorities - 1`.
+    public var priorities: Int
 
     /// Creates options: 4 commits a second over 40 tasks of 3 owners, one
-    /// object per commit, without end.
+    /// object per commit, priorities 0 to 9, without end.
     public init(
       rate: Double = 4, objects: Int = 40, owners: Int = 3, objectsPerCommit: Int = 1, seed: UInt64? = nil,
-      commits: Int? = nil
+      commits: Int? = nil, priorities: Int = 10
     ) {
+      self.priorities = max(1, priorities)
       self.commits = commits
       self.rate = rate
       self.objects = objects
@@ -66,17 +69,47 @@ public struct DemoWriter: Service {
     try? await gracefulShutdown()
   }
 
+  /// What the writer keeps between commits: its random generator, the
+  /// tasks (to pick one in O(1), with their positions for O(1) removal)
+  /// and the owners' names.
+  private struct Progress {
+    var generator: SplitMix
+    var tasks: [ObjectID] = []
+    var positions: [ObjectID: Int] = [:]
+    var inserted: Int
+    let owners: [String]
+
+    mutating func add(_ id: ObjectID) {
+      positions[id] = tasks.count
+      tasks.append(id)
+    }
+
+    mutating func remove(_ id: ObjectID) {
+      guard let position = positions.removeValue(forKey: id) else { return }
+      let last = tasks.removeLast()
+      if last != id {
+        tasks[position] = last
+        positions[last] = position
+      }
+    }
+  }
+
   private func write() async {
-    var generator = SplitMix(seed: options.seed.map { $0 &+ 1 } ?? UInt64.random(in: 0...UInt64.max))
+    var progress = Progress(
+      generator: SplitMix(seed: options.seed.map { $0 &+ 1 } ?? UInt64.random(in: 0...UInt64.max)),
+      inserted: options.objects, owners: DemoData.owners(options.owners))
+    let existing = context.performAndWait { context in
+      (try? context.fetch(ObjectFetchRequest(entity: "Task")).map(\.objectID)) ?? []
+    }
+    for id in existing { progress.add(id) }
     let interval = Duration.seconds(1 / max(options.rate, 0.001))
     let clock = ContinuousClock()
     var next = clock.now
-    var written = options.objects
     var commits = 0
     while !Task.isCancelled, commits < options.commits ?? .max {
       next = next.advanced(by: interval)
       do {
-        try step(&generator, written: &written)
+        try step(&progress)
         commits += 1
         try await Task.sleep(until: next, clock: clock)
       } catch {
@@ -89,51 +122,54 @@ public struct DemoWriter: Service {
   }
 
   /// One commit: `objectsPerCommit` random changes.
-  private func step(_ generator: inout SplitMix, written: inout Int) throws {
+  private func step(_ progress: inout Progress) throws {
     let options = options
-    var local = generator
-    var count = written
-    defer {
-      generator = local
-      written = count
-    }
+    var local = progress
+    defer { progress = local }
     try context.performAndWait { context in
-      let tasks = try context.fetch(ObjectFetchRequest(entity: "Task"))
       var touched: Set<ObjectID> = []
+      var deleted: [ObjectID] = []
+      var inserted: [ManagedObject] = []
       for _ in 0..<options.objectsPerCommit {
-        let roll = local.next() % 100
-        if tasks.isEmpty || (roll < 10 && tasks.count < options.objects * 3 / 2) {
-          _ = try context.insert("Task", values: Self.values(index: count, options: options, generator: &local))
-          count += 1
+        let roll = local.generator.next() % 100
+        let count = local.tasks.count
+        if count == 0 || (roll < 10 && count < options.objects * 3 / 2) {
+          inserted.append(
+            try context.insert(
+              "Task", values: Self.values(index: local.inserted, options: options, generator: &local.generator)))
+          local.inserted += 1
           continue
         }
-        let task = tasks[Int(local.next() % UInt64(tasks.count))]
-        guard touched.insert(task.objectID).inserted else { continue }
-        if roll < 18 && tasks.count > options.objects / 2 {
+        let id = local.tasks[Int(local.generator.next() % UInt64(count))]
+        guard touched.insert(id).inserted, let task = context.object(with: id) else { continue }
+        if roll < 18 && count > options.objects / 2 {
           try context.delete(task)
+          deleted.append(id)
           continue
         }
         var values: [String: FilterValue] = [
           "updatedAt": .date(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
         ]
         switch roll {
-        case 18..<60: values["priority"] = .int(Int64(local.next() % 10))
-        case 60..<85: values["status"] = .string(DemoData.statuses[Int(local.next() % 3)])
-        case 85..<95:
-          values["owner"] = .string(DemoData.owners(options.owners)[Int(local.next() % UInt64(options.owners))])
-        default: values["title"] = .string(Self.title(local.next()))
+        case 18..<60: values["priority"] = .int(Int64(local.generator.next() % UInt64(options.priorities)))
+        case 60..<85: values["status"] = .string(DemoData.statuses[Int(local.generator.next() % 3)])
+        case 85..<95: values["owner"] = .string(local.owners[Int(local.generator.next() % UInt64(options.owners))])
+        default: values["title"] = .string(Self.title(local.generator.next()))
         }
         try context.setValues(values, of: task)
       }
       _ = try context.save(author: "demo")
+      // Saved: the list follows (a failed save throws before this).
+      for id in deleted { local.remove(id) }
+      for object in inserted { local.add(object.objectID) }
     }
   }
 
   private static func values(index: Int, options: Options, generator: inout SplitMix) -> [String: FilterValue] {
     [
       "title": .string(title(generator.next())),
-      "owner": .string(DemoData.owners(options.owners)[Int(generator.next() % UInt64(max(1, options.owners)))]),
-      "priority": .int(Int64(generator.next() % 10)),
+      "owner": .string("u\(generator.next() % UInt64(max(1, options.owners)) + 1)"),
+      "priority": .int(Int64(generator.next() % UInt64(options.priorities))),
       "status": .string(DemoData.statuses[Int(generator.next() % 3)]),
       "secret": .string("code \(generator.next() % 10_000)"),
       "updatedAt": .date(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate),

@@ -40,7 +40,7 @@ struct LiveConnection: Sendable {
     }
     let session = LiveSession(
       context: server.context, watcher: server.watcher, policy: server.policy, claims: token.claims,
-      refs: server.refs, limits: server.limits)
+      refs: server.refs, limits: server.limits, pollingInterval: server.configuration.pollingInterval)
     let subject = token.claims["sub"].map { "\($0)" } ?? "-"
     var logger = logger
     logger[metadataKey: "sub"] = "\(subject)"

@@ -91,6 +91,14 @@ final class LiveMetrics: Sendable {
       metric(
         "live_replica_lag_bytes", "gauge", "Bytes of WAL between the server's end and the replica.", replicaLagBytes)
     }
+    if let usage = ProcessUsage.read() {
+      lines += [
+        "# HELP process_cpu_seconds_total Total user and system CPU time spent in seconds.",
+        "# TYPE process_cpu_seconds_total counter", "process_cpu_seconds_total \(usage.cpuSeconds)",
+        "# HELP process_resident_memory_bytes Resident memory size in bytes.",
+        "# TYPE process_resident_memory_bytes gauge", "process_resident_memory_bytes \(usage.residentBytes)",
+      ]
+    }
     lines += [
       "# HELP live_commit_to_send_seconds From a save to the write of a frame that carries it.",
       "# TYPE live_commit_to_send_seconds histogram",

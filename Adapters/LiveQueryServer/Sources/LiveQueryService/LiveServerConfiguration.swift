@@ -18,14 +18,19 @@ public struct LiveServerConfiguration: Sendable {
   /// Whether `/demo-token` hands out tokens signed with the server's
   /// HS256 secret: for the demo only, never in production.
   public var issuesDemoTokens: Bool
+  /// Nil (the default) for live subscriptions; given, every connection is
+  /// the polling baseline (see `LiveSession`'s `pollingInterval`), for
+  /// load tests that compare the two.
+  public var pollingInterval: Duration?
 
   /// Creates a configuration; every argument defaults to the value
   /// documented on its property.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, limits: LiveLimits = LiveLimits(),
     slowClientTimeout: Duration = .seconds(10), authenticationTimeout: Duration = .seconds(10),
-    issuesDemoTokens: Bool = false
+    issuesDemoTokens: Bool = false, pollingInterval: Duration? = nil
   ) {
+    self.pollingInterval = pollingInterval
     self.host = host
     self.port = port
     self.limits = limits

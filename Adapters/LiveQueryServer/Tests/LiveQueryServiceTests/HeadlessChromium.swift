@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import WatchFormats
 
 /// Debian's `chromium`, headless, driven over the DevTools protocol: it
@@ -45,7 +46,7 @@ final class HeadlessChromium: Sendable {
     var pageURL: String?
     while pageURL == nil, ContinuousClock.now < deadline {
       // The port file can come before the port listens: try again.
-      let list = (try? HTTPGet.fetch(port: port, path: "/json/list", headers: [:]).body) ?? "[]"
+      let list = (try? LoopbackHTTP.get(port: port, path: "/json/list").body) ?? "[]"
       if case .array(let targets) = try JSONValue.parse(Array(list.utf8)) {
         for target in targets where target["type"] == .string("page") && target["url"] == .string(url) {
           if case .string(let address) = target["webSocketDebuggerUrl"] { pageURL = address }

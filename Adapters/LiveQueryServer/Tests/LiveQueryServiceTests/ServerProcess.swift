@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import Synchronization
 
 /// A running `live-query-server` for end-to-end tests: started with
@@ -132,7 +133,7 @@ final class ServerProcess: Sendable {
   /// Fetches a path over HTTP with a plain socket (no proxy, no
   /// dependency): the status and the body.
   func get(_ path: String, headers: [String: String] = [:]) throws -> (status: Int, body: String) {
-    try HTTPGet.fetch(port: port, path: path, headers: headers)
+    try LoopbackHTTP.get(port: port, path: path, headers: headers)
   }
 }
 

@@ -1,12 +1,25 @@
 import Foundation
 
-/// A minimal HTTP/1.1 GET over a loopback socket: enough for `/health`,
-/// `/metrics`, `/demo-token` and a refused WebSocket upgrade, without a
-/// proxy from the environment getting in the way.
-enum HTTPGet {
-  static func fetch(port: Int, path: String, headers: [String: String]) throws -> (status: Int, body: String) {
+/// A minimal HTTP/1.1 GET over a loopback socket, for the server's tests
+/// and its load tool: enough for `/health`, `/metrics`, `/demo-token` and
+/// a browser's DevTools list, with no proxy from the environment in the
+/// way.
+public enum LoopbackHTTP {
+  /// A failed request: what failed.
+  public struct Failure: Error, CustomStringConvertible {
+    /// What failed.
+    public var description: String
+  }
+
+  /// Gets `path` from 127.0.0.1:`port`: the status and the body.
+  ///
+  /// - Throws: ``Failure`` when the connection fails or the answer is not
+  ///   HTTP.
+  public static func get(
+    port: Int, path: String, headers: [String: String] = [:]
+  ) throws(Failure) -> (status: Int, body: String) {
     let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw ServerProcessError(message: "socket() failed") }
+    guard socket >= 0 else { throw Failure(description: "socket() failed") }
     defer { close(socket) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -17,13 +30,13 @@ enum HTTPGet {
         connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard connected == 0 else { throw ServerProcessError(message: "connect to port \(port) failed") }
+    guard connected == 0 else { throw Failure(description: "connect to port \(port) failed") }
     var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
     for (name, value) in headers { request += "\(name): \(value)\r\n" }
     request += "\r\n"
     let bytes = Array(request.utf8)
     guard send(socket, bytes, bytes.count, 0) == bytes.count else {
-      throw ServerProcessError(message: "send failed")
+      throw Failure(description: "send failed")
     }
     // Read to the end of the body: its Content-Length when given (a server
     // may keep the connection open), else the end of the connection.
@@ -38,7 +51,7 @@ enum HTTPGet {
     let text = String(decoding: response, as: UTF8.self)
     guard let headerEnd = text.range(of: "\r\n\r\n"),
       let status = Int(text.split(separator: " ").dropFirst().first ?? "")
-    else { throw ServerProcessError(message: "not an HTTP response: \(text.prefix(200))") }
+    else { throw Failure(description: "not an HTTP response: \(text.prefix(200))") }
     var body = String(text[headerEnd.upperBound...])
     if text[..<headerEnd.lowerBound].lowercased().contains("transfer-encoding: chunked") {
       body = dechunk(body)
