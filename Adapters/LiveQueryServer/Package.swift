@@ -51,6 +51,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/hummingbird-project/swift-websocket", from: "1.6.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
@@ -60,7 +61,14 @@ let package = Package(
       // The page: static HTML and JavaScript, served as they are.
       resources: [.copy("Page")], swiftSettings: settings),
     .executableTarget(
-      name: "LiveQueryServerCommand", dependencies: ["LiveQueryService"] + transport, swiftSettings: settings),
+      name: "LiveQueryServerCommand",
+      dependencies: ["LiveQueryService", .product(name: "PostgresNIO", package: "postgres-nio")] + transport,
+      swiftSettings: settings),
+    // The tests' model of a client: a snapshot with its changes applied.
+    .target(
+      name: "LiveQueryTestSupport",
+      dependencies: ["LiveQueryCore", .product(name: "ContextWatching", package: "ContextWatcher")],
+      swiftSettings: settings),
     // HTTP GET on loopback for the tests and the load tool.
     .target(name: "LoopbackHTTP", swiftSettings: settings),
     .executableTarget(
@@ -72,7 +80,8 @@ let package = Package(
       ] + libraries,
       swiftSettings: settings),
     .testTarget(
-      name: "LiveQueryCoreTests", dependencies: ["LiveQueryCore"] + libraries, swiftSettings: settings),
+      name: "LiveQueryCoreTests", dependencies: ["LiveQueryCore", "LiveQueryTestSupport"] + libraries,
+      swiftSettings: settings),
     .testTarget(
       name: "LiveQueryServiceTests",
       // The server and the load tool run as subprocesses; the tests talk to
@@ -80,6 +89,7 @@ let package = Package(
       // its DevTools protocol.
       dependencies: [
         "LiveQueryCore", "LiveQueryService", "LiveQueryServerCommand", "LiveQueryLoad", "LoopbackHTTP",
+        "LiveQueryTestSupport",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -34,7 +34,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
-    .target(name: "PostgresChangeSource", dependencies: libraries, swiftSettings: settings),
+    .target(
+      name: "PostgresChangeSource",
+      // WatchFormats: the schema file's JSON, as `context-watch` reads it.
+      dependencies: libraries + [.product(name: "WatchFormats", package: "ContextWatcher")],
+      swiftSettings: settings),
     .executableTarget(
       name: "PgWatch",
       // The formats of `context-watch replay`: the watches file and the lines.

@@ -3,6 +3,9 @@ import LiveQueryCore
 import LiveQueryService
 import Logging
 import ObjectGraph
+import PostgresChangeSource
+import PostgresNIO
+import ServiceLifecycle
 
 /// Starts the server the options describe and runs it until SIGTERM or
 /// SIGINT; prints `{"listening":"http://HOST:PORT"}` on standard output
@@ -12,7 +15,44 @@ struct ServerCommand {
 
   func run() async throws -> Int32 {
     let logger = Logger(label: "live-query-server")
-    let context = ObjectContext(schema: DemoData.schema, name: "demo", notificationCenter: nil)
+    // The objects served, what saves them, and how far behind they are.
+    let context: ObjectContext
+    let services: [any Service]
+    var replicaLag: (@Sendable () async -> Int?)?
+    if options.postgres, let schemaPath = options.schemaPath {
+      let mapping: ReplicaMapping
+      do {
+        mapping = try ReplicaMapping.read(schemaFile: schemaPath)
+      } catch {
+        return fail("\(schemaPath): \(error.description)")
+      }
+      let replica: PostgresReplica
+      do {
+        replica = PostgresReplica(
+          configuration: .init(
+            connection: try .fromEnvironment(), slot: options.slot, mapping: mapping, contextName: "live-query-server"))
+        try await replica.start()
+      } catch {
+        return fail((error as? PostgresReplicaError)?.message ?? "\(error)")
+      }
+      context = replica.context
+      services = [ReplicaService(replica: replica)]
+      replicaLag = { (try? await replica.lag()).map { Int($0.unacknowledgedBytes) } }
+    } else {
+      context = ObjectContext(schema: DemoData.schema, name: "demo", notificationCenter: nil)
+      do {
+        services = [
+          try DemoWriter(
+            context: context,
+            options: .init(
+              rate: options.rate, objects: options.objects, owners: options.owners,
+              objectsPerCommit: options.objectsPerCommit, seed: options.seed, commits: options.commits,
+              priorities: options.priorities))
+        ]
+      } catch {
+        return fail("the demo data could not be saved: \(error)")
+      }
+    }
     let policy: ReadPolicy
     let verifier: TokenVerifier
     var issuesDemoTokens = options.demoTokens
@@ -42,17 +82,6 @@ struct ServerCommand {
     } catch let error as TokenKeyError {
       return fail(error.message)
     }
-    let writer: DemoWriter
-    do {
-      writer = try DemoWriter(
-        context: context,
-        options: .init(
-          rate: options.rate, objects: options.objects, owners: options.owners,
-          objectsPerCommit: options.objectsPerCommit, seed: options.seed, commits: options.commits,
-          priorities: options.priorities))
-    } catch {
-      return fail("the demo data could not be saved: \(error)")
-    }
     let configuration = LiveServerConfiguration(
       host: options.host, port: options.port,
       limits: LiveLimits(maximumSubscriptions: options.maximumSubscriptions, outboxBytes: options.outboxBytes),
@@ -60,8 +89,8 @@ struct ServerCommand {
       authenticationTimeout: .milliseconds(Int(options.authenticationSeconds * 1000)),
       issuesDemoTokens: issuesDemoTokens, pollingInterval: options.pollSeconds.map { .milliseconds(Int($0 * 1000)) })
     let server = LiveServer(
-      context: context, policy: policy, verifier: verifier, configuration: configuration, services: [writer],
-      logger: logger)
+      context: context, policy: policy, verifier: verifier, configuration: configuration, services: services,
+      replicaLag: replicaLag, logger: logger)
     let host = options.host
     do {
       try await server.run { port in

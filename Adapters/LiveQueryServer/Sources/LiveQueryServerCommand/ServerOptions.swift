@@ -8,7 +8,11 @@ struct ServerOptions {
     usage: live-query-server [options]
       --host ADDRESS             listen on ADDRESS (default 127.0.0.1)
       --port N                   listen on port N; 0 picks a free one (default 8080)
-      --policy FILE              the read policy (default: the demo's)
+      --policy FILE              the read policy (default: the demo's; required with --postgres)
+      --postgres                 serve a replica of PostgreSQL tables (libpq's PG* environment
+                                 variables) instead of the demo; needs --schema and --policy
+      --schema FILE              with --postgres: the schema file of pg-watch (entities, tables)
+      --slot NAME                with --postgres: the replication slot (default live_query_server)
       --hs256-secret-env NAME    verify HS256 tokens with the secret in environment variable NAME
       --hs256-secret-file FILE   verify HS256 tokens with the secret in FILE
       --rs256-public-key FILE    verify RS256 tokens with the RSA public key (PEM) in FILE
@@ -35,6 +39,9 @@ struct ServerOptions {
   var host = "127.0.0.1"
   var port = 8080
   var policyPath: String?
+  var postgres = false
+  var schemaPath: String?
+  var slot = "live_query_server"
   var secretVariable: String?
   var secretPath: String?
   var publicKeyPath: String?
@@ -78,6 +85,9 @@ struct ServerOptions {
         options.port = try number(argument, Int.self, atLeast: 0)
         guard options.port <= 65535 else { throw UsageError(message: "--port takes 0 to 65535") }
       case "--policy": options.policyPath = try value(argument)
+      case "--postgres": options.postgres = true
+      case "--schema": options.schemaPath = try value(argument)
+      case "--slot": options.slot = try value(argument)
       case "--hs256-secret-env": options.secretVariable = try value(argument)
       case "--hs256-secret-file": options.secretPath = try value(argument)
       case "--rs256-public-key": options.publicKeyPath = try value(argument)
@@ -97,6 +107,12 @@ struct ServerOptions {
       default: throw UsageError(message: "unknown option '\(argument)'")
       }
       index += 1
+    }
+    if options.postgres && (options.schemaPath == nil || options.policyPath == nil) {
+      throw UsageError(message: "--postgres needs --schema FILE and --policy FILE")
+    }
+    if !options.postgres && options.schemaPath != nil {
+      throw UsageError(message: "--schema is read with --postgres only")
     }
     if options.secretVariable != nil && options.secretPath != nil {
       throw UsageError(message: "give --hs256-secret-env or --hs256-secret-file, not both")

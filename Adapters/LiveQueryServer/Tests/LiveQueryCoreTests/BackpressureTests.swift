@@ -1,5 +1,6 @@
 import ContextWatching
 import LiveQueryCore
+import LiveQueryTestSupport
 import ObjectGraph
 import PredicateDSL
 import Testing

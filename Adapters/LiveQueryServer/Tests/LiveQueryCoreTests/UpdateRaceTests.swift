@@ -1,6 +1,7 @@
 import ContextWatching
 import Dispatch
 import LiveQueryCore
+import LiveQueryTestSupport
 import ObjectGraph
 import PredicateDSL
 import Testing

@@ -2,6 +2,7 @@
 
 import ContextWatching
 import LiveQueryCore
+import LiveQueryTestSupport
 import ObjectGraph
 import PredicateDSL
 import Testing

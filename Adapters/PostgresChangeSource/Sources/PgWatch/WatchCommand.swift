@@ -64,7 +64,7 @@ enum WatchCommand {
 
     let mapping: ReplicaMapping
     do {
-      mapping = try SchemaMapping.read(schemaPath)
+      mapping = try ReplicaMapping.read(schemaFile: schemaPath)
     } catch {
       Output.error("pg-watch: \(schemaPath): \(error.description)")
       return 1

@@ -1,9 +1,9 @@
 import Foundation
 import ObjectGraph
-import PostgresChangeSource
 import WatchFormats
 
-/// The schema file of `pg-watch watch --schema`: the `ObjectSchema` JSON of
+/// The schema file of `pg-watch watch --schema` and `live-query-server
+/// --postgres --schema`: the `ObjectSchema` JSON of
 /// `context-watch`, whose entities may also name their table and columns:
 ///
 /// ```json
@@ -16,42 +16,43 @@ import WatchFormats
 /// the table of its name in `public`, each attribute to the column of its
 /// name, the primary key is `id` and a to-one relationship is the column
 /// `<relationship>_id`.
-enum SchemaMapping {
+extension ReplicaMapping {
   /// What is wrong with a schema file, every problem in one sentence.
-  struct Problem: Error, CustomStringConvertible {
-    var description: String
+  public struct SchemaFileError: Error, CustomStringConvertible {
+    /// Every problem, separated by `; `.
+    public var description: String
   }
 
   /// The fields of an entity that say how it maps to a table.
-  static let fields = ["table", "primaryKey", "columns", "foreignKeys"]
+  static let schemaFileFields = ["table", "primaryKey", "columns", "foreignKeys"]
 
   /// The mapping a schema file describes.
   ///
-  /// - Throws: ``Problem`` naming every problem: of the file, of the JSON
-  ///   (with line and byte), of the schema, and of the mapping against the
-  ///   schema.
-  static func read(_ path: String) throws(Problem) -> ReplicaMapping {
+  /// - Throws: ``SchemaFileError`` naming every problem: of the file, of
+  ///   the JSON (with line and byte), of the schema, and of the mapping
+  ///   against the schema.
+  public static func read(schemaFile path: String) throws(SchemaFileError) -> ReplicaMapping {
     let json: JSONValue
     let bytes: [UInt8]
     do {
       bytes = try JSONValue.contents(ofFile: path)
       json = try JSONValue.parse(bytes)
     } catch {
-      throw Problem(description: "\(error)")
+      throw SchemaFileError(description: "\(error)")
     }
     let schema: ObjectSchema
     do {
       // The schema checks every field of an entity, the mapping's included,
       // and names an unknown one with a did-you-mean.
-      schema = try ObjectSchema(json: Data(bytes), allowingEntityFields: fields)
+      schema = try ObjectSchema(json: Data(bytes), allowingEntityFields: schemaFileFields)
     } catch {
-      throw Problem(
+      throw SchemaFileError(
         description: "invalid schema: " + error.problems.joined(separator: "; "))
     }
     var problems: [String] = []
     var tables: [TableMapping] = []
     guard case .array(let entities)? = json["entities"] else {
-      throw Problem(description: "invalid schema: \"entities\" is not an array")
+      throw SchemaFileError(description: "invalid schema: \"entities\" is not an array")
     }
     for (index, entity) in entities.enumerated() {
       guard case .string(let name)? = entity["name"] else { continue }
@@ -101,11 +102,11 @@ enum SchemaMapping {
       mapping.foreignKeys = columns("foreignKeys")
       tables.append(mapping)
     }
-    guard problems.isEmpty else { throw Problem(description: problems.joined(separator: "; ")) }
+    guard problems.isEmpty else { throw SchemaFileError(description: problems.joined(separator: "; ")) }
     do {
       return try ReplicaMapping(schema: schema, tables: tables)
     } catch {
-      throw Problem(description: error.message)
+      throw SchemaFileError(description: error.message)
     }
   }
 }

@@ -1,18 +1,31 @@
 import ContextWatching
-import LiveQueryCore
+public import LiveQueryCore
 
 /// What a client holds of one subscription, built from its snapshot and
-/// changed by each `changes` as a table view applies a batch update.
-struct ClientMirror: Equatable, CustomStringConvertible {
-  struct Section: Equatable {
-    var name: String?
-    var objects: [LiveObject]
+/// changed by each `changes` as a table view applies a batch update: the
+/// tests' model of a client.
+public struct ClientMirror: Equatable, CustomStringConvertible {
+  /// A section and its objects.
+  public struct Section: Equatable {
+    /// The section's name.
+    public var name: String?
+    /// Its objects, in order.
+    public var objects: [LiveObject]
+
+    /// Creates a section.
+    public init(name: String?, objects: [LiveObject]) {
+      self.name = name
+      self.objects = objects
+    }
   }
 
-  var sections: [Section]
-  var sequenceNumber: Int
+  /// The sections, in order.
+  public var sections: [Section]
+  /// The save of the last snapshot or changes applied.
+  public var sequenceNumber: Int
 
-  init(_ snapshot: SnapshotMessage) {
+  /// The list a snapshot gives.
+  public init(_ snapshot: SnapshotMessage) {
     var rest = snapshot.objects[...]
     sections = snapshot.sections.map { section in
       defer { rest = rest.dropFirst(section.count) }
@@ -24,7 +37,7 @@ struct ClientMirror: Equatable, CustomStringConvertible {
   /// Removals in old coordinates (objects, then sections, from the end),
   /// then insertions in new ones (sections, then objects, from the start),
   /// then updates in new ones.
-  mutating func apply(_ changes: ChangesMessage) {
+  public mutating func apply(_ changes: ChangesMessage) {
     let removals = (changes.deleted.map(\.path) + changes.moved.map(\.from)).sorted(by: >)
     for path in removals {
       guard path.section < sections.count, path.item < sections[path.section].objects.count else {
@@ -65,9 +78,10 @@ struct ClientMirror: Equatable, CustomStringConvertible {
   private func strip(_ object: LiveObject) -> LiveObject { LiveObject(ref: object.ref, values: object.values) }
 
   /// The list without sequence numbers, for comparing with a fresh one.
-  var rows: [Section] { sections }
+  public var rows: [Section] { sections }
 
-  var description: String {
+  /// The sections and their refs.
+  public var description: String {
     sections.map { "\($0.name ?? "nil"): \($0.objects.map(\.ref))" }.joined(separator: " | ")
   }
 }
