@@ -18,6 +18,9 @@
 #
 # The cluster runs with wal_level = logical and room for replication slots.
 # PGTEST_PORT picks the port; by default the first free one from 55432.
+# PGTEST_SETTINGS holds postgresql.conf lines added last, which win over the
+# ones above (the adapter's tests start servers set up wrong with it:
+# PGTEST_SETTINGS="wal_level = replica").
 set -euo pipefail
 
 bin=/usr/lib/postgresql/15/bin
@@ -48,7 +51,9 @@ if [[ $(id -u) -eq 0 ]]; then
   as_owner=(runuser -u postgres --)
 fi
 
+sleeper=
 stop() {
+  [[ -z "$sleeper" ]] || kill "$sleeper" 2>/dev/null || true
   "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
   rm -rf "$dir"
 }
@@ -77,6 +82,9 @@ parameters=$("${as_owner[@]}" "$bin/postgres" --describe-config 2>/dev/null || t
 if grep -q '^output_plugin_libraries' <<<"$parameters"; then
   echo "output_plugin_libraries = 'pgoutput, test_decoding, wal2json'" >>"$dir/data/postgresql.conf"
 fi
+if [[ -n "${PGTEST_SETTINGS:-}" ]]; then
+  printf '%s\n' "$PGTEST_SETTINGS" >>"$dir/data/postgresql.conf"
+fi
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null || {
   cat "$dir/server.log" >&2
   exit 1
@@ -87,7 +95,12 @@ unset PGPASSWORD
 if [[ $# -eq 0 ]]; then
   echo "PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER PGDATABASE=$PGDATABASE"
   echo "postgres-test-server: running in $dir; interrupt to stop" >&2
-  while true; do sleep 3600; done
+  # The sleep runs in the background so that a signal's trap runs at once.
+  while true; do
+    sleep 3600 &
+    sleeper=$!
+    wait "$sleeper" || true
+  done
 fi
 status=0
 "$@" || status=$?

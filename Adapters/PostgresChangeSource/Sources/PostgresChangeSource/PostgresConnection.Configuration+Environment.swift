@@ -12,7 +12,9 @@ extension PostgresConnection.Configuration {
   /// A configuration from libpq's environment variables: `PGHOST` (default
   /// `127.0.0.1`; a path starting with `/` is a Unix socket folder),
   /// `PGPORT` (5432), `PGUSER` (`postgres`), `PGPASSWORD` (none) and
-  /// `PGDATABASE` (the user's name), without TLS.
+  /// `PGDATABASE` (the user's name), without TLS; `PGOPTIONS` (server
+  /// settings for the session, `-c name=value ...`) is passed to the server
+  /// as libpq passes it.
   ///
   /// ```swift
   /// let configuration = try PostgresConnection.Configuration.fromEnvironment()
@@ -36,10 +38,17 @@ extension PostgresConnection.Configuration {
     let user = variable("PGUSER") ?? "postgres"
     let database = variable("PGDATABASE") ?? user
     let password = variable("PGPASSWORD")
+    var configuration: PostgresConnection.Configuration
     if host.hasPrefix("/") {
-      return .init(
+      configuration = .init(
         unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+    } else {
+      configuration = .init(
+        host: host, port: port, username: user, password: password, database: database, tls: .disable)
     }
-    return .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+    if let options = variable("PGOPTIONS") {
+      configuration.options.additionalStartupParameters.append(("options", options))
+    }
+    return configuration
   }
 }

@@ -249,8 +249,15 @@ public actor PostgresReplica {
       if loading { try await load(connection, asOf: position, stream: stream) }
       self.position = position
     } else {
-      try await stream.createSlot()
-      try await load(connection)
+      let created = try await stream.createSlot()
+      do {
+        try await load(connection)
+      } catch let error where created && !(error is CancellationError) {
+        // A start that fails leaves the server as it was: without the slot
+        // it made (nothing was delivered from it).
+        try? await stream.dropSlot()
+        throw error
+      }
     }
     slotStart = await stream.heldFrom
     streamKeepsNonFiniteNumbers = try await stream.probeNumberFormat()
@@ -405,7 +412,13 @@ public actor PostgresReplica {
   /// - Throws: ``PostgresReplicaError/Code/slotMissing`` without the slot.
   public func lag() async throws -> SlotState {
     let stream = try await openStream(try await connect())
-    guard let state = try await stream.state() else {
+    let state: SlotState?
+    do {
+      state = try await stream.state()
+    } catch {
+      throw await connectionError(error, "reading the state of slot '\(configuration.slot)'")
+    }
+    guard let state else {
       throw PostgresReplicaError(.slotMissing, "slot '\(configuration.slot)' does not exist")
     }
     return state
@@ -421,9 +434,17 @@ public actor PostgresReplica {
 
   /// Drops the replica's slot, so that the database stops keeping WAL for
   /// it, and closes the connection.
+  ///
+  /// - Throws: ``PostgresReplicaError/Code/serverError`` when the server
+  ///   refuses (another session reads the slot, or the user lacks the
+  ///   replication privilege): the slot stays, and so does the connection.
   public func dropSlot() async throws {
     let stream = try await openStream(try await connect())
-    try await stream.dropSlot()
+    do {
+      try await stream.dropSlot()
+    } catch {
+      throw await connectionError(error, "dropping slot '\(configuration.slot)'")
+    }
     await stop()
   }
 

@@ -10,11 +10,15 @@ struct ServerRefusal {
   /// Nil for an error that is not the server's.
   init?(_ error: PSQLError) {
     guard let serverMessage = error.serverInfo?[.message] else { return nil }
-    let state = error.serverInfo?[.sqlState] ?? ""
+    self.init(state: error.serverInfo?[.sqlState] ?? "", message: serverMessage, hint: error.serverInfo?[.hint])
+  }
+
+  /// The refusal of a server's error fields: SQLSTATE, message and hint.
+  init(state: String, message serverMessage: String, hint: String?) {
     code = state == "42704" ? .slotMissing : .serverError
     var text = "the server said: \(serverMessage) (SQLSTATE \(state))"
     if let cause = Self.cause(state: state, message: serverMessage) { text += "; \(cause)" }
-    if let hint = error.serverInfo?[.hint] { text += " (the server's hint: \(hint))" }
+    if let hint, !hint.isEmpty { text += " (the server's hint: \(hint))" }
     message = text
   }
 
@@ -30,12 +34,28 @@ struct ServerRefusal {
     if message.contains("wal_level") {
       return "the server's wal_level is not logical: set wal_level = logical in postgresql.conf and restart it"
     }
-    if state == "42501" || message.contains("permission denied") {
-      return "the user lacks the replication privilege: ALTER ROLE ... WITH REPLICATION, or connect as one that has it"
+    if message.contains("max_replication_slots > 0") {
+      return "the server allows no replication slot: set max_replication_slots to 1 or more in"
+        + " postgresql.conf and restart it"
     }
     if state == "53400" || message.contains("all replication slots are in use") {
       return "the server has no free replication slot: drop an unused one (pg_drop_replication_slot)"
         + " or raise max_replication_slots"
+    }
+    if state == "55006" && message.contains("is active for PID") {
+      return "another session reads the slot: stop it (pg_terminate_backend on that PID), or give each"
+        + " reader a slot of its own"
+    }
+    if state == "42501" && message.contains("replication") {
+      return "the user lacks the replication privilege: ALTER ROLE ... WITH REPLICATION, or connect as one that has it"
+    }
+    if state == "42501" && message.hasPrefix("permission denied for schema ") {
+      let schema = message.dropFirst("permission denied for schema ".count)
+      return "the user may not use schema \(schema): GRANT USAGE ON SCHEMA \(schema) to it, or connect as one that may"
+    }
+    if state == "42501" && message.hasPrefix("permission denied for table ") {
+      let table = message.dropFirst("permission denied for table ".count)
+      return "the user may not read table \(table): GRANT SELECT on it to the user, or connect as one that may"
     }
     return nil
   }

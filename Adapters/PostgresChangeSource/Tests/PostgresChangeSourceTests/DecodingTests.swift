@@ -138,7 +138,34 @@ struct DecodingTests {
       ServerRefusal.cause(state: "53400", message: "all replication slots are in use")
         == "the server has no free replication slot: drop an unused one (pg_drop_replication_slot) or raise"
         + " max_replication_slots")
+    #expect(
+      ServerRefusal.cause(state: "55000", message: "replication slots can only be used if max_replication_slots > 0")
+        == "the server allows no replication slot: set max_replication_slots to 1 or more in postgresql.conf and"
+        + " restart it")
+    #expect(
+      ServerRefusal.cause(state: "55006", message: "replication slot \"s\" is active for PID 4242")
+        == "another session reads the slot: stop it (pg_terminate_backend on that PID), or give each reader a slot"
+        + " of its own")
+    #expect(
+      ServerRefusal.cause(state: "42501", message: "must be superuser or replication role to start walsender")
+        == "the user lacks the replication privilege: ALTER ROLE ... WITH REPLICATION, or connect as one that has it")
+    #expect(
+      ServerRefusal.cause(state: "42501", message: "permission denied for schema shop")
+        == "the user may not use schema shop: GRANT USAGE ON SCHEMA shop to it, or connect as one that may")
+    #expect(
+      ServerRefusal.cause(state: "42501", message: "permission denied for table item")
+        == "the user may not read table item: GRANT SELECT on it to the user, or connect as one that may")
+    #expect(ServerRefusal.cause(state: "42501", message: "permission denied for function f") == nil)
     #expect(ServerRefusal.cause(state: "22012", message: "division by zero") == nil)
+    let refusal = ServerRefusal(state: "53400", message: "all replication slots are in use", hint: "Free one.")
+    #expect(refusal.code == .serverError)
+    #expect(
+      refusal.message
+        == "the server said: all replication slots are in use (SQLSTATE 53400); the server has no free replication"
+        + " slot: drop an unused one (pg_drop_replication_slot) or raise max_replication_slots (the server's hint:"
+        + " Free one.)")
+    #expect(
+      ServerRefusal(state: "42704", message: "replication slot \"s\" does not exist", hint: nil).code == .slotMissing)
   }
 
   @Test func snapshotsTellWhichTransactionsTheySaw() throws {

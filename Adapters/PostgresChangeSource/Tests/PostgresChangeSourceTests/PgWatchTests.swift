@@ -13,8 +13,10 @@ struct PgWatchTests {
     var watches: String
   }
 
-  static func prepare(_ namespace: String) async throws -> Files {
-    try await TestDatabase.execute(
+  static func prepare(
+    _ namespace: String, execute: (String) async throws -> Void = { try await TestDatabase.execute($0) }
+  ) async throws -> Files {
+    try await execute(
       """
       CREATE SCHEMA \(namespace);
       CREATE TABLE \(namespace).shelf (id bigint PRIMARY KEY, label text NOT NULL);
@@ -62,7 +64,7 @@ struct PgWatchTests {
   }
 
   /// Runs `body` with a fresh namespace and its files (see
-  /// ``prepare(_:)``); the namespace and its slot are dropped afterwards,
+  /// ``prepare(_:execute:)``); the namespace and its slot are dropped afterwards,
   /// whether `body` succeeds or not.
   static func withNamespace(_ body: (_ namespace: String, _ files: Files) async throws -> Void) async throws {
     let namespace = TestDatabase.uniqueName()

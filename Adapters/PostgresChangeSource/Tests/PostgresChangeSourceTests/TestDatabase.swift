@@ -19,13 +19,14 @@ enum TestDatabase {
   }
 
   /// Runs statements separated by semicolons (none inside a literal), one
-  /// after the other on one fresh connection.
+  /// after the other on one fresh connection, reading each one's rows so
+  /// that its error is thrown.
   static func execute(_ sql: String) async throws {
     let connection = try await connect()
     defer { Task { try? await connection.close() } }
     for statement in sql.split(separator: ";") {
       let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
-      if !text.isEmpty { try await connection.query(PostgresQuery(unsafeSQL: text), logger: logger) }
+      if !text.isEmpty { _ = try await connection.query(PostgresQuery(unsafeSQL: text), logger: logger).collect() }
     }
   }
 
@@ -61,17 +62,21 @@ enum TestDatabase {
 
   /// The tables of `schema` in namespace `namespace`.
   static func createTables(in namespace: String) async throws {
-    try await execute(
-      """
-      CREATE SCHEMA \(namespace);
-      CREATE TABLE \(namespace).company (id bigint PRIMARY KEY, name text NOT NULL, founded timestamptz);
-      CREATE TABLE \(namespace).person (
-        id bigint PRIMARY KEY, name text NOT NULL, age integer, score double precision, active boolean,
-        token uuid, avatar bytea,
-        employer_id bigint REFERENCES \(namespace).company (id) ON DELETE SET NULL);
-      ALTER TABLE \(namespace).company REPLICA IDENTITY FULL;
-      ALTER TABLE \(namespace).person REPLICA IDENTITY FULL;
-      """)
+    try await execute(tables(in: namespace))
+  }
+
+  /// The statements that create the tables of `schema` in `namespace`.
+  static func tables(in namespace: String) -> String {
+    """
+    CREATE SCHEMA \(namespace);
+    CREATE TABLE \(namespace).company (id bigint PRIMARY KEY, name text NOT NULL, founded timestamptz);
+    CREATE TABLE \(namespace).person (
+      id bigint PRIMARY KEY, name text NOT NULL, age integer, score double precision, active boolean,
+      token uuid, avatar bytea,
+      employer_id bigint REFERENCES \(namespace).company (id) ON DELETE SET NULL);
+    ALTER TABLE \(namespace).company REPLICA IDENTITY FULL;
+    ALTER TABLE \(namespace).person REPLICA IDENTITY FULL
+    """
   }
 
   static func mapping(in namespace: String) throws -> ReplicaMapping {
@@ -84,12 +89,21 @@ enum TestDatabase {
   }
 
   static func replica(
-    in namespace: String, slot: String? = nil, failurePolicy: PostgresReplica.FailurePolicy = .stop
+    in namespace: String, slot: String? = nil, failurePolicy: PostgresReplica.FailurePolicy = .stop,
+    connection: PostgresConnection.Configuration? = nil
   ) throws -> PostgresReplica {
     PostgresReplica(
       configuration: .init(
-        connection: try .fromEnvironment(), slot: slot ?? namespace, mapping: try mapping(in: namespace),
-        failurePolicy: failurePolicy, batchSize: 200))
+        connection: try connection ?? .fromEnvironment(), slot: slot ?? namespace,
+        mapping: try mapping(in: namespace), failurePolicy: failurePolicy, batchSize: 200))
+  }
+
+  /// The test server's configuration with server settings for the
+  /// session: `["dynamic_library_path": "/nowhere"]`.
+  static func configuration(settings: [String: String]) throws -> PostgresConnection.Configuration {
+    var configuration = try PostgresConnection.Configuration.fromEnvironment()
+    configuration.options.additionalStartupParameters += settings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    return configuration
   }
 
   /// Drops a test's namespace and slot.

@@ -1,0 +1,86 @@
+import Foundation
+import PostgresChangeSource
+import PostgresNIO
+import Testing
+
+/// Servers set up wrong, each a throwaway server of its own: the replica
+/// and `pg-watch` refuse to start, print no ready line, and name the
+/// setting to change.
+@Suite(
+  "Servers set up wrong", .serialized, .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+struct SetupRefusalTests {
+  /// Runs `body` against a scratch server with `settings`, the test tables
+  /// created in schema `t`, and stops the server afterwards.
+  static func withServer(
+    _ settings: String, _ body: (ScratchServer, PgWatchTests.Files) async throws -> Void
+  ) async throws {
+    let server = try await ScratchServer(settings: settings)
+    do {
+      try await server.execute(TestDatabase.tables(in: "t"))
+      let files = try await PgWatchTests.prepare("w") { try await server.execute($0) }
+      try await body(server, files)
+    } catch {
+      await server.stop()
+      throw error
+    }
+    await server.stop()
+  }
+
+  @Test func aServerWhoseWalLevelIsNotLogicalIsNamed() async throws {
+    try await Self.withServer("wal_level = replica") { server, files in
+      let replica = try TestDatabase.replica(in: "t", connection: server.configuration)
+      let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+      let refusal =
+        "starting on slot 't': the server said: logical decoding requires wal_level >= logical (SQLSTATE 55000);"
+        + " the server's wal_level is not logical: set wal_level = logical in postgresql.conf and restart it"
+      #expect(error?.code == .serverError)
+      #expect(error?.message == refusal)
+
+      let watch = try PgWatchProcess(PgWatchTests.watchArguments("w", files), environment: server.environment)
+      let result = try await watch.finish()
+      #expect(result.status == 1)
+      #expect(result.lines.isEmpty, "\(result.lines)")
+      #expect(
+        result.errors
+          == "pg-watch: cannot start the replica on slot 'w': serverError: "
+          + refusal.replacingOccurrences(of: "slot 't'", with: "slot 'w'") + "\n")
+    }
+  }
+
+  @Test func aServerWithoutAFreeReplicationSlotIsNamed() async throws {
+    try await Self.withServer("max_replication_slots = 1") { server, files in
+      try await server.execute("SELECT pg_create_physical_replication_slot('taken')")
+      let replica = try TestDatabase.replica(in: "t", connection: server.configuration)
+      let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+      let refusal =
+        "starting on slot 't': the server said: all replication slots are in use (SQLSTATE 53400); the server has"
+        + " no free replication slot: drop an unused one (pg_drop_replication_slot) or raise max_replication_slots"
+        + " (the server's hint: Free one or increase max_replication_slots.)"
+      #expect(error?.code == .serverError)
+      #expect(error?.message == refusal)
+
+      // It stops by itself, not ready, with its input still open.
+      let watch = try PgWatchProcess(PgWatchTests.watchArguments("w", files), environment: server.environment)
+      let result = try await watch.finish()
+      #expect(result.status == 1)
+      #expect(result.lines.isEmpty, "\(result.lines)")
+      #expect(
+        result.errors
+          == "pg-watch: cannot start the replica on slot 'w': serverError: "
+          + refusal.replacingOccurrences(of: "slot 't'", with: "slot 'w'") + "\n")
+    }
+  }
+
+  @Test func aServerThatAllowsNoReplicationSlotIsNamed() async throws {
+    try await Self.withServer("max_replication_slots = 0") { server, _ in
+      let replica = try TestDatabase.replica(in: "t", connection: server.configuration)
+      let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+      #expect(error?.code == .serverError)
+      #expect(
+        error?.message
+          == "starting on slot 't': the server said: replication slots can only be used if max_replication_slots > 0"
+          + " (SQLSTATE 55000); the server allows no replication slot: set max_replication_slots to 1 or more in"
+          + " postgresql.conf and restart it")
+    }
+  }
+}
