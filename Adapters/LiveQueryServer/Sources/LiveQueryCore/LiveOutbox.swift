@@ -18,7 +18,12 @@ public final class LiveOutbox: Sendable {
     /// The save whose changes the frame carries (`changes` and `event`);
     /// nil for snapshots and control frames.
     public var save: Int?
-    var subscription: String?
+    /// The subscription or watch a data frame is about; nil for control
+    /// frames.
+    public var subscription: String?
+    /// The `seq` of a data frame (a snapshot's too): what a resuming
+    /// client says it has seen; nil for control frames.
+    public var position: Int?
     var bytes: Int
   }
 
@@ -95,11 +100,12 @@ public final class LiveOutbox: Sendable {
 
   /// Adds a data frame of `subscription`, carrying the changes of `save`
   /// (nil for a snapshot), unless the outbox is at its bound.
-  func pushData(_ text: String, subscription: String, save: Int?) -> Bool {
+  func pushData(_ text: String, subscription: String, save: Int?, position: Int) -> Bool {
     let bytes = text.utf8.count
     let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
       guard state.bytes < dataBound else { return (false, false) }
-      state.frames.append(Frame(text: text, save: save, subscription: subscription, bytes: bytes))
+      state.frames.append(
+        Frame(text: text, save: save, subscription: subscription, position: position, bytes: bytes))
       state.bytes += bytes
       return (true, state.frames.count == 1)
     }
@@ -119,7 +125,7 @@ public final class LiveOutbox: Sendable {
         state.droppedControlFrames += 1
         return false
       }
-      state.frames.append(Frame(text: text, save: nil, subscription: nil, bytes: bytes))
+      state.frames.append(Frame(text: text, save: nil, subscription: nil, position: nil, bytes: bytes))
       state.bytes += bytes
       return state.frames.count == 1
     }

@@ -17,7 +17,7 @@ extension LiveSession {
     let message = SnapshotMessage(
       id: subscription.request.id, sequenceNumber: subscription.monitor.sequenceNumber, sections: sections,
       objects: objects)
-    push(ServerMessage.snapshot(message).text, for: subscription, save: nil)
+    push(ServerMessage.snapshot(message).text, for: subscription, save: nil, position: message.sequenceNumber)
   }
 
   /// Turns a list monitor's changes into a `changes` frame: values and
@@ -62,13 +62,15 @@ extension LiveSession {
   func sendChanges(_ subscription: ListSubscription, _ message: ChangesMessage) {
     assertOnQueue()
     guard !subscription.isBehind else { return }
-    push(ServerMessage.changes(message).text, for: subscription, save: message.sequenceNumber)
+    push(
+      ServerMessage.changes(message).text, for: subscription, save: message.sequenceNumber,
+      position: message.sequenceNumber)
   }
 
   /// Pushes a data frame of a list, or drops the list's waiting frames and
   /// marks it behind when the outbox is full.
-  private func push(_ text: String, for subscription: ListSubscription, save: Int?) {
-    if !outbox.pushData(text, subscription: subscription.request.id, save: save) {
+  private func push(_ text: String, for subscription: ListSubscription, save: Int?, position: Int) {
+    if !outbox.pushData(text, subscription: subscription.request.id, save: save, position: position) {
       subscription.isBehind = true
       outbox.dropFrames(of: subscription.request.id)
     }
@@ -98,7 +100,8 @@ extension LiveSession {
     if let missed = subscription.missed {
       subscription.missed = missed.lowerBound...changes.sequenceNumber
     } else if !outbox.pushData(
-      ServerMessage.event(message).text, subscription: subscription.request.id, save: changes.sequenceNumber)
+      ServerMessage.event(message).text, subscription: subscription.request.id, save: changes.sequenceNumber,
+      position: changes.sequenceNumber)
     {
       // The events already waiting stay: they come before the first one
       // dropped, which the catch-up's note names.
@@ -121,6 +124,15 @@ extension LiveSession {
     }
     for id in watches.keys.sorted() {
       let subscription = watches[id]!
+      if let lostAfter = subscription.lostAfter {
+        subscription.lostAfter = nil
+        outbox.pushControl(
+          ServerMessage.error(
+            LiveError(
+              id: id, code: .eventsDropped,
+              message: "events after save \(lostAfter) may have been lost with the connection; fetch again")
+          ).text)
+      }
       guard let missed = subscription.missed else { continue }
       subscription.missed = nil
       let saves = missed.count == 1 ? "save \(missed.lowerBound)" : "saves \(missed.lowerBound) to \(missed.upperBound)"

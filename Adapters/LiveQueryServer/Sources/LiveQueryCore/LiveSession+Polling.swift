@@ -88,7 +88,10 @@ extension LiveSession {
     }
     let message = SnapshotMessage(
       id: list.request.id, sequenceNumber: fetched.sequenceNumber, sections: sections, objects: objects)
-    if !outbox.pushData(ServerMessage.snapshot(message).text, subscription: list.request.id, save: nil) {
+    if !outbox.pushData(
+      ServerMessage.snapshot(message).text, subscription: list.request.id, save: nil,
+      position: fetched.sequenceNumber)
+    {
       // Dropped: the next poll sends it again.
       list.lastObjects = nil
     }

@@ -99,6 +99,40 @@ public final class LiveSession: @unchecked Sendable {
     queue.async { self.refuseOversized() }
   }
 
+  /// Makes the subscriptions and watches of `ids` catch up, as if the
+  /// client had not read their frames: a list's waiting frames are
+  /// dropped and a fresh snapshot follows the next drain; a watch gets an
+  /// `eventsDropped` error. For a resumed connection whose client missed
+  /// frames the server no longer has. Waits for the session's queue;
+  /// never call it there.
+  ///
+  /// - Parameter positions: Each subscription's or watch's id, with the
+  ///   last `seq` its client saw (the watch's error names the saves after
+  ///   it).
+  public func resynchronize(_ positions: [String: Int]) {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    queue.sync {
+      for (id, position) in positions.sorted(by: { $0.key < $1.key }) {
+        if let list = lists[id] {
+          list.isBehind = true
+          outbox.dropFrames(of: id)
+        } else if let watch = watches[id] {
+          watch.lostAfter = min(watch.lostAfter ?? position, position)
+          outbox.requestCatchUp()
+        } else if let poll = polls[id] {
+          poll.lastObjects = nil
+        }
+      }
+    }
+  }
+
+  /// The ids of the session's subscriptions and watches. Waits for the
+  /// session's queue; never call it there.
+  public var subscriptionIDs: Set<String> {
+    dispatchPrecondition(condition: .notOnQueue(queue))
+    return queue.sync { Set(lists.keys).union(watches.keys).union(polls.keys) }
+  }
+
   /// The subscriptions and watches the session holds. Waits for the
   /// session's queue; never call it there.
   public var subscriptionCount: Int {

@@ -38,8 +38,11 @@ extension ServerMessage {
       ]
     case .pong(let id):
       members += [("op", .string("pong")), ("id", id.map(JSONValue.string) ?? .null)]
-    case .ready(let sequenceNumber):
-      members += [("op", .string("ready")), ("seq", .int(Int64(sequenceNumber)))]
+    case .ready(let sequenceNumber, let session, let resumed):
+      members += [
+        ("op", .string("ready")), ("seq", .int(Int64(sequenceNumber))),
+        ("session", session.map(JSONValue.string) ?? .null), ("resumed", .bool(resumed)),
+      ]
     }
     return .object(members)
   }
@@ -127,7 +130,9 @@ extension ServerMessage {
     case "pong":
       return .pong(id: try fields.optionalString("id"))
     case "ready":
-      return .ready(sequenceNumber: try fields.int("seq"))
+      return .ready(
+        sequenceNumber: try fields.int("seq"), session: try fields.optionalString("session"),
+        resumed: try fields.bool("resumed", default: false))
     case let op:
       throw fields.fail("unknown op '\(op)'", .unknownOp)
     }

@@ -12,6 +12,8 @@ public enum ServerMessage: Equatable, Sendable {
   /// The answer to a `ping`.
   case pong(id: String?)
   /// The connection is authenticated and takes requests; `seq` is the
-  /// last save made so far.
-  case ready(sequenceNumber: Int)
+  /// last save made so far, `session` the id to resume the session with
+  /// after a lost connection, and `resumed` whether this connection
+  /// resumed one (its subscriptions and watches are still there).
+  case ready(sequenceNumber: Int, session: String?, resumed: Bool)
 }

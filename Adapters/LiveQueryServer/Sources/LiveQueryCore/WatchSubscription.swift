@@ -11,6 +11,9 @@ final class WatchSubscription: @unchecked Sendable {
   /// The saves whose events were dropped, first and last, until the next
   /// catch-up reports them.
   var missed: ClosedRange<Int>?
+  /// Events after this save may have been lost with a connection; the
+  /// catch-up says so.
+  var lostAfter: Int?
 
   init(request: WatchRequest, access: EntityAccess) {
     self.request = request

@@ -87,7 +87,8 @@ struct ServerCommand {
       limits: LiveLimits(maximumSubscriptions: options.maximumSubscriptions, outboxBytes: options.outboxBytes),
       slowClientTimeout: .milliseconds(Int(options.slowClientSeconds * 1000)),
       authenticationTimeout: .milliseconds(Int(options.authenticationSeconds * 1000)),
-      issuesDemoTokens: issuesDemoTokens, pollingInterval: options.pollSeconds.map { .milliseconds(Int($0 * 1000)) })
+      issuesDemoTokens: issuesDemoTokens, pollingInterval: options.pollSeconds.map { .milliseconds(Int($0 * 1000)) },
+      resumeWindow: .milliseconds(Int(options.resumeSeconds * 1000)), replayBytes: options.replayBytes)
     let server = LiveServer(
       context: context, policy: policy, verifier: verifier, configuration: configuration, services: services,
       replicaLag: replicaLag, logger: logger)

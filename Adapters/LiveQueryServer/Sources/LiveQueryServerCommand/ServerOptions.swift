@@ -27,6 +27,8 @@ struct ServerOptions {
       --poll-interval S          serve every subscription by polling it every S seconds, as
                                  Hasura does: the baseline for load tests (default: live)
       --slow-client-timeout S    close a client that does not read for S seconds (default 10)
+      --resume-window S          keep a lost connection's session S seconds for it to resume (default 30)
+      --replay-bytes N           bytes of sent frames kept per session to send again on resume (default 262144)
       --auth-timeout S           close a connection that sends no auth frame within S seconds (default 10)
       --max-subscriptions N      subscriptions and watches per connection (default 100)
       --outbox-bytes N           bytes waiting per connection before a client is behind (default 1048576)
@@ -56,6 +58,8 @@ struct ServerOptions {
   var pollSeconds: Double?
   var slowClientSeconds = 10.0
   var authenticationSeconds = 10.0
+  var resumeSeconds = 30.0
+  var replayBytes = 256 * 1024
   var maximumSubscriptions = 100
   var outboxBytes = 1 << 20
 
@@ -101,6 +105,8 @@ struct ServerOptions {
       case "--priorities": options.priorities = try number(argument, Int.self, atLeast: 1)
       case "--poll-interval": options.pollSeconds = try number(argument, Double.self, atLeast: 0.01)
       case "--slow-client-timeout": options.slowClientSeconds = try number(argument, Double.self, atLeast: 0.5)
+      case "--resume-window": options.resumeSeconds = try number(argument, Double.self, atLeast: 0)
+      case "--replay-bytes": options.replayBytes = try number(argument, Int.self, atLeast: 0)
       case "--auth-timeout": options.authenticationSeconds = try number(argument, Double.self, atLeast: 0.1)
       case "--max-subscriptions": options.maximumSubscriptions = try number(argument, Int.self, atLeast: 1)
       case "--outbox-bytes": options.outboxBytes = try number(argument, Int.self, atLeast: 1024)

@@ -30,22 +30,29 @@ struct LiveConnection: Sendable {
   ) async throws {
     var frames = inbound.makeAsyncIterator()
     let token: VerifiedToken
+    let resume: ResumeRequest?
     do {
-      token = try await authenticate(authorization: authorization, frames: &frames)
+      (token, resume) = try await authenticate(authorization: authorization, frames: &frames)
     } catch {
       server.metrics.tokenRefused()
       logger.info("refused a connection", metadata: ["reason": "\(error.reason)"])
       try await close(outbound, error)
       return
     }
-    let session = LiveSession(
-      context: server.context, watcher: server.watcher, policy: server.policy, claims: token.claims,
-      refs: server.refs, limits: server.limits, pollingInterval: server.configuration.pollingInterval)
+    // A session parked by a lost connection of the same user, or a new one.
+    let resumed = resume.flatMap { server.connections.resume($0.session, claims: token.claims) }
+    let session =
+      resumed?.session
+      ?? LiveSession(
+        context: server.context, watcher: server.watcher, policy: server.policy, claims: token.claims,
+        refs: server.refs, limits: server.limits, pollingInterval: server.configuration.pollingInterval)
+    let replay = resumed?.replay ?? ReplayLog(limit: server.configuration.replayBytes)
+    let sessionID = resumed != nil ? resume!.session : Self.newSessionID()
     let subject = token.claims["sub"].map { "\($0)" } ?? "-"
     var logger = logger
     logger[metadataKey: "sub"] = "\(subject)"
     server.metrics.connectionOpened()
-    logger.info("connection opened")
+    logger.info(resumed != nil ? "connection resumed a session" : "connection opened")
     let (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     session.outbox.onFrames { ring.yield() }
     // A reason to close from outside (shutdown): the writer ends with it.
@@ -57,12 +64,24 @@ struct LiveConnection: Sendable {
     let writes = WriteClock()
     let reason: CloseReason?
     do {
-      try await outbound.write(.text(ServerMessage.ready(sequenceNumber: server.metrics.lastSave).text))
+      try await outbound.write(
+        .text(
+          ServerMessage.ready(sequenceNumber: server.metrics.lastSave, session: sessionID, resumed: resumed != nil)
+            .text))
+      if resumed != nil, let resume {
+        // The frames the client may have missed, from the log; a fresh
+        // snapshot for what the log no longer holds. Then what waited in
+        // the outbox while the client was away.
+        let plan = replay.plan(positions: resume.positions, live: session.subscriptionIDs)
+        session.resynchronize(plan.resynchronize)
+        for text in plan.resend { try await outbound.write(.text(text)) }
+      }
+      ring.yield()
       reason = try await withThrowingTaskGroup(of: CloseReason?.self) { group in
         let iterator = Transfer(frames)
         group.addTask { try await read(iterator.take(), into: session) }
         group.addTask {
-          try await write(session, outbound, doorbell: doorbell, writes: writes)
+          try await write(session, outbound, doorbell: doorbell, writes: writes, replay: replay)
           return ending.reason ?? .shuttingDown
         }
         group.addTask { try await watch(writes) }
@@ -79,9 +98,17 @@ struct LiveConnection: Sendable {
       logger.debug("connection failed", metadata: ["error": "\(error)"])
       reason = nil
     }
-    session.close()
     server.connections.remove(session)
     server.metrics.connectionClosed(slow: reason?.code == 4008)
+    // A client that went away may come back: its session waits, still
+    // subscribed, for the resume window.
+    let window = server.configuration.resumeWindow
+    if reason == nil, window > .zero {
+      server.connections.park(
+        LiveConnections.Parked(session: session, replay: replay, claims: token.claims), id: sessionID, window: window)
+    } else {
+      session.close()
+    }
     logger.info("connection closed", metadata: ["code": "\(reason?.code ?? 1000)"])
     if let reason { try? await close(outbound, reason) }
   }
@@ -91,13 +118,13 @@ struct LiveConnection: Sendable {
   /// within the server's authentication time.
   private func authenticate(
     authorization: String?, frames: inout WebSocketInboundStream.AsyncIterator
-  ) async throws(CloseReason) -> VerifiedToken {
+  ) async throws(CloseReason) -> (VerifiedToken, ResumeRequest?) {
     if let authorization {
       guard authorization.lowercased().hasPrefix("bearer ") else {
         throw .tokenRefused(TokenRefusal(.invalid, message: "the Authorization header is not 'Bearer <token>'"))
       }
       do {
-        return try await server.verifier.verify(String(authorization.dropFirst(7)))
+        return (try await server.verifier.verify(String(authorization.dropFirst(7))), nil)
       } catch {
         throw .tokenRefused(error)
       }
@@ -111,6 +138,7 @@ struct LiveConnection: Sendable {
       throw .authenticateFirst("the connection ended before an auth frame")
     }
     let token: String
+    let resume: ResumeRequest?
     switch try? JSONValue.parse(Array(text.utf8)) {
     case .some(let value):
       guard case .string("auth") = value["op"] else {
@@ -120,11 +148,12 @@ struct LiveConnection: Sendable {
         throw .authenticateFirst("the auth frame has no \"token\" string")
       }
       token = found
+      resume = try ResumeRequest(value["resume"])
     case nil:
       throw .authenticateFirst("the first frame is not JSON")
     }
     do {
-      return try await server.verifier.verify(token)
+      return (try await server.verifier.verify(token), resume)
     } catch {
       throw .tokenRefused(error)
     }
@@ -191,7 +220,7 @@ struct LiveConnection: Sendable {
   /// Writes the outbox's frames as they arrive.
   private func write(
     _ session: LiveSession, _ outbound: WebSocketOutboundWriter, doorbell: AsyncStream<Void>,
-    writes: WriteClock
+    writes: WriteClock, replay: ReplayLog
   ) async throws {
     for await _ in doorbell {
       while true {
@@ -202,6 +231,9 @@ struct LiveConnection: Sendable {
           try await outbound.write(.text(frame.text))
           writes.end()
           server.metrics.sent(bytes: frame.text.utf8.count, save: frame.save)
+          if let subscription = frame.subscription, let position = frame.position {
+            replay.record(subscription: subscription, position: position, text: frame.text)
+          }
         }
       }
     }
@@ -258,6 +290,49 @@ final class WriteClock: Sendable {
   var stalled: UInt64 {
     let started = started.load(ordering: .relaxed)
     return started == 0 ? 0 : LiveMetrics.now() &- started
+  }
+}
+
+extension LiveConnection {
+  /// A new session's id: 128 random bits in hexadecimal, not guessable.
+  static func newSessionID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let word = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - word.count) + word
+    }.joined()
+  }
+}
+
+/// What an `auth` frame's `resume` asks: the session to resume, and the
+/// last `seq` the client saw of each of its subscriptions and watches.
+struct ResumeRequest {
+  var session: String
+  var positions: [String: Int]
+
+  /// Reads `{"session": "…", "seqs": {"id": 41, …}}`; nil when absent.
+  ///
+  /// - Throws: ``CloseReason`` when it is there but malformed.
+  init?(_ value: JSONValue?) throws(CloseReason) {
+    guard let value, value != .null else { return nil }
+    guard case .string(let session) = value["session"] else {
+      throw .authenticateFirst("the auth frame's \"resume\" has no \"session\" string")
+    }
+    var positions: [String: Int] = [:]
+    switch value["seqs"] {
+    case nil: break
+    case .object(let members)?:
+      for (id, seq) in members {
+        guard case .int(let number) = seq, let position = Int(exactly: number) else {
+          throw .authenticateFirst("the auth frame's \"resume\".seqs.\(id) is not an integer")
+        }
+        positions[id] = position
+      }
+    default:
+      throw .authenticateFirst("the auth frame's \"resume\".seqs is not an object of integers")
+    }
+    self.session = session
+    self.positions = positions
   }
 }
 

