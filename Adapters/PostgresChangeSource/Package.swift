@@ -34,7 +34,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
-    .target(name: "PostgresChangeSource", dependencies: libraries, swiftSettings: settings),
+    // libpq, for the streaming replication protocol, which postgres-nio
+    // does not speak.
+    .systemLibrary(
+      name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
+    .target(name: "PostgresChangeSource", dependencies: libraries + ["CLibPQ"], swiftSettings: settings),
     .executableTarget(
       name: "PgWatch",
       // The formats of `context-watch replay`: the watches file and the lines.
