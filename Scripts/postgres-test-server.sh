@@ -11,8 +11,9 @@
 # and exits with the command's status. Without a command the script prints
 # the variables and keeps the server up until it is interrupted.
 #
-# Installs what is missing from Debian's packages (postgresql-15 and
-# postgresql-15-wal2json) when it runs as root. initdb refuses to run as
+# Installs what is missing from Debian's packages (postgresql-15,
+# postgresql-15-wal2json, and libpq-dev, which the adapter's streaming
+# builds against) when it runs as root. initdb refuses to run as
 # root, so as root the cluster belongs to the `postgres` user (the Debian
 # package creates it) and its folder is handed to that user.
 #
@@ -26,15 +27,15 @@ set -euo pipefail
 bin=/usr/lib/postgresql/15/bin
 wal2json=/usr/lib/postgresql/15/lib/wal2json.so
 
-if [[ ! -x "$bin/initdb" || ! -f "$wal2json" ]]; then
+if [[ ! -x "$bin/initdb" || ! -f "$wal2json" || ! -f /usr/include/postgresql/libpq-fe.h ]]; then
   if [[ $(id -u) -ne 0 ]]; then
-    echo "postgres-test-server: PostgreSQL 15 or wal2json is missing; run as root to install" \
-      "postgresql-15 and postgresql-15-wal2json" >&2
+    echo "postgres-test-server: PostgreSQL 15, wal2json or libpq's headers are missing; run as root to" \
+      "install postgresql-15, postgresql-15-wal2json and libpq-dev" >&2
     exit 1
   fi
-  echo "postgres-test-server: installing postgresql-15 and postgresql-15-wal2json" >&2
+  echo "postgres-test-server: installing postgresql-15, postgresql-15-wal2json and libpq-dev" >&2
   apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 postgresql-15-wal2json >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 postgresql-15-wal2json libpq-dev >/dev/null
 fi
 
 port_is_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

@@ -34,10 +34,14 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
+    // libpq, for the streaming replication protocol, which postgres-nio
+    // does not speak.
+    .systemLibrary(
+      name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
     .target(
       name: "PostgresChangeSource",
       // WatchFormats: the schema file's JSON, as `context-watch` reads it.
-      dependencies: libraries + [.product(name: "WatchFormats", package: "ContextWatcher")],
+      dependencies: libraries + ["CLibPQ", .product(name: "WatchFormats", package: "ContextWatcher")],
       swiftSettings: settings),
     .executableTarget(
       name: "PgWatch",

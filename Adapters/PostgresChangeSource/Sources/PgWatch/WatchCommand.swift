@@ -8,26 +8,28 @@ import Synchronization
 import WatchFormats
 
 /// `pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot
-/// NAME] [--from POSITION]`: keeps a replica of the schema's tables and
+/// NAME] [--from POSITION] [--read stream|poll]`: keeps a replica of the schema's tables and
 /// prints, for every committed transaction a watch saw, the lines of
 /// `context-watch replay --watches` (see ``WatchPrinter``); `{"ready":
 /// true}` once the load is done; and, when standard input closes or on
 /// SIGTERM, `{"position": …}`, the position to resume from with `--from`.
 /// A stop during the load ends it at once: no ready line, and the position
-/// is the one given with `--from`, or null.
+/// is the one given with `--from`, or null. The server streams the slot
+/// unless `--read poll` asks for polling.
 ///
 /// Errors are a sentence on standard error and exit status 1; a wrong
 /// command line is exit status 64.
 enum WatchCommand {
   static let usage =
     "usage: pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot NAME] [--from POSITION]"
+    + " [--read stream|poll]"
   static let defaultSlot = "pg_watch"
 
   static func run(_ arguments: [String]) async -> Int32 {
     var options: [String: String] = [:]
     var rest = arguments[...]
     while let flag = rest.first {
-      guard ["--schema", "--watches", "--slot", "--from"].contains(flag) else {
+      guard ["--schema", "--watches", "--slot", "--from", "--read"].contains(flag) else {
         Output.error("pg-watch: watch: unknown argument '\(flag)'\n\(usage)")
         return 64
       }
@@ -53,6 +55,14 @@ enum WatchCommand {
         return 64
       }
       from = position
+    }
+    let readMode: PostgresReplica.ReadMode
+    switch options["--read"] ?? "stream" {
+    case "stream": readMode = .streaming
+    case "poll": readMode = .polling
+    case let other:
+      Output.error("pg-watch: watch: --read '\(other)' is not a read mode: stream or poll\n\(usage)")
+      return 64
     }
     let slot = options["--slot"] ?? defaultSlot
     guard !slot.isEmpty, slot.count <= 63,
@@ -84,7 +94,8 @@ enum WatchCommand {
       return 1
     }
     let replica = PostgresReplica(
-      configuration: .init(connection: connection, slot: slot, mapping: mapping, contextName: "pg-watch"))
+      configuration: .init(
+        connection: connection, slot: slot, mapping: mapping, readMode: readMode, contextName: "pg-watch"))
     // The file's problems and the schema's come in one report.
     var problems = watchesFile.problems
     var created: WatchPrinter?

@@ -1,6 +1,7 @@
 // `pg-watch`: watches a PostgreSQL database through its change stream.
 //
 //   pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot NAME] [--from POSITION]
+//                  [--read stream|poll]
 //   pg-watch demo
 //
 // See docs/postgres.md.
@@ -8,6 +9,7 @@ import Foundation
 
 let usage = """
   usage: pg-watch watch --schema SCHEMA.json --watches WATCHES.json [--slot NAME] [--from POSITION]
+                       [--read stream|poll]
          pg-watch demo
   """
 

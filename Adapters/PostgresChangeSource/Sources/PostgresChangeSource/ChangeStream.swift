@@ -60,6 +60,13 @@ public actor ChangeStream {
     self.logger = logger
   }
 
+  /// The tables whose changes the stream reads (schema and name); all when
+  /// empty. A replica reads its mapped tables only.
+  var tables: [(schema: String, table: String)] = []
+
+  /// Reads only the changes of `tables` (schema and name).
+  func restrict(to tables: [(schema: String, table: String)]) { self.tables = tables }
+
   private var sessionIsSet = false
   /// The furthest the slot's acknowledged position may be without a
   /// transaction this reader has not delivered being gone: one byte past
@@ -276,17 +283,69 @@ public actor ChangeStream {
     return writesNumbersAsText ?? false
   }
 
+  /// wal2json's options, the same whether the slot is peeked at or
+  /// streamed: format version 2 (a line per change), transaction ids,
+  /// commit positions, type identifiers, the logical messages with
+  /// `messagePrefixes` (none when empty), and numbers as text when the
+  /// plugin can (2.6 and later).
+  ///
+  /// With `tables` (schema and name), the plugin writes the changes of
+  /// those tables only; every transaction still comes, with its begin and
+  /// commit, so that positions move on.
+  static func pluginOptions(
+    messagePrefixes: [String], numbersAsText: Bool, tables: [(schema: String, table: String)] = []
+  ) -> [(String, String)] {
+    var options = [
+      ("format-version", "2"), ("include-xids", "1"), ("include-lsn", "1"), ("include-types", "0"),
+      ("include-type-oids", "1"), ("include-timestamp", "0"),
+      ("add-msg-prefixes", messagePrefixes.isEmpty ? "-" : messagePrefixes.joined(separator: ",")),
+    ]
+    if !tables.isEmpty {
+      // wal2json splits the list at commas and names at dots, takes `*` for
+      // any name, and reads a backslash as "the next character as is".
+      func escaped(_ name: String) -> String {
+        var text = ""
+        for character in name {
+          if ",.*\\".contains(character) || character.isWhitespace { text.append("\\") }
+          text.append(character)
+        }
+        return text
+      }
+      options.append(("add-tables", tables.map { escaped($0.schema) + "." + escaped($0.table) }.joined(separator: ",")))
+    }
+    if numbersAsText { options.append(("numeric-data-types-as-string", "1")) }
+    return options
+  }
+
+  /// `'text'`, quotes doubled: an SQL string literal.
+  static func literal(_ text: String) -> String {
+    "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+  }
+
+  /// Claims the slot and checks that no other reader acknowledged it past
+  /// where this reader stands: one byte past `position`, or where the slot
+  /// stood when this stream began holding it.
+  ///
+  /// - Throws: ``PostgresReplicaError/Code/positionNotHeld``,
+  ///   ``PostgresReplicaError/Code/slotMissing``, or the server's error.
+  func checkHeld(after position: PostgresPosition?) async throws {
+    try await prepareSession()
+    if let position { heldFrom = max(heldFrom ?? position.pastCommit, position.pastCommit) }
+    try checkNotPassed(try await state())
+  }
+
   /// Peeks at up to about `limit` lines of the slot: the whole transactions
   /// among them, and how many lines were read.
   private func read(upTo limit: Int) async throws -> ([ReplicationTransaction], Int) {
     try await probeNumberFormat()
-    let prefixes = messagePrefixes.isEmpty ? "-" : messagePrefixes.joined(separator: ",")
-    let numbers = writesNumbersAsText == true ? ", 'numeric-data-types-as-string', '1'" : ""
+    let options = Self.pluginOptions(
+      messagePrefixes: messagePrefixes, numbersAsText: writesNumbersAsText == true, tables: tables
+    )
+    .map { "\(Self.literal($0.0)), \(Self.literal($0.1))" }.joined(separator: ", ")
     let rows = try await connection.query(
       """
       SELECT lsn::text, data FROM pg_logical_slot_peek_changes(\(slot), NULL, CAST(\(limit) AS integer),
-        'format-version', '2', 'include-xids', '1', 'include-lsn', '1', 'include-types', '0',
-        'include-type-oids', '1', 'include-timestamp', '0', 'add-msg-prefixes', \(prefixes)\(unescaped: numbers))
+        \(unescaped: options))
       """, logger: logger)
     slotReads += 1
     var assembler = TransactionAssembler(messagePrefixes: Set(messagePrefixes))

@@ -1,7 +1,7 @@
 public import Dispatch
 import Logging
 public import ObjectGraph
-public import PostgresNIO
+import PostgresNIO
 import Synchronization
 
 /// An in-memory replica of mapped PostgreSQL tables, kept current from the
@@ -49,49 +49,18 @@ public actor PostgresReplica {
     case skip
   }
 
-  /// How a replica connects, what it maps, and how it behaves.
-  public struct Configuration: Sendable {
-    /// How to connect to the database (see
-    /// `PostgresConnection.Configuration.fromEnvironment()`).
-    public var connection: PostgresConnection.Configuration
-    /// The replication slot's name: one per replica (per service instance).
-    public var slot: String
-    /// The tables and how they map to the schema.
-    public var mapping: ReplicaMapping
-    /// Where a transaction's author comes from.
-    public var authorSource: AuthorSource
-    /// What to do with a transaction that cannot be applied.
-    public var failurePolicy: FailurePolicy
-    /// About how many row changes one poll reads (a transaction always
-    /// comes whole); the WAL past them waits in the slot.
-    public var batchSize: Int
-    /// How long ``run()`` waits between polls that found nothing.
-    public var pollInterval: Duration
-    /// A channel that ``run()`` listens on: a `NOTIFY` on it wakes the
-    /// replica before the poll interval is over. Nil polls only.
-    public var notificationChannel: String?
-    /// The name of the replica's context.
-    public var contextName: String
-
-    /// Creates a configuration; the author comes from `context-watch.author`
-    /// messages, a bad transaction stops the replica, polls read about
-    /// 1,000 changes every 100 ms.
-    public init(
-      connection: PostgresConnection.Configuration, slot: String, mapping: ReplicaMapping,
-      authorSource: AuthorSource = .message(prefix: "context-watch.author"), failurePolicy: FailurePolicy = .stop,
-      batchSize: Int = 1000, pollInterval: Duration = .milliseconds(100), notificationChannel: String? = nil,
-      contextName: String = "replica"
-    ) {
-      self.connection = connection
-      self.slot = slot
-      self.mapping = mapping
-      self.authorSource = authorSource
-      self.failurePolicy = failurePolicy
-      self.batchSize = batchSize
-      self.pollInterval = pollInterval
-      self.notificationChannel = notificationChannel
-      self.contextName = contextName
-    }
+  /// How a replica reads the slot.
+  public enum ReadMode: Hashable, Sendable {
+    /// The server pushes each transaction as it commits, over a replication
+    /// connection (libpq's streaming replication protocol): the lowest
+    /// latency and CPU, and no reading of the WAL twice. The connection
+    /// needs a role with the replication privilege, a free WAL sender
+    /// (`max_wal_senders`), and a `pg_hba.conf` that admits it.
+    case streaming
+    /// The replica asks the slot over SQL (`pg_logical_slot_peek_changes`)
+    /// every ``Configuration/pollInterval`` or on a `NOTIFY`: for a server
+    /// or a proxy that admits no replication connection.
+    case polling
   }
 
   /// The configuration the replica was created with.
@@ -99,29 +68,41 @@ public actor PostgresReplica {
   /// The replica: attach watchers and monitors to it. Only the replica
   /// saves it.
   public nonisolated let context: ObjectContext
-  private let applier: ReplicaApplier
-  private let logger = Logger(label: "PostgresChangeSource", factory: { _ in SwiftLogNoOpLogHandler() })
-  private var connection: PostgresConnection?
-  private var stream: ChangeStream?
-  private var loadSnapshot: TransactionSnapshot?
+  let applier: ReplicaApplier
+  let logger = Logger(label: "PostgresChangeSource", factory: { _ in SwiftLogNoOpLogHandler() })
+  /// The SQL connection: the catalog, the load, the slot's state, and,
+  /// polling, the slot's changes. Its session claims the slot.
+  var connection: PostgresConnection?
+  var stream: ChangeStream?
+  /// Streaming: the replication connection and its thread.
+  var feed: ReplicationFeed?
+  /// How many replication connections the replica opened: one, unless one
+  /// was lost.
+  var feedsOpened = 0
+  var loadSnapshot: TransactionSnapshot?
   /// Where the slot stood when the replica started: a stream opened after
   /// a lost connection checks that no other reader moved it past there.
-  private var slotStart: PostgresPosition?
-  private var started = false
-  private let savePositions = Mutex<[Int: PostgresPosition]>([:])
+  var slotStart: PostgresPosition?
+  var started = false
+  /// Whether a reading of the slot (a poll, or a batch of the stream) is
+  /// applying transactions, and who waits for it to end: one at a time, so
+  /// that no transaction is applied twice.
+  var reading = false
+  var readingWaiters: [CheckedContinuation<Void, Never>] = []
+  let savePositions = Mutex<[Int: PostgresPosition]>([:])
 
   /// The commit position of the last transaction the replica applied or
   /// passed over (one that touched no mapped table, or that the load
   /// already held); nil before the first. Resume from it.
-  public private(set) var position: PostgresPosition?
+  public internal(set) var position: PostgresPosition?
   /// Whether the change stream keeps NaN and ±Infinity in `real`, `double
   /// precision` and `numeric` columns: true with wal2json 2.6 and later,
   /// which writes numbers as text. With earlier versions it writes them as
   /// NULL, and a changed row holding one reads as nil (the load reads them
   /// exactly). Nil before ``start(from:)``.
-  public private(set) var streamKeepsNonFiniteNumbers: Bool?
+  public internal(set) var streamKeepsNonFiniteNumbers: Bool?
   /// The transactions skipped under ``FailurePolicy/skip``, oldest first.
-  public private(set) var failures: [PostgresReplicaError] = []
+  public internal(set) var failures: [PostgresReplicaError] = []
 
   /// Creates a replica with an empty context; nothing connects before
   /// ``start(from:)``.
@@ -139,8 +120,9 @@ public actor PostgresReplica {
 
   deinit {
     // A connection must be closed before it is released; the task keeps it
-    // until it is.
+    // until it is. The stream's thread ends on its own once told.
     if let connection, !connection.isClosed { Task { try? await connection.close() } }
+    feed?.requestStop()
   }
 
   /// How many of the latest saves ``position(ofSave:)`` remembers.
@@ -244,29 +226,38 @@ public actor PostgresReplica {
         .mappingMismatch, "the mapping does not match the database: " + problems.joined(separator: "; "))
     }
     let stream = try await openStream(connection)
+    var created = false
     if let position {
       try await stream.checkHolds(position)
-      if loading { try await load(connection, asOf: position, stream: stream) }
       self.position = position
     } else {
-      let created = try await stream.createSlot()
-      do {
-        try await load(connection)
-      } catch let error where created && !(error is CancellationError) {
-        // A start that fails leaves the server as it was: without the slot
-        // it made (nothing was delivered from it).
-        try? await stream.dropSlot()
-        throw error
-      }
+      created = try await stream.createSlot()
     }
-    slotStart = await stream.heldFrom
-    streamKeepsNonFiniteNumbers = try await stream.probeNumberFormat()
+    do {
+      if position == nil {
+        try await load(connection)
+      } else if loading, let position {
+        try await load(connection, asOf: position, stream: stream)
+      }
+      slotStart = await stream.heldFrom
+      streamKeepsNonFiniteNumbers = try await stream.probeNumberFormat()
+      // Streaming: the replication connection opens now, so that a server
+      // that refuses it is reported by the start.
+      if configuration.readMode == .streaming { _ = try await openFeed() }
+    } catch let error where created && !(error is CancellationError) {
+      // A start that fails leaves the server as it was: without the slot
+      // it made (nothing was delivered from it).
+      await closeFeed()
+      try? await stream.dropSlot()
+      throw error
+    }
     started = true
   }
 
-  /// Applies the transactions the slot holds now, up to about
-  /// ``Configuration/batchSize`` changes, each as one save, then
-  /// acknowledges the last one to the slot.
+  /// Applies the transactions the slot holds now (polling: up to about
+  /// ``Configuration/batchSize`` changes; streaming: those the server has
+  /// pushed so far), each as one save, then acknowledges the last one to
+  /// the slot.
   ///
   /// - Returns: How many saves were made.
   /// - Throws: ``PostgresReplicaError`` for a transaction that cannot be
@@ -275,12 +266,14 @@ public actor PostgresReplica {
   ///   call connects again).
   @discardableResult
   public func poll() async throws -> Int {
-    try await pollOnce().saves
+    precondition(started, "PostgresReplica.poll() before start(from:)")
+    return try await readOnce().saves
   }
 
-  /// Polls until the replica has applied every transaction committed before
-  /// the call: what a client that just wrote calls to read its own writes.
-  /// Bounded by the log's position at the call, however fast others write.
+  /// Applies transactions until the replica has applied every transaction
+  /// committed before the call: what a client that just wrote calls to
+  /// read its own writes. Bounded by the log's position at the call,
+  /// however fast others write.
   ///
   /// - Returns: How many saves were made.
   /// - Throws: As ``poll()`` does.
@@ -300,99 +293,46 @@ public actor PostgresReplica {
     }
     var saves = 0
     while true {
-      let round = try await pollOnce()
+      let round = try await readOnce(wanting: target)
       saves += round.saves
-      if round.transactions == 0 { return saves }
-      if let target, let position, position >= target { return saves }
+      switch configuration.readMode {
+      case .polling:
+        if round.transactions == 0 { return saves }
+        if let target, let position, position >= target { return saves }
+      case .streaming:
+        guard let target, round.received < target else { return saves }
+        if round.transactions == 0, let feed = round.feed { await feed.waitForChange(after: round.version) }
+      }
     }
   }
 
-  private func pollOnce() async throws -> (saves: Int, transactions: Int) {
-    precondition(started, "PostgresReplica.poll() before start(from:)")
-    let stream = try await openStream(try await connect())
-    let transactions: [ReplicationTransaction]
-    do {
-      transactions = try await stream.fetch(after: position, limit: configuration.batchSize)
-    } catch {
-      throw await connectionError(error, "reading slot '\(configuration.slot)'")
-    }
-    var saves = 0
-    var failure: PostgresReplicaError?
-    for transaction in transactions {
-      if let snapshot = loadSnapshot, snapshot.sees(transaction.xid) {
-        position = transaction.position
-        continue
-      }
-      guard applier.touchesMappedTables(transaction) else {
-        position = transaction.position
-        continue
-      }
-      let applier = self.applier
-      let context = self.context
-      let result = await withCheckedContinuation { continuation in
-        context.queue.async { [self] in
-          // Only the replica saves the context, so the transaction's save
-          // is the next one: its position is known before the save, to
-          // the context's save observers and watchers too.
-          let next = context.sequenceNumber + 1
-          savePositions.withLock { $0[next] = transaction.position }
-          let result = Result { () throws(PostgresReplicaError) in try applier.apply(transaction) }
-          savePositions.withLock { positions in
-            if case .success(let save?) = result, save.sequenceNumber == next {
-              positions[next - Self.rememberedPositions] = nil
-            } else {
-              positions[next] = nil
-            }
-          }
-          continuation.resume(returning: result)
-        }
-      }
-      switch result {
-      case .success:
-        saves += 1
-        position = transaction.position
-      case .failure(let error):
-        if configuration.failurePolicy == .skip {
-          failures.append(error)
-          position = transaction.position
-        } else {
-          failure = error
-        }
-      }
-      if failure != nil { break }
-    }
-    if let position {
-      do {
-        try await stream.acknowledge(position)
-      } catch {
-        throw await connectionError(error, "acknowledging \(position) to slot '\(configuration.slot)'")
-      }
-    }
-    if let failure { throw failure }
-    return (saves, transactions.count)
-  }
-
-  /// Polls until the task is cancelled: at once after a poll that read
-  /// transactions, otherwise after ``Configuration/pollInterval`` or a
-  /// notification on ``Configuration/notificationChannel``, whichever comes
-  /// first. A lost connection is retried every poll interval; other errors
-  /// end the run under ``FailurePolicy/stop``.
+  /// Applies the stream until the task is cancelled. Streaming: each
+  /// transaction as the server pushes it. Polling: at once after a poll
+  /// that read transactions, otherwise after ``Configuration/pollInterval``
+  /// or a notification on ``Configuration/notificationChannel``, whichever
+  /// comes first. A lost connection is tried again every poll interval;
+  /// other errors end the run under ``FailurePolicy/stop``.
   public func run() async throws {
+    precondition(started, "PostgresReplica.run() before start(from:)")
     let wakeUps = WakeUps()
-    let listener = configuration.notificationChannel.map { channel in
+    let channel = configuration.readMode == .polling ? configuration.notificationChannel : nil
+    let listener = channel.map { channel in
       Task { [configuration, logger] in
         await Self.listen(channel, configuration: configuration.connection, logger: logger, wakeUps: wakeUps)
       }
     }
     defer { listener?.cancel() }
     while !Task.isCancelled {
-      var readSome = false
       do {
-        readSome = try await pollOnce().transactions > 0
+        let round = try await readOnce()
+        if round.transactions > 0 { continue }
+        if let feed = round.feed {
+          await feed.waitForChange(after: round.version)
+        } else {
+          await wakeUps.wait(upTo: configuration.pollInterval)
+        }
       } catch let error as PostgresReplicaError where error.code == .connectionLost {
         logger.warning("\(error)")
-      }
-      if !readSome {
         await wakeUps.wait(upTo: configuration.pollInterval)
       }
     }
@@ -407,7 +347,9 @@ public actor PostgresReplica {
     }
   }
 
-  /// How far the replica lags behind the database, as the slot tells.
+  /// How far the replica lags behind the database, as the slot tells:
+  /// streaming or polling, the slot's acknowledged position is the last
+  /// transaction the replica delivered.
   ///
   /// - Throws: ``PostgresReplicaError/Code/slotMissing`` without the slot.
   public func lag() async throws -> SlotState {
@@ -424,21 +366,23 @@ public actor PostgresReplica {
     return state
   }
 
-  /// Closes the connection; the slot stays and keeps WAL for a later
+  /// Closes the connections; the slot stays and keeps WAL for a later
   /// resume (drop it with ``dropSlot()`` when the replica is gone for good).
   public func stop() async {
+    await closeFeed()
     try? await connection?.close()
     connection = nil
     stream = nil
   }
 
   /// Drops the replica's slot, so that the database stops keeping WAL for
-  /// it, and closes the connection.
+  /// it, and closes the connections.
   ///
   /// - Throws: ``PostgresReplicaError/Code/serverError`` when the server
   ///   refuses (another session reads the slot, or the user lacks the
   ///   replication privilege): the slot stays, and so does the connection.
   public func dropSlot() async throws {
+    await closeFeed()
     let stream = try await openStream(try await connect())
     do {
       try await stream.dropSlot()
@@ -446,116 +390,5 @@ public actor PostgresReplica {
       throw await connectionError(error, "dropping slot '\(configuration.slot)'")
     }
     await stop()
-  }
-
-  private func connect() async throws -> PostgresConnection {
-    if let connection, !connection.isClosed { return connection }
-    stream = nil
-    do {
-      let connection = try await PostgresConnection.connect(
-        configuration: Self.named(configuration.connection, "context-watch \(configuration.slot)"), id: 1,
-        logger: logger)
-      self.connection = connection
-      return connection
-    } catch let error as CancellationError {
-      throw error
-    } catch {
-      throw PostgresReplicaError(
-        .connectionLost, ConnectionFailure.describe(error, configuration: configuration.connection))
-    }
-  }
-
-  /// The configuration with `application_name` set, unless it names one.
-  static func named(
-    _ configuration: PostgresConnection.Configuration, _ name: String
-  ) -> PostgresConnection.Configuration {
-    var configuration = configuration
-    if !configuration.options.additionalStartupParameters.contains(where: { $0.0 == "application_name" }) {
-      configuration.options.additionalStartupParameters.append(("application_name", name))
-    }
-    return configuration
-  }
-
-  private func openStream(_ connection: PostgresConnection) async throws -> ChangeStream {
-    if let stream, stream.connection === connection { return stream }
-    let prefixes: [String]
-    if case .message(let prefix) = configuration.authorSource { prefixes = [prefix] } else { prefixes = [] }
-    let stream = ChangeStream(connection: connection, slot: configuration.slot, messagePrefixes: prefixes)
-    if let slotStart { await stream.hold(from: slotStart) }
-    self.stream = stream
-    return stream
-  }
-
-  /// Turns an error of the server or the connection into a replica error;
-  /// forgets a connection that is no longer usable.
-  private func connectionError(_ error: any Error, _ doing: String) async -> any Error {
-    if error is PostgresReplicaError || error is CancellationError { return error }
-    if let psql = error as? PSQLError, let refusal = ServerRefusal(psql) {
-      return PostgresReplicaError(refusal.code, "\(doing): \(refusal.message)")
-    }
-    try? await connection?.close()
-    connection = nil
-    stream = nil
-    return PostgresReplicaError(
-      .connectionLost, "\(doing): \(ConnectionFailure.describe(error, configuration: configuration.connection))")
-  }
-
-  private func load(
-    _ connection: PostgresConnection, asOf position: PostgresPosition? = nil, stream: ChangeStream? = nil
-  ) async throws {
-    try await connection.query("SET TimeZone = 'UTC'", logger: logger).drain()
-    try await connection.query("SET DateStyle = 'ISO'", logger: logger).drain()
-    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: logger).drain()
-    var rows: [(ResolvedTable, [[ColumnValue]])] = []
-    let snapshotText: String
-    do {
-      var text = ""
-      for try await (snapshot, ) in try await connection.query(
-        "SELECT pg_current_snapshot()::text", logger: logger
-      ).decode((String,).self) {
-        text = snapshot
-      }
-      snapshotText = text
-      for table in configuration.mapping.resolved {
-        rows.append((table, try await Self.readRows(table, connection: connection, logger: logger)))
-      }
-      try await connection.query("COMMIT", logger: logger).drain()
-    } catch {
-      try? await connection.query("ROLLBACK", logger: logger).drain()
-      throw error
-    }
-    guard let snapshot = TransactionSnapshot(snapshotText) else {
-      throw PostgresReplicaError(.brokenRecord, "'\(snapshotText)' is not a transaction snapshot")
-    }
-    if let position, let stream {
-      // The transactions after `position` that the read saw come first in
-      // commit order: undo them, and let the stream apply them again.
-      var seen: [ReplicationTransaction] = []
-      var cursor = position
-      reading: while true {
-        let batch: [ReplicationTransaction]
-        do {
-          batch = try await stream.fetch(after: cursor, limit: configuration.batchSize)
-        } catch {
-          throw await connectionError(error, "reading slot '\(configuration.slot)'")
-        }
-        guard let last = batch.last else { break }
-        for transaction in batch {
-          guard snapshot.sees(transaction.xid) else { break reading }
-          seen.append(transaction)
-        }
-        cursor = last.position
-      }
-      rows = try RowUndo.rows(rows, undoing: seen, since: position)
-    } else {
-      loadSnapshot = snapshot
-    }
-    let applier = self.applier
-    let loaded = rows
-    _ = try await withCheckedContinuation { continuation in
-      context.queue.async {
-        continuation.resume(returning: Result { () throws(PostgresReplicaError) in try applier.load(loaded) })
-      }
-    }.get()
   }
 }

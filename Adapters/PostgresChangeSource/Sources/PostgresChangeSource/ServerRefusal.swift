@@ -16,7 +16,7 @@ struct ServerRefusal {
   /// The refusal of a server's error fields: SQLSTATE, message and hint.
   init(state: String, message serverMessage: String, hint: String?) {
     code = state == "42704" ? .slotMissing : .serverError
-    var text = "the server said: \(serverMessage) (SQLSTATE \(state))"
+    var text = "the server said: \(serverMessage)" + (state.isEmpty ? "" : " (SQLSTATE \(state))")
     if let cause = Self.cause(state: state, message: serverMessage) { text += "; \(cause)" }
     if let hint, !hint.isEmpty { text += " (the server's hint: \(hint))" }
     message = text
@@ -38,6 +38,10 @@ struct ServerRefusal {
       return "the server allows no replication slot: set max_replication_slots to 1 or more in"
         + " postgresql.conf and restart it"
     }
+    if message.contains("exceeds max_wal_senders") {
+      return "the server has no free WAL sender for the stream: raise max_wal_senders in postgresql.conf and"
+        + " restart it, or read with the polling read mode"
+    }
     if state == "53400" || message.contains("all replication slots are in use") {
       return "the server has no free replication slot: drop an unused one (pg_drop_replication_slot)"
         + " or raise max_replication_slots"
@@ -46,7 +50,7 @@ struct ServerRefusal {
       return "another session reads the slot: stop it (pg_terminate_backend on that PID), or give each"
         + " reader a slot of its own"
     }
-    if state == "42501" && message.contains("replication") {
+    if (state == "42501" && message.contains("replication")) || message.contains("superuser or replication role") {
       return "the user lacks the replication privilege: ALTER ROLE ... WITH REPLICATION, or connect as one that has it"
     }
     if state == "42501" && message.hasPrefix("permission denied for schema ") {

@@ -74,6 +74,16 @@ struct TransactionAssembler {
     }
   }
 
+  /// Adds one line as the server streamed it, at the log position of its
+  /// change (as the one from a `ByteBuffer`).
+  mutating func add(_ bytes: UnsafeRawBufferPointer, at position: PostgresPosition) throws(PostgresReplicaError) {
+    if let line = String(validating: bytes, as: UTF8.self) {
+      try add(line, at: position.description)
+    } else {
+      try add(String(decoding: bytes, as: UTF8.self), at: position.description, isUTF8: false)
+    }
+  }
+
   /// Adds one line; `slotPosition` is the log position the slot reported
   /// for it, named in errors.
   mutating func add(_ line: String, at slotPosition: String, isUTF8: Bool = true) throws(PostgresReplicaError) {

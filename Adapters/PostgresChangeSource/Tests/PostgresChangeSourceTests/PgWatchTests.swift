@@ -80,8 +80,8 @@ struct PgWatchTests {
 
   /// Starts `pg-watch watch` on the namespace's files and expects its
   /// first line to say it is ready.
-  static func startWatching(_ namespace: String, _ files: Files) async throws -> PgWatchProcess {
-    let watch = try PgWatchProcess(watchArguments(namespace, files))
+  static func startWatching(_ namespace: String, _ files: Files, read: String? = nil) async throws -> PgWatchProcess {
+    let watch = try PgWatchProcess(watchArguments(namespace, files) + (read.map { ["--read", $0] } ?? []))
     #expect(try await watch.waitForLines(1) == [#"{"ready":true}"#])
     return watch
   }
@@ -105,9 +105,10 @@ struct PgWatchTests {
   /// The expected lines are those `context-watch replay --watches` prints
   /// for the same schema, watches and changes (refs being the primary
   /// keys), with the position added to each save's line.
-  @Test func printsTheLinesOfReplayForEveryTransactionAWatchSaw() async throws {
+  @Test(arguments: ["stream", "poll"])
+  func printsTheLinesOfReplayForEveryTransactionAWatchSaw(_ read: String) async throws {
     try await Self.withNamespace { namespace, files in
-      let watch = try await Self.startWatching(namespace, files)
+      let watch = try await Self.startWatching(namespace, files, read: read)
       let writes = [
         // Seen by both watches.
         """
@@ -336,6 +337,10 @@ struct PgWatchTests {
       (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--from", "x"])
       #expect(status == 64)
       #expect(errors.hasPrefix("pg-watch: watch: --from 'x' is not a position (like 0/16B3F40)"), "\(errors)")
+
+      (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--read", "push"])
+      #expect(status == 64)
+      #expect(errors.hasPrefix("pg-watch: watch: --read 'push' is not a read mode: stream or poll\n"), "\(errors)")
     }
   }
 

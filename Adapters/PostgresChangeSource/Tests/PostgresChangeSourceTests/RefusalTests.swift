@@ -158,7 +158,7 @@ struct RefusalTests {
       """)
     var configuration = try PostgresConnection.Configuration.fromEnvironment()
     configuration.username = namespace
-    let replica = try TestDatabase.replica(in: namespace, connection: configuration)
+    let replica = try TestDatabase.replica(in: namespace, readMode: .polling, connection: configuration)
     try await replica.start()
     try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")
 
@@ -188,6 +188,35 @@ struct RefusalTests {
     #expect(try await Self.slotExists(namespace))
     #expect(try await PgWatchLossTests.acknowledged(namespace) == before)
     await replica.stop()
+
+    // Streaming, the replication connection is refused.
+    try await TestDatabase.execute("ALTER ROLE \(namespace) REPLICATION")
+    let streaming = try TestDatabase.replica(in: namespace, slot: namespace + "_s", connection: configuration)
+    try await streaming.start()
+    try await TestDatabase.execute(
+      """
+      ALTER ROLE \(namespace) NOREPLICATION;
+      SELECT pg_terminate_backend(pid) FROM pg_stat_replication WHERE application_name = 'context-watch \(namespace)_s'
+      """)
+    var streamingError: PostgresReplicaError?
+    for _ in 0..<100 where streamingError == nil {
+      do {
+        try await streaming.poll()
+        try await Task.sleep(for: .milliseconds(20))
+      } catch let error as PostgresReplicaError {
+        // The lost connection first, when the feed finds it before the
+        // replica does; then the refusal of the new one.
+        if error.code != .connectionLost { streamingError = error }
+      }
+    }
+    #expect(streamingError?.code == .serverError)
+    #expect(
+      streamingError?.message
+        == "streaming slot '\(namespace)_s': the server said: must be superuser or replication role to start"
+        + " walsender; the user lacks the replication privilege: ALTER ROLE ... WITH REPLICATION, or connect as"
+        + " one that has it")
+    await streaming.stop()
+    try await TestDatabase.execute("SELECT pg_drop_replication_slot('\(namespace)_s')")
   }
 
   @Test func pgWatchNamesAMissingWal2JSONAndPrintsNoReadyLine() async throws {

@@ -14,16 +14,20 @@ struct ReplicaTests {
     try await replica.catchUp()
   }
 
-  @Test func loadPlusStreamEqualsTheDatabaseAfterConcurrentWorkloads() async throws {
+  /// Both read modes, as each guarantee holds in both.
+  static let modes: [PostgresReplica.ReadMode] = [.streaming, .polling]
+
+  @Test(arguments: modes)
+  func loadPlusStreamEqualsTheDatabaseAfterConcurrentWorkloads(_ mode: PostgresReplica.ReadMode) async throws {
     let seed = SeededGenerator.seed()
     do {
-      try await Self.runWorkloads(seed: seed)
+      try await Self.runWorkloads(seed: seed, mode: mode)
     } catch {
       Issue.record("seed \(seed) (replay with PG_WORKLOAD_SEED=\(seed)): \(error)")
     }
   }
 
-  static func runWorkloads(seed: UInt64) async throws {
+  static func runWorkloads(seed: UInt64, mode: PostgresReplica.ReadMode) async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
@@ -35,7 +39,7 @@ struct ReplicaTests {
     // write, then the stream.
     var warmUp = WorkloadClient(namespace: namespace, client: 9, seed: seed)
     try await warmUp.run(transactions: 20, on: connections[0], logger: TestDatabase.logger)
-    let replica = try TestDatabase.replica(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
     let results = try await withThrowingTaskGroup(of: (Int, Int, Int).self) { group in
       for client in 0..<clients {
         let connection = connections[client]
@@ -68,12 +72,14 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
-  @Test func savesOncePerCommittedTransactionInCommitOrderWithAuthorAndPosition() async throws {
+  @Test(arguments: modes)
+  func savesOncePerCommittedTransactionInCommitOrderWithAuthorAndPosition(_ mode: PostgresReplica.ReadMode) async throws
+  {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
     try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")
-    let replica = try TestDatabase.replica(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
     let saves = Recorder<ContextSave>()
     let token = replica.context.addSaveObserver { saves.append($0) }
     defer { token.cancel() }
@@ -117,11 +123,12 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
-  @Test func rolledBackTransactionsProduceNothing() async throws {
+  @Test(arguments: modes)
+  func rolledBackTransactionsProduceNothing(_ mode: PostgresReplica.ReadMode) async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
-    let replica = try TestDatabase.replica(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
     try await replica.start()
     let before = replica.context.performAndWait { $0.sequenceNumber }
     try await TestDatabase.execute(
@@ -136,7 +143,8 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
-  @Test func aTruncateDeletesTheTablesObjectsInOneSave() async throws {
+  @Test(arguments: modes)
+  func aTruncateDeletesTheTablesObjectsInOneSave(_ mode: PostgresReplica.ReadMode) async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
@@ -145,7 +153,7 @@ struct ReplicaTests {
       INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL);
       INSERT INTO \(namespace).person (id, name, employer_id) VALUES (10, 'Ann', 1)
       """)
-    let replica = try TestDatabase.replica(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
     let saves = Recorder<ContextSave>()
     let token = replica.context.addSaveObserver { saves.append($0) }
     defer { token.cancel() }
@@ -205,7 +213,7 @@ struct RunTests {
     let replica = PostgresReplica(
       configuration: .init(
         connection: try .fromEnvironment(), slot: namespace, mapping: try TestDatabase.mapping(in: namespace),
-        pollInterval: .seconds(60), notificationChannel: "\(namespace)_wake"))
+        readMode: .polling, pollInterval: .seconds(60), notificationChannel: "\(namespace)_wake"))
     try await replica.start()
     let running = Task { try await replica.run() }
     // The first poll of run() finds nothing; then only a notification wakes it.
@@ -235,7 +243,7 @@ struct RunTests {
     let replica = PostgresReplica(
       configuration: .init(
         connection: try .fromEnvironment(), slot: namespace, mapping: try TestDatabase.mapping(in: namespace),
-        pollInterval: .milliseconds(20)))
+        readMode: .polling, pollInterval: .milliseconds(20)))
     try await replica.start()
     let running = Task { try await replica.run() }
     try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")

@@ -94,6 +94,23 @@ final class ScratchServer {
     }
   }
 
+  /// Crashes the server: kills one of its processes with SIGKILL, upon
+  /// which the server ends every session, recovers from its log as after
+  /// a power cut (what a slot had acknowledged since the last checkpoint
+  /// is forgotten), and accepts connections again.
+  func crash() async throws {
+    let connection = try await PostgresConnection.connect(
+      configuration: configuration, id: 1, logger: TestDatabase.logger)
+    var pid: Int32 = 0
+    for try await (number, ) in try await connection.query("SELECT pg_backend_pid()", logger: TestDatabase.logger)
+      .decode((Int32,).self)
+    {
+      pid = number
+    }
+    kill(pid, SIGKILL)
+    try? await connection.close()
+  }
+
   /// Stops the server and removes its folder.
   func stop() async {
     try? input.fileHandleForWriting.close()

@@ -71,6 +71,37 @@ struct SetupRefusalTests {
     }
   }
 
+  /// No WAL sender for the stream: the start says so, and leaves no slot;
+  /// polling, which needs none, follows the same server.
+  @Test func aServerWithoutAFreeWALSenderIsNamedAndPollingStillFollowsIt() async throws {
+    try await Self.withServer("max_wal_senders = 0") { server, files in
+      let replica = try TestDatabase.replica(in: "t", connection: server.configuration)
+      let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+      let refusal =
+        "streaming slot 't': the server said: number of requested standby connections exceeds max_wal_senders"
+        + " (currently 0); the server has no free WAL sender for the stream: raise max_wal_senders in"
+        + " postgresql.conf and restart it, or read with the polling read mode"
+      #expect(error?.code == .serverError)
+      #expect(error?.message == refusal)
+
+      let watch = try PgWatchProcess(PgWatchTests.watchArguments("w", files), environment: server.environment)
+      let result = try await watch.finish()
+      #expect(result.status == 1)
+      #expect(result.lines.isEmpty, "\(result.lines)")
+      #expect(
+        result.errors
+          == "pg-watch: cannot start the replica on slot 'w': serverError: "
+          + refusal.replacingOccurrences(of: "slot 't'", with: "slot 'w'") + "\n")
+
+      let polling = try TestDatabase.replica(in: "t", readMode: .polling, connection: server.configuration)
+      try await polling.start()
+      try await server.execute("INSERT INTO t.company VALUES (1, 'Acme', NULL)")
+      #expect(try await polling.catchUp() == 1)
+      #expect(TestDatabase.replicaContent(polling) == ["Company 1 name=Acme founded=nil"])
+      await polling.stop()
+    }
+  }
+
   @Test func aServerThatAllowsNoReplicationSlotIsNamed() async throws {
     try await Self.withServer("max_replication_slots = 0") { server, _ in
       let replica = try TestDatabase.replica(in: "t", connection: server.configuration)

@@ -14,7 +14,7 @@ struct SlotReadingTests {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
-    let replica = try TestDatabase.replica(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: .polling)
     try await replica.start()
     try await TestDatabase.execute(
       "INSERT INTO \(namespace).person (id, name) SELECT n, 'p' || n FROM generate_series(1, 5000) AS n")
@@ -29,11 +29,60 @@ struct SlotReadingTests {
     try await replica.dropSlot()
   }
 
-  @Test func aReaderFindingTheSlotMovedPastItStopsBeforeDeliveringAfterTheGap() async throws {
+  @Test func aStreamFindingTheSlotMovedPastItWhileDisconnectedStopsBeforeDeliveringAfterTheGap() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
     try await TestDatabase.createTables(in: namespace)
     let replica = try TestDatabase.replica(in: namespace)
+    try await replica.start()
+    try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")
+    #expect(try await replica.catchUp() == 1)
+    let position = try #require(await replica.position)
+    // The replica's connections are lost; a reader that does not claim the
+    // slot consumes two transactions before the replica is back.
+    try await TestDatabase.execute(
+      """
+      SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'context-watch \(namespace)';
+      INSERT INTO \(namespace).company VALUES (2, 'Beta', NULL);
+      INSERT INTO \(namespace).company VALUES (3, 'Gamma', NULL)
+      """)
+    try await Self.advanceWhenFree(namespace)
+    try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (4, 'Delta', NULL)")
+    let error = await #expect(throws: PostgresReplicaError.self) { try await replica.catchUp() }
+    #expect(error?.code == .positionNotHeld)
+    let message = try #require(error?.message)
+    #expect(message.hasPrefix("slot '\(namespace)' was acknowledged to "), "\(message)")
+    // The replica stands past the other tests' transactions it passed
+    // over, and never past the gap.
+    let stands = try #require(await replica.position)
+    #expect(stands >= position)
+    #expect(
+      message.hasSuffix(
+        " by another reader, past \(stands.pastCommit) where this reader stands; the"
+          + " transactions in between were not delivered here and the slot no longer holds them: give each reader"
+          + " a slot of its own, and load again"), "\(message)")
+    #expect(TestDatabase.replicaContent(replica) == ["Company 1 name=Acme founded=nil"])
+    await replica.stop()
+  }
+
+  /// Moves the slot to the end of the log from SQL, once the stream that
+  /// held it has let go.
+  static func advanceWhenFree(_ slot: String) async throws {
+    for attempt in 0..<100 {
+      do {
+        try await TestDatabase.execute("SELECT pg_replication_slot_advance('\(slot)', pg_current_wal_lsn())")
+        return
+      } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55006" && attempt < 99 {
+        try await Task.sleep(for: .milliseconds(50))
+      }
+    }
+  }
+
+  @Test func aReaderFindingTheSlotMovedPastItStopsBeforeDeliveringAfterTheGap() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let replica = try TestDatabase.replica(in: namespace, readMode: .polling)
     try await replica.start()
     try await TestDatabase.execute("INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL)")
     #expect(try await replica.catchUp() == 1)

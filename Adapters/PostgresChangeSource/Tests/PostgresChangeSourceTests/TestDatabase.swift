@@ -90,12 +90,12 @@ enum TestDatabase {
 
   static func replica(
     in namespace: String, slot: String? = nil, failurePolicy: PostgresReplica.FailurePolicy = .stop,
-    connection: PostgresConnection.Configuration? = nil
+    readMode: PostgresReplica.ReadMode = .streaming, connection: PostgresConnection.Configuration? = nil
   ) throws -> PostgresReplica {
     PostgresReplica(
       configuration: .init(
         connection: try connection ?? .fromEnvironment(), slot: slot ?? namespace,
-        mapping: try mapping(in: namespace), failurePolicy: failurePolicy, batchSize: 200))
+        mapping: try mapping(in: namespace), failurePolicy: failurePolicy, readMode: readMode, batchSize: 200))
   }
 
   /// The test server's configuration with server settings for the
