@@ -35,11 +35,14 @@ final class ServerProcess: Sendable {
   let port: Int
 
   /// Starts the server with `arguments` after `--port 0` and the test
-  /// secret, and waits until it listens.
-  init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+  /// secret (or `keyArguments` in its place), and waits until it listens.
+  init(
+    _ arguments: [String], replacingKeyWith keyArguments: [String]? = nil, environment: [String: String] = [:]
+  ) async throws {
     process = Process()
     process.executableURL = Self.executable
-    process.arguments = ["--port", "0", "--hs256-secret-env", "LIVE_TEST_SECRET"] + arguments
+    process.arguments =
+      ["--port", "0"] + (keyArguments ?? ["--hs256-secret-env", "LIVE_TEST_SECRET"]) + arguments
     process.environment = ProcessInfo.processInfo.environment.merging(
       ["LIVE_TEST_SECRET": Self.secret, "SWIFT_BACKTRACE": "enable=no"].merging(environment) { $1 }
     ) { $1 }
