@@ -36,6 +36,12 @@ struct LiveConnection: Sendable {
     } catch {
       server.metrics.tokenRefused()
       logger.info("refused a connection", metadata: ["reason": "\(error.reason)"])
+      if authorization != nil {
+        // Refused from the header, before the client sent anything: a close
+        // frame in the same packet as the upgrade's response can be lost by
+        // a client still switching protocols, so it follows a moment later.
+        try? await Task.sleep(for: .milliseconds(100))
+      }
       try await close(outbound, error)
       return
     }
@@ -110,7 +116,7 @@ struct LiveConnection: Sendable {
       session.close()
     }
     logger.info("connection closed", metadata: ["code": "\(reason?.code ?? 1000)"])
-    if let reason { try? await close(outbound, reason) }
+    if let reason { try? await close(outbound, reason, limit: reason.code == 4008 ? .seconds(1) : .seconds(5)) }
   }
 
   /// The token from the `Authorization` header, or else from the first
@@ -259,16 +265,24 @@ struct LiveConnection: Sendable {
       TokenRefusal(.expired, message: "the token expired at \(TokenClaims.format(date)); sign in again"))
   }
 
-  /// Sends a close frame, giving up after a second (a client that does not
-  /// read may never take it).
-  private func close(_ outbound: WebSocketOutboundWriter, _ reason: CloseReason) async throws {
+  /// Sends a close frame. With `limit`, gives up after it: a client that
+  /// does not read may never take the frame. Without, waits for the write:
+  /// before the session starts nothing else is waiting in the socket, and
+  /// a close cut short could leave the client without its reason.
+  private func close(
+    _ outbound: WebSocketOutboundWriter, _ reason: CloseReason, limit: Duration? = nil
+  ) async throws {
     var text = reason.reason
     // A close frame's reason holds at most 123 bytes.
     while text.utf8.count > 123 { text.removeLast() }
     let reasonText = text
+    guard let limit else {
+      try await outbound.close(reason.errorCode, reason: reasonText)
+      return
+    }
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await outbound.close(reason.errorCode, reason: reasonText) }
-      group.addTask { try await Task.sleep(for: .seconds(1)) }
+      group.addTask { try await Task.sleep(for: limit) }
       _ = try await group.next()
       group.cancelAll()
     }

@@ -76,7 +76,7 @@ import Testing
   }
 
   @Test func aLostConnectionResumesWithTheChangesItMissed() async throws {
-    let server = try await ServerProcess(["--rate", "40", "--commits", "160", "--owners", "1", "--seed", "3"])
+    let server = try await ServerProcess(["--rate", "40", "--commits", "400", "--owners", "1", "--seed", "3"])
     let token = try await TestTokens.token(sub: "u1")
     let first = LiveClient(url: server.webSocketURL)
     first.sendAuth(token)
@@ -93,7 +93,7 @@ import Testing
     #expect(try await second.waitFor { _ in Self.resumed(second) != nil })
     #expect(Self.resumed(second) == true)
     #expect(Self.session(second) == session)
-    try await Self.expectConsistent(server, commits: 160) { seen + second.messages }
+    try await Self.expectConsistent(server, commits: 400) { seen + second.messages }
     // The changes it missed, not a snapshot.
     #expect(!second.messages.contains { if case .snapshot = $0 { true } else { false } })
     #expect(second.messages.contains { if case .changes = $0 { true } else { false } })
