@@ -227,17 +227,6 @@ final class ReplicationFeed: Sendable {
     _ = write(wakeWrite, &byte, 1)
   }
 
-  /// Records a change and wakes the consumers waiting for one.
-  private func changed(_ body: (inout State) -> Void) {
-    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      body(&state)
-      state.version &+= 1
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
-    }
-    for waiter in waiting { waiter.resume() }
-  }
-
   /// The thread: connects, streams, and ends with a failure or a stop.
   private func stream() {
     var failure: PostgresReplicaError?
