@@ -50,13 +50,35 @@ final class ReplicaApplier: @unchecked Sendable {
     }
   }
 
+  /// The entries of `keys` and `primaryKeys` as they were before the
+  /// transaction being applied changed them, in the order it did: what a
+  /// failed transaction puts back. The maps are changed in place, so that a
+  /// transaction costs what it changes, not what the replica holds.
+  private var keyJournal: [(entity: String, key: String, id: ObjectID?)] = []
+  private var primaryKeyJournal: [(id: ObjectID, key: String?)] = []
+
+  private func setKey(_ entity: String, _ key: String, _ id: ObjectID?) {
+    keyJournal.append((entity, key, keys[entity]?[key]))
+    keys[entity, default: [:]][key] = id
+  }
+
+  private func setPrimaryKey(_ id: ObjectID, _ key: String?) {
+    primaryKeyJournal.append((id, primaryKeys[id]))
+    primaryKeys[id] = key
+  }
+
+  /// Puts the maps back as they were before the transaction.
+  private func undoKeys() {
+    for (entity, key, id) in keyJournal.reversed() { keys[entity, default: [:]][key] = id }
+    for (id, key) in primaryKeyJournal.reversed() { primaryKeys[id] = key }
+  }
+
   /// Applies one transaction as one save; on any problem the context is
   /// rolled back to its last save and the error says what and where.
   func apply(_ transaction: ReplicationTransaction) throws(PostgresReplicaError) -> ContextSave? {
     dispatchPrecondition(condition: .onQueue(context.queue))
-    let previous = (keys: self.keys, primaryKeys: self.primaryKeys)
-    var keys = self.keys
-    var primaryKeys = self.primaryKeys
+    keyJournal.removeAll(keepingCapacity: true)
+    primaryKeyJournal.removeAll(keepingCapacity: true)
     do {
       // Foreign keys are set once all rows are in, from each object's last
       // image: a row the transaction changes again (a referenced row deleted
@@ -78,23 +100,23 @@ final class ReplicaApplier: @unchecked Sendable {
               .brokenRow, "\(table.qualifiedName): inserted row \(table.primaryKey) = \(key) is already replicated")
           }
           let object = try insert(change.columns, table)
-          keys[table.entity, default: [:]][key] = object.objectID
-          primaryKeys[object.objectID] = key
+          setKey(table.entity, key, object.objectID)
+          setPrimaryKey(object.objectID, key)
           link(object, table, change.columns)
         case .update:
           let oldKey = try primaryKey(change.identity, table)
-          let object = try existing(oldKey, table, keys, change.kind)
+          let object = try existing(oldKey, table, change.kind)
           try context.setValues(try values(change.columns, table), of: object)
           let newKey = try primaryKey(change.columns, table)
           if newKey != oldKey {
-            keys[table.entity]?[oldKey] = nil
-            keys[table.entity, default: [:]][newKey] = object.objectID
-            primaryKeys[object.objectID] = newKey
+            setKey(table.entity, oldKey, nil)
+            setKey(table.entity, newKey, object.objectID)
+            setPrimaryKey(object.objectID, newKey)
           }
           link(object, table, change.columns)
         case .delete:
           let key = try primaryKey(change.identity, table)
-          let object = try existing(key, table, keys, change.kind)
+          let object = try existing(key, table, change.kind)
           if !object.isDeleted { try context.delete(object) }
         case .truncate:
           for id in (keys[table.entity] ?? [:]).values {
@@ -105,28 +127,23 @@ final class ReplicaApplier: @unchecked Sendable {
       for id in linkOrder {
         guard let (object, table, columns) = links[id], !object.isDeleted else { continue }
         for foreignKey in table.foreignKeys {
-          let target = try destination(foreignKey, columns, table, keys)
+          let target = try destination(foreignKey, columns, table)
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
       // The keys of the transaction's rows are in place during the save,
       // deleted rows' too, so that the context's observers can name every
       // object of the save by its key.
-      self.keys = keys
-      self.primaryKeys = primaryKeys
       let save = try context.save(author: author(of: transaction))
       for snapshot in save?.deleted ?? [] {
         if let key = primaryKeys.removeValue(forKey: snapshot.objectID) {
           keys[snapshot.entityName]?[key] = nil
         }
       }
-      self.keys = keys
-      self.primaryKeys = primaryKeys
       return save
     } catch {
       context.rollback()
-      self.keys = previous.keys
-      self.primaryKeys = previous.primaryKeys
+      undoKeys()
       throw Self.replicaError(error, at: transaction.position)
     }
   }
@@ -135,8 +152,7 @@ final class ReplicaApplier: @unchecked Sendable {
   /// inserted.
   func load(_ rows: [(ResolvedTable, [[ColumnValue]])]) throws(PostgresReplicaError) -> ContextSave? {
     dispatchPrecondition(condition: .onQueue(context.queue))
-    var keys = self.keys
-    var primaryKeys = self.primaryKeys
+    let previous = (keys: keys, primaryKeys: primaryKeys)
     do {
       var links: [(ManagedObject, ResolvedTable, [ColumnValue])] = []
       for (table, tableRows) in rows {
@@ -150,16 +166,14 @@ final class ReplicaApplier: @unchecked Sendable {
       }
       for (object, table, columns) in links {
         for foreignKey in table.foreignKeys {
-          let target = try destination(foreignKey, columns, table, keys)
+          let target = try destination(foreignKey, columns, table)
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
-      let save = try context.save(author: nil)
-      self.keys = keys
-      self.primaryKeys = primaryKeys
-      return save
+      return try context.save(author: nil)
     } catch {
       context.rollback()
+      (keys, primaryKeys) = previous
       throw Self.replicaError(error, at: nil)
     }
   }
@@ -181,7 +195,7 @@ final class ReplicaApplier: @unchecked Sendable {
   }
 
   private func existing(
-    _ key: String, _ table: ResolvedTable, _ keys: [String: [String: ObjectID]], _ kind: RowChange.Kind
+    _ key: String, _ table: ResolvedTable, _ kind: RowChange.Kind
   ) throws(PostgresReplicaError) -> ManagedObject {
     guard let id = keys[table.entity]?[key], let object = context.object(with: id) else {
       throw PostgresReplicaError(
@@ -236,8 +250,7 @@ final class ReplicaApplier: @unchecked Sendable {
   }
 
   private func destination(
-    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable,
-    _ keys: [String: [String: ObjectID]]
+    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable
   ) throws(PostgresReplicaError) -> ManagedObject? {
     guard let text = try column(foreignKey.column, row, table).text else { return nil }
     guard let id = keys[foreignKey.destination]?[text], let object = context.object(with: id) else {

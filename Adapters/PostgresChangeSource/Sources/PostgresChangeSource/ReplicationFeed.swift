@@ -67,6 +67,10 @@ final class ReplicationFeed: Sendable {
     var wanted: UInt64 = 0
     var failure: PostgresReplicaError?
     var stopping = false
+    /// When the sleeping thread wakes by itself; nil while it works.
+    var sleepsUntil: ContinuousClock.Instant?
+    /// Whether the thread sleeps because the queue is full.
+    var paused = false
     var started: CheckedContinuation<Void, any Error>?
     var finished = false
     var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -121,16 +125,18 @@ final class ReplicationFeed: Sendable {
 
   /// Takes the queued transactions, in commit order.
   func take() -> Batch {
-    let batch = state.withLock { state in
+    let (batch, paused) = state.withLock { state in
       defer {
         state.queue = []
         state.queuedChanges = 0
       }
-      return Batch(
+      let batch = Batch(
         transactions: state.queue, received: PostgresPosition(rawValue: state.received), failure: state.failure,
         version: state.version)
+      return (batch, state.paused && !state.queue.isEmpty)
     }
-    wake()
+    // A thread that waits for room reads on.
+    if paused { wake() }
     return batch
   }
 
@@ -158,21 +164,35 @@ final class ReplicationFeed: Sendable {
 
   /// Tells the server that every transaction up to the one that committed
   /// at `position` is delivered: the slot moves one byte past its commit.
+  ///
+  /// The thread sends it at once when it last sent a status update 10 ms
+  /// ago or more, and otherwise when those 10 ms are over: a burst of
+  /// deliveries costs a status update every 10 ms, not one each.
   func acknowledge(_ position: PostgresPosition) {
     let target = position.pastCommit.rawValue
-    let changed = state.withLock { state -> Bool in
+    let now = ContinuousClock.now
+    let wakes = state.withLock { state -> Bool in
       guard target > state.acknowledged else { return false }
       state.acknowledged = target
-      return true
+      // A thread that wakes by itself within the pause sends it then.
+      guard let until = state.sleepsUntil else { return false }
+      return until - now > Self.acknowledgementPause
     }
-    if changed { wake() }
+    if wakes { wake() }
   }
+
+  /// The least time between two status updates that only acknowledge.
+  static let acknowledgementPause = Duration.milliseconds(10)
 
   /// Asks the server, until it has sent everything up to `position`, how
   /// far it has: what a consumer waiting for a position calls.
   func want(_ position: PostgresPosition) {
-    state.withLock { $0.wanted = max($0.wanted, position.rawValue) }
-    wake()
+    let wakes = state.withLock { state -> Bool in
+      guard position.rawValue > state.wanted else { return false }
+      state.wanted = position.rawValue
+      return state.sleepsUntil != nil
+    }
+    if wakes { wake() }
   }
 
   /// Tells the thread to stop, without waiting for it.
@@ -205,17 +225,6 @@ final class ReplicationFeed: Sendable {
   private func wake() {
     var byte: UInt8 = 1
     _ = write(wakeWrite, &byte, 1)
-  }
-
-  /// Records a change and wakes the consumers waiting for one.
-  private func changed(_ body: (inout State) -> Void) {
-    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-      body(&state)
-      state.version &+= 1
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
-    }
-    for waiter in waiting { waiter.resume() }
   }
 
   /// The thread: connects, streams, and ends with a failure or a stop.
@@ -314,6 +323,39 @@ final class ReplicationFeed: Sendable {
     var sentAcknowledged: UInt64 = 0
     var lastPing: ContinuousClock.Instant?
     var received: UInt64 = 0
+    var lastDrained = clock.now - .seconds(1)
+    // Transactions read and not yet handed to the consumer.
+    var ready: [ReplicationTransaction] = []
+    var readyChanges = 0
+    var largestLine = 0
+    /// Hands the transactions read to the consumer, and tells it how far
+    /// the server has sent.
+    var published: UInt64 = 0
+    func publish() {
+      guard !ready.isEmpty || received > published else { return }
+      let transactions = ready
+      let changes = readyChanges
+      let previous = published
+      ready = []
+      readyChanges = 0
+      published = received
+      let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        state.received = max(state.received, received)
+        state.statistics.largestLine = max(state.statistics.largestLine, largestLine)
+        if !transactions.isEmpty {
+          state.queue += transactions
+          state.queuedChanges += changes
+          state.statistics.peakQueuedChanges = max(state.statistics.peakQueuedChanges, state.queuedChanges)
+        }
+        // Consumers wake for transactions, or for a position one of them
+        // waits for.
+        guard !transactions.isEmpty || state.wanted > previous else { return [] }
+        state.version &+= 1
+        defer { state.waiters = [:] }
+        return Array(state.waiters.values)
+      }
+      for waiter in waiting { waiter.resume() }
+    }
     func sendStatus(_ acknowledged: UInt64, replyRequested: Bool = false) throws(ReplicationConnection.Failure) {
       try connection.sendStatus(received: received, acknowledged: acknowledged, replyRequested: replyRequested)
       lastStatus = clock.now
@@ -322,7 +364,7 @@ final class ReplicationFeed: Sendable {
     }
     while true {
       let (stopping, acknowledged, full, wanted) = state.withLock { state in
-        (state.stopping, state.acknowledged, state.queuedChanges >= settings.queueLimit, state.wanted)
+        (state.stopping, state.acknowledged, state.queuedChanges + readyChanges >= settings.queueLimit, state.wanted)
       }
       if stopping {
         try sendStatus(acknowledged)
@@ -330,54 +372,86 @@ final class ReplicationFeed: Sendable {
         return
       }
       let now = clock.now
-      if wanted > received, lastPing.map({ now - $0 >= .milliseconds(1) }) ?? true {
+      let pingDue = wanted > received ? (lastPing.map { $0 + .milliseconds(1) } ?? now) : nil
+      let acknowledgementDue = acknowledged != sentAcknowledged ? lastStatus + Self.acknowledgementPause : nil
+      if let pingDue, pingDue <= now {
         lastPing = now
         try sendStatus(acknowledged, replyRequested: true)
-      } else if acknowledged != sentAcknowledged || now - lastStatus >= interval {
+      } else if now - lastStatus >= interval || (acknowledgementDue.map { $0 <= now } ?? false) {
         try sendStatus(acknowledged)
       }
-      let waitFor = max(0, Int32((interval - (clock.now - lastStatus)) / .milliseconds(1)) + 1)
-      if full {
-        state.withLock { $0.statistics.pauses += 1 }
-        try connection.wait(wakeUp: wakeRead, milliseconds: waitFor, readingServer: false)
-        drainWakeUps()
-        continue
-      }
-      let read = try connection.read { message throws in
-        switch message {
-        case .data(let start, let bytes):
-          received = max(received, start)
-          try assembler.add(bytes, at: PostgresPosition(rawValue: start))
-          let transactions = assembler.takeCompleted()
-          guard !transactions.isEmpty else {
-            state.withLock { state in
-              state.received = max(state.received, received)
-              state.statistics.largestLine = max(state.statistics.largestLine, bytes.count)
+      if !full {
+        let read = try connection.read { message throws in
+          switch message {
+          case .data(let start, let bytes):
+            received = max(received, start)
+            try assembler.add(bytes, at: PostgresPosition(rawValue: start))
+            largestLine = max(largestLine, bytes.count)
+            for transaction in assembler.takeCompleted() {
+              ready.append(transaction)
+              readyChanges += 1 + transaction.changes.count
             }
-            return
+          case .keepalive(let end, let replyRequested):
+            received = max(received, end)
+            publish()
+            if replyRequested {
+              state.withLock { $0.statistics.repliesRequested += 1 }
+              try sendStatus(state.withLock { $0.acknowledged })
+            }
           }
-          changed { state in
-            state.received = max(state.received, received)
-            state.statistics.largestLine = max(state.statistics.largestLine, bytes.count)
-            state.queue += transactions
-            state.queuedChanges += transactions.reduce(0) { $0 + 1 + $1.changes.count }
-            state.statistics.peakQueuedChanges = max(state.statistics.peakQueuedChanges, state.queuedChanges)
-          }
-        case .keepalive(let end, let replyRequested):
-          received = max(received, end)
-          changed { state in
-            state.received = max(state.received, received)
-            if replyRequested { state.statistics.repliesRequested += 1 }
-          }
-          if replyRequested { try sendStatus(state.withLock { $0.acknowledged }) }
+        }
+        // What has arrived is read before the consumer is told, so that a
+        // burst is one batch; a long one is handed over in parts.
+        if read {
+          if readyChanges >= max(1, settings.queueLimit / 4) { publish() }
+          continue
         }
       }
-      if !read {
-        let pinging = wanted > received ? Int32(1) : waitFor
-        try connection.wait(wakeUp: wakeRead, milliseconds: min(waitFor, pinging), readingServer: true)
-        drainWakeUps()
+      publish()
+      // Dense traffic (a backlog, a burst): the socket drained twice within
+      // a nap. Napping, rather than waking for each line, lets the lines
+      // gather, so that the thread and the consumer wake once a batch; it
+      // delays a line by a nap at most.
+      let drained = clock.now
+      if !full, drained - lastDrained < Self.nap {
+        lastDrained = drained
+        sleepBriefly()
+        continue
       }
+      lastDrained = drained
+      // Nothing to read, or no room: sleep until the server sends (when
+      // there is room), a status update is due, or the consumer wakes the
+      // thread.
+      let sleep = state.withLock { state -> (until: ContinuousClock.Instant, full: Bool)? in
+        // Whatever changed since the loop read the state is seen here, or,
+        // once `sleepsUntil` is set, wakes the thread through the pipe.
+        guard !state.stopping, state.wanted == wanted else { return nil }
+        let full = state.queuedChanges >= settings.queueLimit
+        var until = lastStatus + interval
+        if state.acknowledged != sentAcknowledged { until = min(until, lastStatus + Self.acknowledgementPause) }
+        if wanted > received { until = min(until, (lastPing ?? clock.now) + .milliseconds(1)) }
+        state.sleepsUntil = until
+        state.paused = full
+        if full { state.statistics.pauses += 1 }
+        return (until, full)
+      }
+      guard let (until, full) = sleep else { continue }
+      let milliseconds = Int32(max(0, min(Double(Int32.max), (until - clock.now) / .milliseconds(1)))) + 1
+      try connection.wait(wakeUp: wakeRead, milliseconds: milliseconds, readingServer: !full)
+      state.withLock { state in
+        state.sleepsUntil = nil
+        state.paused = false
+      }
+      drainWakeUps()
     }
+  }
+
+  /// How long the thread naps in dense traffic.
+  static let nap = Duration.microseconds(200)
+
+  /// Naps for ``nap``: short enough not to wait for a wake-up.
+  private func sleepBriefly() {
+    usleep(UInt32(Self.nap / .microseconds(1)))
   }
 
   /// Whether the server refused because another process streams the

@@ -47,6 +47,37 @@ struct DecodingTests {
     #expect(transaction.changes.last?.identity == [ColumnValue(name: "id", typeOID: 20, text: "1")])
   }
 
+  @Test func readsAnyJSONOfWal2JSONsShapeWithoutATree() throws {
+    var assembler = TransactionAssembler(messagePrefixes: [])
+    // Keys in any order, spaces, unknown keys holding objects and arrays.
+    try assembler.add(#" { "xid" : 9 , "origin": {"a": [1, {"b": null}]}, "action": "B" } "#, at: "0/1")
+    try assembler.add(
+      #"{"table":"t","schema":"s","xid":9,"action":"I","columns":[{"value":"a\"b\\c\/d\n\u00e9\ud83d\ude00\ud800","#
+        + #""typeoid":25,"name":"x","extra":[true]},{"name":"n","typeoid":1700,"value":-1.50e+3},"#
+        + #"{"name":"y","typeoid":16,"value":false}]}"#, at: "0/2")
+    try assembler.add(#"{"action":"C","xid":9,"lsn":"0/A0","nextlsn":"0/B0"}"#, at: "0/3")
+    let change = try #require(assembler.takeCompleted().first?.changes.first)
+    #expect(change.qualifiedTable == "s.t")
+    #expect(
+      change.columns == [
+        ColumnValue(name: "x", typeOID: 25, text: "a\"b\\c/d\né😀\u{FFFD}"),
+        // Numbers as written, as the load reads them.
+        ColumnValue(name: "n", typeOID: 1700, text: "-1.50e+3"), ColumnValue(name: "y", typeOID: 16, text: "f"),
+      ])
+
+    for (line, error) in [
+      (#"{"action" "B"}"#, "expected ':' at byte 10"),
+      (#"{"action":"B","xid":1"#, "expected ',' or '}' at byte 21"),
+      (#"{"action":"B","xid":99999999999}"#, "an xid beyond 32 bits at byte 31"),
+      (#"{"action":"B"} x"#, "expected the end of the line at byte 15"),
+      (#"{"action":"I","columns":[{"name":"a","value":1}]}"#, "expected a column with a name and a typeoid at byte 25"),
+      (#"{"action":"M","content":"\u12"}"#, "a short \\u escape at byte 27"),
+    ] {
+      let failure = try #require(throws: PostgresReplicaError.self) { try assembler.add(line, at: "0/4") }
+      #expect(failure.message == "the change stream's record at 0/4 is not wal2json output: \(error)", "\(line)")
+    }
+  }
+
   @Test func reportsBrokenRecordsWithTheirPosition() throws {
     var assembler = TransactionAssembler(messagePrefixes: [])
     let notJSON = try #require(throws: PostgresReplicaError.self) { try assembler.add("{oops", at: "0/AB") }

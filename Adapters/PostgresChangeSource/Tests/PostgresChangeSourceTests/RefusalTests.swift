@@ -219,6 +219,35 @@ struct RefusalTests {
     try await TestDatabase.execute("SELECT pg_drop_replication_slot('\(namespace)_s')")
   }
 
+  /// A session that streams the slot without claiming it (a
+  /// `pg_recvlogical`, say) holds it: the start names it.
+  @Test func aSlotThatAnotherSessionStreamsIsNamed() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let first = try TestDatabase.replica(in: namespace, readMode: .polling)
+    try await first.start()
+    await first.stop()
+    let (parameters, place) = try PostgresConnection.Configuration.fromEnvironment().libpqParameters()
+    let holder = try await ReplicationFeed.open(
+      .init(
+        parameters: parameters, place: place, slot: namespace, start: nil,
+        pluginOptions: ChangeStream.pluginOptions(messagePrefixes: [], numbersAsText: false), messagePrefixes: [],
+        queueLimit: 100))
+    let pid = try #require(try await StreamingTests.walSender(namespace))
+    let replica = try TestDatabase.replica(in: namespace)
+    let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+    #expect(error?.code == .serverError)
+    #expect(
+      error?.message
+        == "starting on slot '\(namespace)': the server said: replication slot \"\(namespace)\" is active for PID"
+        + " \(pid) (SQLSTATE 55006); another session reads the slot: stop it (pg_terminate_backend on that PID),"
+        + " or give each reader a slot of its own")
+    await holder.stop()
+    // The slot was there before the start, and stays.
+    #expect(try await Self.slotExists(namespace))
+  }
+
   @Test func pgWatchNamesAMissingWal2JSONAndPrintsNoReadyLine() async throws {
     try await PgWatchTests.withNamespace { namespace, files in
       let watch = try PgWatchProcess(
