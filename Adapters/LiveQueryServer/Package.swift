@@ -62,19 +62,22 @@ let package = Package(
       resources: [.copy("Page")], swiftSettings: settings),
     .executableTarget(
       name: "LiveQueryServerCommand",
-      dependencies: ["LiveQueryService", .product(name: "PostgresNIO", package: "postgres-nio")] + transport,
+      dependencies: ["LiveQueryService", "ArgumentReading", .product(name: "PostgresNIO", package: "postgres-nio")]
+        + transport,
       swiftSettings: settings),
     // The tests' model of a client: a snapshot with its changes applied.
     .target(
       name: "LiveQueryTestSupport",
       dependencies: ["LiveQueryCore", .product(name: "ContextWatching", package: "ContextWatcher")],
       swiftSettings: settings),
+    // The command-line options of the two executables.
+    .target(name: "ArgumentReading", swiftSettings: settings),
     // HTTP GET on loopback for the tests and the load tool.
     .target(name: "LoopbackHTTP", swiftSettings: settings),
     .executableTarget(
       name: "LiveQueryLoad",
       dependencies: [
-        "LiveQueryService", "LoopbackHTTP",
+        "LiveQueryService", "LoopbackHTTP", "ArgumentReading",
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         .product(name: "Logging", package: "swift-log"),
       ] + libraries,

@@ -1,8 +1,8 @@
+import ArgumentReading
+
 /// The command line of `live-query-load`.
 struct LoadOptions {
-  struct UsageError: Error {
-    var message: String
-  }
+  typealias UsageError = ArgumentReader.UsageError
 
   static let usage = """
     usage: live-query-load --port N [options]
@@ -34,38 +34,22 @@ struct LoadOptions {
 
   static func parse(_ arguments: [String]) throws(UsageError) -> LoadOptions {
     var options = LoadOptions()
-    var index = 0
-    func value(_ name: String) throws(UsageError) -> String {
-      index += 1
-      guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
-      return arguments[index]
-    }
-    func number<T: LosslessStringConvertible & Comparable>(
-      _ name: String, _ type: T.Type, atLeast minimum: T
-    ) throws(UsageError) -> T {
-      let text = try value(name)
-      guard let number = T(text), number >= minimum else {
-        throw UsageError(message: "\(name) takes a number of at least \(minimum), not '\(text)'")
-      }
-      return number
-    }
-    while index < arguments.count {
-      let argument = arguments[index]
+    var reader = ArgumentReader(arguments)
+    while let argument = reader.next() {
       switch argument {
       case "--help", "-h": options.showsHelp = true
-      case "--port": options.port = try number(argument, Int.self, atLeast: 1)
-      case "--secret-env": options.secretVariable = try value(argument)
-      case "--connections": options.connections = try number(argument, Int.self, atLeast: 1)
-      case "--subscriptions": options.subscriptions = try number(argument, Int.self, atLeast: 1)
-      case "--owners": options.owners = try number(argument, Int.self, atLeast: 1)
-      case "--priorities": options.priorities = try number(argument, Int.self, atLeast: 1)
-      case "--limit": options.limit = try number(argument, Int.self, atLeast: 1)
-      case "--warmup": options.warmup = try number(argument, Double.self, atLeast: 0)
-      case "--seconds": options.seconds = try number(argument, Double.self, atLeast: 0.1)
-      case "--label": options.label = try value(argument)
+      case "--port": options.port = try reader.number(of: argument, atLeast: 1)
+      case "--secret-env": options.secretVariable = try reader.value(of: argument)
+      case "--connections": options.connections = try reader.number(of: argument, atLeast: 1)
+      case "--subscriptions": options.subscriptions = try reader.number(of: argument, atLeast: 1)
+      case "--owners": options.owners = try reader.number(of: argument, atLeast: 1)
+      case "--priorities": options.priorities = try reader.number(of: argument, atLeast: 1)
+      case "--limit": options.limit = try reader.number(of: argument, atLeast: 1)
+      case "--warmup": options.warmup = try reader.number(of: argument, atLeast: 0)
+      case "--seconds": options.seconds = try reader.number(of: argument, atLeast: 0.1)
+      case "--label": options.label = try reader.value(of: argument)
       default: throw UsageError(message: "unknown option '\(argument)'")
       }
-      index += 1
     }
     if !options.showsHelp && options.port == 0 { throw UsageError(message: "--port is required") }
     if options.subscriptions < options.connections {

@@ -2,6 +2,7 @@
 // holds subscriptions, and measures commit-to-client latency and the
 // server's CPU and memory. See docs/live-queries.md ("Load").
 
+import ArgumentReading
 import Foundation
 import LiveQueryService
 import LoopbackHTTP

@@ -1,8 +1,8 @@
+import ArgumentReading
+
 /// The command line of `live-query-server`.
 struct ServerOptions {
-  struct UsageError: Error {
-    var message: String
-  }
+  typealias UsageError = ArgumentReader.UsageError
 
   static let usage = """
     usage: live-query-server [options]
@@ -65,54 +65,38 @@ struct ServerOptions {
 
   static func parse(_ arguments: [String]) throws(UsageError) -> ServerOptions {
     var options = ServerOptions()
-    var index = 0
-    func value(_ name: String) throws(UsageError) -> String {
-      index += 1
-      guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
-      return arguments[index]
-    }
-    func number<T: LosslessStringConvertible & Comparable>(
-      _ name: String, _ type: T.Type, atLeast minimum: T
-    ) throws(UsageError) -> T {
-      let text = try value(name)
-      guard let number = T(text), number >= minimum else {
-        throw UsageError(message: "\(name) takes a number of at least \(minimum), not '\(text)'")
-      }
-      return number
-    }
-    while index < arguments.count {
-      let argument = arguments[index]
+    var reader = ArgumentReader(arguments)
+    while let argument = reader.next() {
       switch argument {
       case "--help", "-h": options.showsHelp = true
-      case "--host": options.host = try value(argument)
+      case "--host": options.host = try reader.value(of: argument)
       case "--port":
-        options.port = try number(argument, Int.self, atLeast: 0)
+        options.port = try reader.number(of: argument, atLeast: 0)
         guard options.port <= 65535 else { throw UsageError(message: "--port takes 0 to 65535") }
-      case "--policy": options.policyPath = try value(argument)
+      case "--policy": options.policyPath = try reader.value(of: argument)
       case "--postgres": options.postgres = true
-      case "--schema": options.schemaPath = try value(argument)
-      case "--slot": options.slot = try value(argument)
-      case "--hs256-secret-env": options.secretVariable = try value(argument)
-      case "--hs256-secret-file": options.secretPath = try value(argument)
-      case "--rs256-public-key": options.publicKeyPath = try value(argument)
+      case "--schema": options.schemaPath = try reader.value(of: argument)
+      case "--slot": options.slot = try reader.value(of: argument)
+      case "--hs256-secret-env": options.secretVariable = try reader.value(of: argument)
+      case "--hs256-secret-file": options.secretPath = try reader.value(of: argument)
+      case "--rs256-public-key": options.publicKeyPath = try reader.value(of: argument)
       case "--demo-tokens": options.demoTokens = true
-      case "--rate": options.rate = try number(argument, Double.self, atLeast: 0.01)
-      case "--objects": options.objects = try number(argument, Int.self, atLeast: 1)
-      case "--owners": options.owners = try number(argument, Int.self, atLeast: 1)
-      case "--objects-per-commit": options.objectsPerCommit = try number(argument, Int.self, atLeast: 1)
-      case "--seed": options.seed = try number(argument, UInt64.self, atLeast: 0)
-      case "--commits": options.commits = try number(argument, Int.self, atLeast: 0)
-      case "--priorities": options.priorities = try number(argument, Int.self, atLeast: 1)
-      case "--poll-interval": options.pollSeconds = try number(argument, Double.self, atLeast: 0.01)
-      case "--slow-client-timeout": options.slowClientSeconds = try number(argument, Double.self, atLeast: 0.5)
-      case "--resume-window": options.resumeSeconds = try number(argument, Double.self, atLeast: 0)
-      case "--replay-bytes": options.replayBytes = try number(argument, Int.self, atLeast: 0)
-      case "--auth-timeout": options.authenticationSeconds = try number(argument, Double.self, atLeast: 0.1)
-      case "--max-subscriptions": options.maximumSubscriptions = try number(argument, Int.self, atLeast: 1)
-      case "--outbox-bytes": options.outboxBytes = try number(argument, Int.self, atLeast: 1024)
+      case "--rate": options.rate = try reader.number(of: argument, atLeast: 0.01)
+      case "--objects": options.objects = try reader.number(of: argument, atLeast: 1)
+      case "--owners": options.owners = try reader.number(of: argument, atLeast: 1)
+      case "--objects-per-commit": options.objectsPerCommit = try reader.number(of: argument, atLeast: 1)
+      case "--seed": options.seed = try reader.number(of: argument, atLeast: 0)
+      case "--commits": options.commits = try reader.number(of: argument, atLeast: 0)
+      case "--priorities": options.priorities = try reader.number(of: argument, atLeast: 1)
+      case "--poll-interval": options.pollSeconds = try reader.number(of: argument, atLeast: 0.01)
+      case "--slow-client-timeout": options.slowClientSeconds = try reader.number(of: argument, atLeast: 0.5)
+      case "--resume-window": options.resumeSeconds = try reader.number(of: argument, atLeast: 0)
+      case "--replay-bytes": options.replayBytes = try reader.number(of: argument, atLeast: 0)
+      case "--auth-timeout": options.authenticationSeconds = try reader.number(of: argument, atLeast: 0.1)
+      case "--max-subscriptions": options.maximumSubscriptions = try reader.number(of: argument, atLeast: 1)
+      case "--outbox-bytes": options.outboxBytes = try reader.number(of: argument, atLeast: 1024)
       default: throw UsageError(message: "unknown option '\(argument)'")
       }
-      index += 1
     }
     if options.postgres && (options.schemaPath == nil || options.policyPath == nil) {
       throw UsageError(message: "--postgres needs --schema FILE and --policy FILE")

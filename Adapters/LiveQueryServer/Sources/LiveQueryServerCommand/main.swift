@@ -2,6 +2,7 @@
 // embedded context, a writer, demo tokens) at http://127.0.0.1:8080.
 // See docs/live-queries.md.
 
+import ArgumentReading
 import Foundation
 import LiveQueryCore
 import LiveQueryService

@@ -56,21 +56,10 @@ struct BrowserTests {
     witness.send(#"{"op":"watch","id":"mine","entity":"Task","events":["exited"]}"#)
     let browser = try await HeadlessChromium(url: server.url + "/")
     #expect(try await browser.waitUntil("document.getElementById('status').textContent === 'live as u1'"))
-    // Until the writer stops: the health's seq reaches the initial save plus 300.
-    let deadline = ContinuousClock.now + .seconds(90)
-    while ContinuousClock.now < deadline {
-      let seq = try server.get("/health").body.split(separator: ":").last.flatMap { Int($0.dropLast()) } ?? 0
-      if seq >= 301 { break }
-      try await Task.sleep(for: .milliseconds(200))
-    }
+    // Until the writer stops: the initial save plus 300.
+    try await server.waitForSave(301, timeout: .seconds(90))
     let expected = try await Self.serverList(server, predicate: "priority >= 0")
-    var rendered: [String] = []
-    for _ in 0..<50 {
-      rendered = try JSONValue.parse(Array(try await browser.evaluate(Self.renderedTable).utf8)).stringArray
-      if rendered == expected { break }
-      try await Task.sleep(for: .milliseconds(200))
-    }
-    #expect(rendered == expected)
+    #expect(try await Self.renderedTable(browser, awaiting: expected) == expected)
     #expect(expected.count > 3)
     let stats = try JSONValue.parse(Array(try await browser.evaluate("JSON.stringify(window.liveStats)").utf8))
     #expect(stats["snapshots"] == .int(1), "the page was never caught up with a second snapshot")
@@ -96,21 +85,22 @@ struct BrowserTests {
     )
     // A predicate that parses replaces the list, and the error goes.
     _ = try await browser.evaluate("document.getElementById('predicate').value = 'priority >= 5'; \(submit)")
-    let deadline = ContinuousClock.now + .seconds(30)
-    while ContinuousClock.now < deadline {
-      let seq = try server.get("/health").body.split(separator: ":").last.flatMap { Int($0.dropLast()) } ?? 0
-      if seq >= 41 { break }
-      try await Task.sleep(for: .milliseconds(100))
-    }
+    try await server.waitForSave(41, timeout: .seconds(30))
     let expected = try await Self.serverList(server, predicate: "priority >= 5")
+    #expect(try await Self.renderedTable(browser, awaiting: expected) == expected)
+    #expect(try await browser.evaluate("document.getElementById('predicate-error').textContent") == "")
+  }
+
+  /// The page's rendered table, read again until it equals `expected` or
+  /// ten seconds pass: the page may still be applying the last frames.
+  static func renderedTable(_ browser: HeadlessChromium, awaiting expected: [String]) async throws -> [String] {
     var rendered: [String] = []
     for _ in 0..<50 {
-      rendered = try JSONValue.parse(Array(try await browser.evaluate(Self.renderedTable).utf8)).stringArray
+      rendered = try JSONValue.parse(Array(try await browser.evaluate(renderedTable).utf8)).stringArray
       if rendered == expected { break }
       try await Task.sleep(for: .milliseconds(200))
     }
-    #expect(rendered == expected)
-    #expect(try await browser.evaluate("document.getElementById('predicate-error').textContent") == "")
+    return rendered
   }
 
   /// Where the screenshot goes: the package's build folder, for people to

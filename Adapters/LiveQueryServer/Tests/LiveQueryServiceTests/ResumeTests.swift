@@ -57,12 +57,7 @@ import Testing
   )
     async throws
   {
-    let deadline = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < deadline {
-      let seq = try server.get("/health").body.split(separator: ":").last.flatMap { Int($0.dropLast()) } ?? 0
-      if seq >= commits + 1 { break }
-      try await Task.sleep(for: .milliseconds(100))
-    }
+    try await server.waitForSave(commits + 1)
     let fresh = LiveClient(url: server.webSocketURL, bearer: try await TestTokens.token(sub: "u1"))
     fresh.send(board)
     try await fresh.waitFor { $0.contains { if case .snapshot = $0 { true } else { false } } }

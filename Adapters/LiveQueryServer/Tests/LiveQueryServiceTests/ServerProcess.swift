@@ -110,6 +110,20 @@ final class ServerProcess: Sendable {
   /// What the server logged so far.
   var log: String { String(decoding: output.withLock { $0.errors }, as: UTF8.self) }
 
+  /// The last save, as `/health` reports it.
+  func lastSave() throws -> Int {
+    try get("/health").body.split(separator: ":").last.flatMap { Int($0.dropLast()) } ?? 0
+  }
+
+  /// Waits until `/health` reports save `sequenceNumber` or a later one,
+  /// at most `timeout`.
+  func waitForSave(_ sequenceNumber: Int, timeout: Duration = .seconds(60)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try lastSave() < sequenceNumber, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(100))
+    }
+  }
+
   /// Sends SIGTERM and waits for the process to exit; returns its status.
   func terminate(timeout: Duration = .seconds(20)) async throws -> Int32 {
     process.terminate()

@@ -33,8 +33,7 @@ import Testing
     // The saver and the reader went on: the reader took changes all along
     // (one frame per save that touched its list), and is caught up soon
     // after (the machine is shared; "soon" allows for it).
-    let health = try server.get("/health").body
-    let seq = Int(health.split(separator: ":").last!.dropLast()) ?? 0
+    let seq = try server.lastSave()
     #expect(seq > 1000, "the saver slowed down: \(seq) saves in 10 s")
     #expect(reader.frames.count - readerFramesBefore > 500)
     #expect(
