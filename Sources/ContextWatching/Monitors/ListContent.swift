@@ -18,6 +18,10 @@ public struct ListContent: Sendable {
   /// The request's limit, or `Int.max`.
   let limit: Int
   let sectionName: @Sendable (FilterValue) -> String?
+  /// How many times the list changed before this content: each save the
+  /// list applies and each new request adds one, so that of two contents
+  /// of one monitor the later has the greater generation.
+  var generation = 0
 
   /// The number of objects listed.
   public var count: Int { Swift.min(objects.count, limit) }

@@ -179,6 +179,9 @@ public final class ListMonitor: Sendable {
     return stream
   }
 
+  /// Whether observers are called on the main actor.
+  var deliversOnMainActor: Bool { delivery.runsOnMainActor }
+
   /// Blocks until every change of the saves made before the call has been
   /// delivered: for deterministic tests.
   ///
@@ -357,6 +360,10 @@ public final class ListMonitor: Sendable {
     _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (ListMonitorUpdate) -> Void]
   ) {
     for observer in listObservers {
+      if let relay = observer as? any ListChangesRelay {
+        relay.listMonitor(self, didApply: changes)
+        continue
+      }
       guard let observer = observer as? any ListObjectObserver else { continue }
       let sections = observer as? any ListSectionObserver
       for change in changes.deleted { observer.listMonitor(self, didDelete: change.object, at: change.indexPath) }

@@ -271,6 +271,7 @@ struct ListState: Sendable {
   /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
   mutating func commit(_ plan: Plan) -> ListChanges {
     sequenceNumber = plan.sequenceNumber
+    content.generation += 1
     let insertedAt = apply(plan.touched)
     var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
     guard plan.changesListedObjects else { return changes }
@@ -600,7 +601,7 @@ struct ListState: Sendable {
     let old = content
     content = ListContent(
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
-      sectionName: sectionName)
+      sectionName: sectionName, generation: old.generation + 1)
     load(objects)
     let new = content
     var changes = ListChanges(sequenceNumber: sequenceNumber)

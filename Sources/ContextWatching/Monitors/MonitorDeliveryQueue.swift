@@ -70,6 +70,13 @@ final class MonitorDeliveryQueue: Sendable {
     }
   }
 
+  /// Whether the work runs on the main actor (the ``DeliveryScheduler/mainActor``
+  /// scheduler).
+  var runsOnMainActor: Bool {
+    if case .main = runner { return true }
+    return false
+  }
+
   /// Runs `work` after the work enqueued before it, on the scheduler.
   func enqueue(_ work: @escaping @Sendable () -> Void) {
     switch runner {

@@ -33,6 +33,10 @@ public struct MonitorError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The watcher the monitor rides on refused its watch (it holds as
     /// many watches as it can).
     public static let watchRefused = Code("watchRefused")
+    /// A typed monitor's object is not an object of the record type's
+    /// entity (nor of one below it), or the record type names an entity
+    /// the schema does not have.
+    public static let entityMismatch = Code("entityMismatch")
 
     /// The code's name.
     public var description: String { name }

@@ -44,6 +44,8 @@ public final class ObjectMonitor: Sendable {
     /// The context's last save when the watch was added: the snapshot
     /// taken then already shows it and every save before it.
     var firstSequenceNumber = 0
+    /// Keeps a follower's closure registered as long as the monitor lives.
+    var follower: ObserverToken?
   }
 
   /// A closure observer's view of a report: an event, or the end of the
@@ -78,7 +80,28 @@ public final class ObjectMonitor: Sendable {
   /// - Important: Waits for the context's queue (runs at once on it), where
   ///   the object is read and the watch added, so that no save falls
   ///   between the snapshot and the first report.
-  public init(context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler) throws(MonitorError) {
+  public convenience init(
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler
+  ) throws(MonitorError) {
+    try self.init(context: context, objectID: objectID, scheduler: scheduler, follower: nil)
+  }
+
+  /// A monitor built on this one (a ``RecordObjectMonitor``): it sees the
+  /// snapshot the monitor starts from, and may refuse it, before the watch
+  /// is added, and hears every report from the first.
+  struct Follower {
+    /// Called on the context's queue with the snapshot the monitor starts
+    /// from; an error refuses the monitor.
+    var start: @Sendable (ObjectSnapshot) -> MonitorError?
+    /// Called with every report, before the other observers.
+    var signal: @Sendable (Signal) -> Void
+  }
+
+  /// Creates a monitor as ``init(context:objectID:scheduler:)`` does, with
+  /// a follower whose closure is registered before the watch is added.
+  init(
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follower: Follower?
+  ) throws(MonitorError) {
     self.objectID = objectID
     let hub = MonitorHub.hub(for: context)
     self.hub = hub
@@ -97,11 +120,17 @@ public final class ObjectMonitor: Sendable {
             "ObjectMonitor: no object \(objectID) in context '\(context.name)' (never inserted, deleted, or rolled back)"
         )
       }
+      let snapshot = object.snapshot()
+      if let follower {
+        if let refusal = follower.start(snapshot) { return refusal }
+        let followerToken = observers.add(follower.signal)
+        state.withLock { $0.follower = followerToken }
+      }
       do {
         let token = try hub.watcher.watch(
           object.entityName, predicate: PredicateSyntax(.constant(true)),
           options: WatchOptions(objectIDs: [objectID]), route: route)
-        let (snapshot, sequenceNumber) = (object.snapshot(), context.sequenceNumber)
+        let sequenceNumber = context.sequenceNumber
         state.withLock { state in
           state.object = snapshot
           state.token = token
@@ -200,6 +229,9 @@ public final class ObjectMonitor: Sendable {
   ///   ``DeliveryScheduler/mainActor``: use `await flush()`): it would wait
   ///   forever, so it traps.
   public func flush() { deliveries.flush() }
+
+  /// Whether observers are called on the main actor.
+  var deliversOnMainActor: Bool { deliveries.runsOnMainActor }
 
   /// Waits without blocking until the reports of the saves made before
   /// the call have been made.

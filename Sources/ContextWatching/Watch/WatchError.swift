@@ -80,6 +80,9 @@ public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The watcher already holds ``WatchID/maximumWatchCount`` watches, or
     /// has handed out every watch number (2⁴⁰ registrations in its life).
     public static let tooManyWatches = Code("tooManyWatches")
+    /// A typed list's request lists an entity whose objects are not
+    /// objects of the record type's entity.
+    public static let entityMismatch = Code("entityMismatch")
 
     /// The code's name.
     public var description: String { name }
