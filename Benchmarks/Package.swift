@@ -71,6 +71,10 @@ let package = Package(
     // initializer:
     //   swift run -c release RecordTiming
     tool("RecordTiming", [objectGraph, predicateDSL]),
+    // What a typed list monitor adds to a list monitor's cost per changed
+    // object:
+    //   swift run -c release RecordListTiming
+    tool("RecordListTiming", ["BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
     // What the benchmarks measure (the predicates and the hand-written
     // closures they are compared with) and the seeded generator that makes

@@ -1,12 +1,14 @@
-/// An observer of a ``ListMonitor`` that takes each change as a whole, once
-/// the list holds it, instead of object by object: how a
-/// ``RecordListMonitor`` hears its list.
+/// What a ``ListMonitor`` tells the monitor built on it (a
+/// ``RecordListMonitor``'s relay) of each change: that it will come, and
+/// then the change as a whole, once the list holds it.
 ///
-/// The monitor calls ``listMonitor(_:didApply:)`` where it would call a
-/// ``ListObjectObserver``'s methods: after "will change" and the change,
-/// before "did change", with the changes (empty when a save changed only
-/// objects beyond the limit).
-protocol ListChangesRelay: ListObserver {
+/// The list monitor calls ``listMonitorWillChange(_:)`` before its
+/// observers' "will change", and ``listMonitor(_:didApply:)`` after the
+/// change, before its observers' callbacks, with the changes (empty when a
+/// save changed only objects beyond the limit).
+protocol ListChangesRelay: AnyObject, Sendable {
+  /// The list is about to change: the monitor still holds the old content.
+  func listMonitorWillChange(_ monitor: ListMonitor)
   /// The list changed by `changes`; the monitor holds the new content.
   func listMonitor(_ monitor: ListMonitor, didApply changes: ListChanges)
 }

@@ -60,6 +60,9 @@ public final class ListMonitor: Sendable {
   private let currentRequest: LockedState<ListRequest>
   private let delivery: MonitorDeliveryQueue
   private let observers = ObserverList<any ListObserver, ListMonitorUpdate>()
+  /// A monitor built on this one (a ``RecordListMonitor``'s relay), held
+  /// strongly and told of every change as a whole.
+  private let follower: (any ListChangesRelay)?
 
   /// Creates a monitor of `request` over `context`'s objects, fetched now.
   ///
@@ -71,10 +74,21 @@ public final class ListMonitor: Sendable {
   ///   sort key without an order or through a to-many relationship, more
   ///   distinct sort keys than ``ListRequest/maximumSortKeyCount``, or a
   ///   section key that is not the first sort key.
-  public init(context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler) throws(WatchError) {
+  public convenience init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
+  ) throws(WatchError) {
+    try self.init(context: context, request: request, scheduler: scheduler, follower: nil)
+  }
+
+  /// Creates a monitor as ``init(context:request:scheduler:)`` does, with a
+  /// follower told of each change before and after the observers.
+  init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follower: (any ListChangesRelay)?
+  ) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
     self.context = context
     hub = MonitorHub.hub(for: context)
+    self.follower = follower
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
     let empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
@@ -331,6 +345,7 @@ public final class ListMonitor: Sendable {
       return
     }
     let (listObservers, handlers) = currentObservers()
+    follower?.listMonitorWillChange(self)
     for observer in listObservers { observer.listMonitorWillChange(self) }
     change()
     notify(changes, listObservers, handlers)
@@ -339,6 +354,7 @@ public final class ListMonitor: Sendable {
   /// As the other `deliver`, for a save prepared in `plan`.
   private func deliver(_ plan: ListState.Plan, commit: () -> ListChanges) {
     let (listObservers, handlers) = currentObservers()
+    follower?.listMonitorWillChange(self)
     for observer in listObservers { observer.listMonitorWillChange(self) }
     let changes = commit()
     notify(changes, listObservers, handlers)
@@ -359,11 +375,8 @@ public final class ListMonitor: Sendable {
   private func notify(
     _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (ListMonitorUpdate) -> Void]
   ) {
+    follower?.listMonitor(self, didApply: changes)
     for observer in listObservers {
-      if let relay = observer as? any ListChangesRelay {
-        relay.listMonitor(self, didApply: changes)
-        continue
-      }
       guard let observer = observer as? any ListObjectObserver else { continue }
       let sections = observer as? any ListSectionObserver
       for change in changes.deleted { observer.listMonitor(self, didDelete: change.object, at: change.indexPath) }

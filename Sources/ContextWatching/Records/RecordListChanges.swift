@@ -32,6 +32,7 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
   public let moved: [Move]
 
   /// Decodes each changed object of `changes` once.
+  @inlinable
   init(_ changes: ListChanges) {
     untyped = changes
     deleted = changes.deleted.map(Change.init)
@@ -60,6 +61,7 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
     /// The object read as a record, or why it cannot be.
     public let record: Result<Record, ObjectGraphError>
 
+    @inlinable
     init(_ change: ListChanges.Change) {
       indexPath = change.indexPath
       object = change.object
@@ -82,6 +84,7 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
     /// The object read as a record, or why it cannot be.
     public let record: Result<Record, ObjectGraphError>
 
+    @inlinable
     init(_ move: ListChanges.Move) {
       from = move.from
       to = move.to

@@ -33,11 +33,18 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
 
   /// The same list, read as snapshots.
   public let untyped: ListMonitor
-  private let observers = ObserverList<any RecordListObserver<Record>, Signal>()
+  /// The observers (each an `any RecordListObserver<Record>`) and the
+  /// closures (each taking a `Signal`), in a registry of concrete types:
+  /// one whose types depended on `Record` would be read through the record
+  /// type's metadata at every change.
+  private let observers = ObserverList<any AnyObject & Sendable, any Sendable>()
   /// The observers told that the list will change, to be told the rest of
   /// that change.
-  private let told = LockedState<[any RecordListObserver<Record>]>([])
-  private let relay = Relay()
+  private let told = LockedState<[AnyObject]>([])
+  private let relay: Relay
+  /// Reads a change's objects as records: made where the monitor is
+  /// created, so that it is compiled for the record type there.
+  private let read: @Sendable (ListChanges) -> RecordListChanges<Record>
 
   /// Creates a monitor of `request` over `context`'s objects, fetched now.
   ///
@@ -46,27 +53,39 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ///   an entity that is not `Record`'s entity nor one below it, and
   ///   ``WatchError/Code/unknownEntity`` when the schema has no entity of
   ///   `Record`'s name.
+  @inlinable
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
   ) throws(WatchError) {
     try Self.check(request, schema: context.schema)
-    self.init(try ListMonitor(context: context, request: request, scheduler: scheduler))
+    // Inlined where the record type is known: the decoding of each
+    // change's objects is compiled for it, rather than run through the
+    // record type's metadata.
+    try self.init(context: context, request: request, scheduler: scheduler) { RecordListChanges($0) }
   }
 
-  init(_ monitor: ListMonitor) {
-    untyped = monitor
+  @usableFromInline
+  init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler,
+    read: @escaping @Sendable (ListChanges) -> RecordListChanges<Record>
+  ) throws(WatchError) {
+    let relay = Relay()
+    untyped = try ListMonitor(context: context, request: request, scheduler: scheduler, follower: relay)
+    self.relay = relay
+    self.read = read
     relay.attach(self)
-    monitor.addObserver(relay)
   }
 
   deinit {
+    let finished: any Sendable = Signal.finished
     for member in observers.snapshot() {
-      if case .closure(let handler) = member { handler(.finished) }
+      if case .closure(let handler) = member { handler(finished) }
     }
   }
 
   /// Refuses a request whose objects are not `Record`'s.
-  private static func check(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
+  @usableFromInline
+  static func check(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
     guard let kinds = schema.kinds(of: Record.entityName) else {
       throw WatchError(
         .unknownEntity, watch: request.displayLabel, entity: Record.entityName,
@@ -150,18 +169,22 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// Adds an observer, held weakly; adding one twice changes nothing.
   ///
   /// - Complexity: O(log *n*) amortized in the observers.
-  public func addObserver(_ observer: some RecordListObserver<Record>) { observers.add(observer) }
+  public func addObserver(_ observer: some RecordListObserver<Record>) {
+    observers.add(observer as any AnyObject & Sendable)
+  }
 
   /// Removes an observer.
   ///
   /// - Complexity: O(log *n*) amortized in the observers.
-  public func removeObserver(_ observer: some RecordListObserver<Record>) { observers.remove(observer) }
+  public func removeObserver(_ observer: some RecordListObserver<Record>) {
+    observers.remove(observer as any AnyObject & Sendable)
+  }
 
   /// Calls `handler` on the monitor's scheduler once per change of the
   /// list, with the changes (their records decoded) and the new content, as
   /// long as the returned token lives.
   public func observe(_ handler: @escaping @Sendable (RecordListUpdate<Record>) -> Void) -> ObserverToken {
-    observers.add { signal in
+    follow { signal in
       if case .update(let update) = signal { handler(update) }
     }
   }
@@ -172,7 +195,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// its consumer has not taken yet.
   public var updates: AsyncStream<RecordListUpdate<Record>> {
     let (stream, continuation) = AsyncStream.makeStream(of: RecordListUpdate<Record>.self)
-    let observation = observers.add { signal in
+    let observation = follow { signal in
       switch signal {
       case .update(let update): continuation.yield(update)
       case .finished: continuation.finish()
@@ -183,7 +206,12 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   }
 
   /// Registers a closure for every signal: how the models follow the list.
-  func follow(_ handler: @escaping @Sendable (Signal) -> Void) -> ObserverToken { observers.add(handler) }
+  func follow(_ handler: @escaping @Sendable (Signal) -> Void) -> ObserverToken {
+    observers.add { event in
+      // Only this monitor sends, and it sends signals.
+      if let signal = event as? Signal { handler(signal) }
+    }
+  }
 
   /// Blocks until every change of the saves made before the call has been
   /// delivered: for deterministic tests.
@@ -200,10 +228,11 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
 
   /// Tells the observers that the list will change; on the delivery queue.
   private func willChange() {
-    var observing: [any RecordListObserver<Record>] = []
+    var observing: [AnyObject] = []
     for case .object(let observer) in observers.snapshot() { observing.append(observer) }
+    guard !observing.isEmpty else { return }
     told.withLock { $0 = observing }
-    for observer in observing { observer.listMonitorWillChange(self) }
+    for case let observer as any RecordListObserver<Record> in observing { observer.listMonitorWillChange(self) }
   }
 
   /// Tells the observers told "will change" what changed, then the
@@ -211,16 +240,16 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   private func didApply(_ changes: ListChanges) {
     let observing = told.withLock { told in
       defer { told = [] }
-      return told
+      return told.compactMap { $0 as? any RecordListObserver<Record> }
     }
     // Closures are read after the change: one registered since sees the
     // new content (a model reads it then), or this update.
-    var handlers: [@Sendable (Signal) -> Void] = []
+    var handlers: [@Sendable (any Sendable) -> Void] = []
     if !changes.isEmpty {
       for case .closure(let handler) in observers.snapshot() { handlers.append(handler) }
     }
     guard !observing.isEmpty || !handlers.isEmpty else { return }
-    let records = RecordListChanges<Record>(changes)
+    let records = read(changes)
     for observer in observing {
       for change in records.deleted { observer.listMonitor(self, didDelete: change) }
       for section in records.deletedSections {
@@ -235,13 +264,14 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     }
     for observer in observing { observer.listMonitorDidChange(self) }
     guard !handlers.isEmpty else { return }
-    let update = Signal.update(RecordListUpdate(changes: records, content: RecordListContent(untyped.content)))
+    let update: any Sendable = Signal.update(
+      RecordListUpdate(changes: records, content: RecordListContent(untyped.content)))
     for handler in handlers { handler(update) }
   }
 
   /// Hears the list monitor for the record monitor, which it reaches
-  /// weakly: the list holds its observers weakly, the record monitor holds
-  /// the relay. (A part of the monitor, so it shares its file.)
+  /// weakly: both monitors hold the relay, and the record monitor holds the
+  /// list monitor. (A part of the monitor, so it shares its file.)
   private final class Relay: ListChangesRelay {
     private struct Target {
       weak var monitor: RecordListMonitor?

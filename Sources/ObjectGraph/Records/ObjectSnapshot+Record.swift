@@ -22,7 +22,7 @@ extension ObjectSnapshot {
   ///   String?`, `Person has no key 'nmae' (did you mean 'name'?): …`.
   public func decode<Record: Decodable>(_ type: Record.Type) throws(ObjectGraphError) -> Record {
     do {
-      return try Record(from: RecordDecoder(snapshot: self))
+      return try RecordDecoder.read(Record.self, from: self)
     } catch let error as ObjectGraphError {
       throw error
     } catch {

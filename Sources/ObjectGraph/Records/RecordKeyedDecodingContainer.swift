@@ -103,8 +103,14 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+    try decode(T.self, from: try property(key), key)
+  }
+
+  /// A value of `T` from the key's property: a relationship's identifiers,
+  /// a Foundation value, or what `T` reads from a single value.
+  private func decode<T: Decodable>(_ type: T.Type, from property: PropertyValue, _ key: Key) throws -> T {
     let stored: FilterValue
-    switch try property(key) {
+    switch property {
     case .relationship(let targets):
       switch targets {
       case .toOne(let id?) where T.self == ObjectID.self: return unsafeBitCast(id, to: T.self)
@@ -120,6 +126,64 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
       do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
     }
     return try T(from: RecordValueDecoder(value: stored, place: place(key)))
+  }
+
+  // Optionals read their key once: nil for a nil value, an empty to-one
+  // relationship, or a key the entity does not have (the protocol's
+  // default would look the key up three times).
+
+  /// The key's attribute value for an optional; nil when there is none.
+  @inline(__always)
+  private func optionalValue<T>(_ key: Key, as type: T.Type) throws(ObjectGraphError) -> FilterValue? {
+    switch decoder.property(key.stringValue) {
+    case nil, .attribute(.null)?: return nil
+    case .attribute(let value)?: return value
+    case .relationship(let targets)?: throw relationshipMismatch(key, targets, T.self)
+    }
+  }
+
+  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    guard let stored = try optionalValue(key, as: Bool.self) else { return nil }
+    do { return try RecordValue.bool(from: stored) } catch { throw failure(key, error) }
+  }
+
+  func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+    guard let stored = try optionalValue(key, as: String.self) else { return nil }
+    do { return try RecordValue.string(from: stored) } catch { throw failure(key, error) }
+  }
+
+  func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+    guard let stored = try optionalValue(key, as: Double.self) else { return nil }
+    do { return try RecordValue.double(from: stored, as: Double.self) } catch { throw failure(key, error) }
+  }
+
+  func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+    guard let stored = try optionalValue(key, as: Float.self) else { return nil }
+    do { return Float(try RecordValue.double(from: stored, as: Float.self)) } catch { throw failure(key, error) }
+  }
+
+  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
+  func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+
+  @inline(__always)
+  private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws(ObjectGraphError) -> T? {
+    guard let stored = try optionalValue(key, as: T.self) else { return nil }
+    do { return try RecordValue.integer(T.self, from: stored) } catch { throw failure(key, error) }
+  }
+
+  func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+    switch decoder.property(key.stringValue) {
+    case nil, .attribute(.null)?, .relationship(.toOne(nil))?: return nil
+    case let property?: return try decode(T.self, from: property, key)
+    }
   }
 
   func nestedContainer<NestedKey: CodingKey>(
