@@ -17,7 +17,7 @@ public import PredicateDSL
 /// ```
 ///
 /// Sections are identified by their value (one section, identified by
-/// nil, for a list without sections), objects by their ``ObjectID``: both
+/// nil, for a list without sections), objects by their `ObjectID`: both
 /// `Hashable` and `Sendable`, as a diffable snapshot requires, and unique.
 /// The data source finds moves, insertions and deletions itself by
 /// comparing identifiers; what it cannot see is a value changed on an

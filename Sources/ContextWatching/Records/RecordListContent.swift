@@ -6,7 +6,7 @@ public import ObjectGraph
 ///
 /// Reading a record decodes the object's snapshot then, O(log *n*) to find
 /// it plus the decoding; a record that does not decode throws an
-/// ``ObjectGraphError`` naming the object, the key and the types.
+/// `ObjectGraphError` naming the object, the key and the types.
 ///
 /// ```swift
 /// let content = people.content

@@ -17,7 +17,7 @@ public import ObjectGraph
 /// ```
 ///
 /// It is a ``ListMonitor`` (``untyped``) with a view: reads decode the
-/// object they return, then, and throw ``ObjectGraphError`` for an object
+/// object they return, then, and throw `ObjectGraphError` for an object
 /// that does not read as a record; deliveries carry each changed object's
 /// record, decoded once per change however many observers, closures and
 /// sequences read it, as a `Result`. Everything else (the request, the
@@ -217,7 +217,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// delivered: for deterministic tests.
   ///
   /// - Important: Not from the monitor's scheduler, where it would wait
-  ///   forever (see ``ListMonitor/flush()``).
+  ///   forever (see `ListMonitor.flush()`).
   public func flush() { untyped.flush() }
 
   /// Waits without blocking until every change of the saves made before

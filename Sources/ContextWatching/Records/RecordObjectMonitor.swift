@@ -102,7 +102,7 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
   /// `willUpdate` still the one before the save); nil once a save deleted
   /// it. Decoded when the save was reported, not at each read.
   ///
-  /// - Throws: ``ObjectGraphError`` when the latest snapshot does not read
+  /// - Throws: `ObjectGraphError` when the latest snapshot does not read
   ///   as a record, naming the object, the key and the types.
   public var record: Record? {
     get throws(ObjectGraphError) { try state.withLock { $0.record }?.get() }
@@ -160,7 +160,7 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
   }
 
   /// Blocks until the reports of the saves made before the call have been
-  /// made: for deterministic tests (see ``ObjectMonitor/flush()``).
+  /// made: for deterministic tests (see `ObjectMonitor.flush()`).
   public func flush() { untyped.flush() }
 
   /// Waits without blocking until the reports of the saves made before
