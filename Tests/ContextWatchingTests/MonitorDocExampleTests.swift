@@ -95,3 +95,30 @@ struct MonitorDocExampleTests {
     withExtendedLifetime((observer, token)) {}
   }
 }
+
+// docs/monitors.md, ListMonitor: a view controller adopting an observer
+// protocol on the main actor.
+@MainActor
+final class PeopleViewController: @preconcurrency ListObjectObserver {
+  var names: [String] = []
+  func listMonitor(_ monitor: ListMonitor, didInsert object: ObjectSnapshot, at indexPath: ListIndexPath) {
+    names.insert(object["name"]?.description ?? "", at: indexPath.item)
+  }
+}
+
+@Suite("docs/monitors.md example: the section index")
+struct SectionIndexDocExampleTests {
+  @Test func theSectionIndexExampleRuns() throws {
+    let context = WatcherFixtures.context()
+    try context.performAndWait { context in
+      for city in ["Lima", "London", "Oslo"] {
+        _ = try context.insert("Person", values: ["name": .string(city), "city": .string(city)])
+      }
+      _ = try context.save()
+    }
+    var request = try ListRequest("Person", where: "TRUEPREDICATE", sortedBy: [.ascending("city")], sectionedBy: "city")
+    request.sectionIndexTitle = { name in String(name.prefix(2)).uppercased() }  // "LI", "LO", …
+    let monitor = try ListMonitor(context: context, request: request, scheduler: .immediate)
+    #expect(monitor.sectionIndexTitles == ["LI", "LO", "OS"])
+  }
+}

@@ -158,7 +158,7 @@ struct RecordListMonitorTests {
     let (context, monitor, ids) = try Self.fixture(Resident.self)
     let updates = LockedState<[RecordListUpdate<Resident>]>([])
     let token = monitor.observe { update in updates.withLock { $0.append(update) } }
-    let sequence = monitor.updates
+    var iterator = monitor.updates.makeAsyncIterator()
     try Self.edit(context, ids["Cy"], ["name": "Cyd"])
     let update = try #require(updates.withLock { $0 }.first)
     #expect(update.changes.updated.count == 1)
@@ -168,7 +168,6 @@ struct RecordListMonitorTests {
     #expect(update.changes.sequenceNumber == 2)
     #expect(try update.content.records.map(\.name) == ["Ann", "Bob", "Cyd"])
     #expect(update.untyped.content.count == 3)
-    var iterator = sequence.makeAsyncIterator()
     let next = await iterator.next()
     #expect(try next?.changes.updated.first?.record.get().name == "Cyd")
     token.cancel()
@@ -208,14 +207,13 @@ struct RecordListMonitorTests {
         for move in update.changes.moved { if case .success = move.record { read.withLock { $0 += 1 } } }
       }
     }
-    let sequence = monitor.updates
+    var iterator = monitor.updates.makeAsyncIterator()
     // One save: Ann renamed (updated in place), Bob moved to Oslo.
     try context.performAndWait { context in
       try context.setValues(["name": "Ann-Once"], of: context.object(with: ids["Ann"]!)!)
       try context.setValues(["name": "Bob-Once", "city": "Oslo"], of: context.object(with: ids["Bob"]!)!)
       _ = try context.save()
     }
-    var iterator = sequence.makeAsyncIterator()
     _ = await iterator.next()
     #expect(readers.map { $0.names.withLock { $0.sorted() } } == Array(repeating: ["Ann-Once", "Bob-Once"], count: 3))
     #expect(read.withLock { $0 } == 6)

@@ -102,11 +102,11 @@ struct RecordObjectMonitorTests {
     let ann = try insert(Resident(name: "Ann", city: nil, age: 30))
     let monitor = try RecordObjectMonitor<Resident>(
       context: context, objectID: ann, scheduler: .queue(DispatchQueue(label: "records")))
-    let events = monitor.events
+    var events = monitor.events.makeAsyncIterator()
     try edit(ann, ["name": "Anna"])
     try delete(ann)
     var names: [String] = []
-    for await event in events {
+    while let event = await events.next() {
       switch event {
       case .willUpdate(let record): names.append("will \(try record.get().name)")
       case .didUpdate(let record, _): names.append("did \(try record.get().name)")

@@ -42,6 +42,10 @@ public struct ListChanges: Hashable, Sendable {
   /// Objects that changed place: from their old index path to their new
   /// one, with the changed keys.
   public var moved: [Move]
+  /// Whether the changes replace the list by a new fetch
+  /// (``ListMonitor/refetch()`` or ``ListMonitor/setRequest(_:)``) rather
+  /// than follow a save: observers are told so around them.
+  public var isRefetch = false
 
   /// Creates changes.
   public init(

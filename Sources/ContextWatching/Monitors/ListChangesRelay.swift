@@ -9,6 +9,10 @@
 protocol ListChangesRelay: AnyObject, Sendable {
   /// The list is about to change: the monitor still holds the old content.
   func listMonitorWillChange(_ monitor: ListMonitor)
+  /// The list is about to be fetched again.
+  func listMonitorWillRefetch(_ monitor: ListMonitor)
+  /// The list was fetched again.
+  func listMonitorDidRefetch(_ monitor: ListMonitor)
   /// The list changed by `changes`; the monitor holds the new content.
   func listMonitor(_ monitor: ListMonitor, didApply changes: ListChanges)
 }

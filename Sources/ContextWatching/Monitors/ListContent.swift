@@ -18,6 +18,8 @@ public struct ListContent: Sendable {
   /// The request's limit, or `Int.max`.
   let limit: Int
   let sectionName: @Sendable (FilterValue) -> String?
+  /// The request's ``ListRequest/sectionIndexTitle``, or its default.
+  var sectionIndexTitle: @Sendable (String) -> String? = ListRequest.defaultSectionIndexTitle
   /// How many times the list changed before this content: each save the
   /// list applies and each new request adds one, so that of two contents
   /// of one monitor the later has the greater generation.
@@ -28,6 +30,15 @@ public struct ListContent: Sendable {
 
   /// Whether no object is listed.
   public var isEmpty: Bool { count == 0 }
+
+  /// Whether any object is listed (CoreStore's `hasObjects()`).
+  public var hasObjects: Bool { count > 0 }
+
+  /// Whether section `index` lists any object; false for a section the
+  /// list does not have.
+  public func hasObjects(inSection index: Int) -> Bool {
+    index >= 0 && index < numberOfSections && section(at: index).count > 0
+  }
 
   /// The number of sections: 1 for a list without sections (even when it
   /// is empty, as a table view expects), else the number of section values
@@ -97,6 +108,28 @@ public struct ListContent: Sendable {
     precondition(indexPath.count == 2, "an index path of a list has two indexes, section then item: \(indexPath)")
     return object(at: ListIndexPath(item: indexPath[1], section: indexPath[0]))
   }
+
+  /// The object at a position in the whole list: `content[3]`.
+  ///
+  /// - Precondition: `position` is less than ``count``.
+  public subscript(position: Int) -> ObjectSnapshot { object(at: position) }
+
+  /// The object at item `item` of section `section`: `content[0, 3]`.
+  ///
+  /// - Precondition: The index path is in the list.
+  public subscript(section: Int, item: Int) -> ObjectSnapshot {
+    object(at: ListIndexPath(item: item, section: section))
+  }
+
+  /// The object at an index path.
+  ///
+  /// - Precondition: The index path is in the list.
+  public subscript(indexPath: ListIndexPath) -> ObjectSnapshot { object(at: indexPath) }
+
+  /// The object at an `IndexPath` (section, then item).
+  ///
+  /// - Precondition: The index path has two indexes and is in the list.
+  public subscript(indexPath: IndexPath) -> ObjectSnapshot { object(at: indexPath) }
 
   /// The objects of one section, in order.
   ///

@@ -59,7 +59,14 @@ public final class ListMonitor: Sendable {
   /// The request listed, as of the last delivery.
   private let currentRequest: LockedState<ListRequest>
   private let delivery: MonitorDeliveryQueue
-  private let observers = ObserverList<any ListObserver, ListMonitorUpdate>()
+  /// What closures registered on the monitor receive: an update, or the
+  /// end of the monitor's reports (which only sequences act on).
+  enum Signal: Sendable {
+    case update(ListMonitorUpdate)
+    case finished
+  }
+
+  private let observers = ObserverList<any ListObserver, Signal>()
   /// A monitor built on this one (a ``RecordListMonitor``'s relay), held
   /// strongly and told of every change as a whole.
   private let follower: (any ListChangesRelay)?
@@ -91,7 +98,8 @@ public final class ListMonitor: Sendable {
     self.follower = follower
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
-    let empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
+    var empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
+    empty.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
     saving = LockedState(nil)
     state = LockedState(empty)
     currentRequest = LockedState(request)
@@ -109,6 +117,13 @@ public final class ListMonitor: Sendable {
         state.load(objects)
       }
       saving.withLock { $0 = side }
+    }
+  }
+
+  deinit {
+    // Ends every update sequence (closure observers ignore the signal).
+    for member in observers.snapshot() {
+      if case .closure(let closure) = member { closure(.finished) }
     }
   }
 
@@ -130,6 +145,43 @@ public final class ListMonitor: Sendable {
 
   /// The number of objects listed.
   public var count: Int { content.count }
+
+  /// Whether any object is listed (CoreStore's `hasObjects()`).
+  public var hasObjects: Bool { content.hasObjects }
+
+  /// Whether section `index` lists any object; false for a section the
+  /// list does not have.
+  public func hasObjects(inSection index: Int) -> Bool { content.hasObjects(inSection: index) }
+
+  /// The object at a position in the whole list: `people[3]`.
+  ///
+  /// - Precondition: `position` is less than ``count``.
+  public subscript(position: Int) -> ObjectSnapshot { content.object(at: position) }
+
+  /// The object at item `item` of section `section`: `people[0, 3]`.
+  ///
+  /// - Precondition: The index path is in the list.
+  public subscript(section: Int, item: Int) -> ObjectSnapshot { content[section, item] }
+
+  /// The object at an index path.
+  ///
+  /// - Precondition: The index path is in the list.
+  public subscript(indexPath: ListIndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
+
+  /// The object at an `IndexPath` (section, then item).
+  ///
+  /// - Precondition: The index path has two indexes and is in the list.
+  public subscript(indexPath: IndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
+
+  /// The section index's entries: each section's title, each once, in
+  /// order (see ``ListContent/sectionIndexTitles``).
+  public var sectionIndexTitles: [String] { content.sectionIndexTitles }
+
+  /// The first section with a section index entry; nil when none has it
+  /// (see ``ListContent/section(forSectionIndexTitle:at:)``).
+  public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
+    content.section(forSectionIndexTitle: title, at: index)
+  }
 
   /// The number of sections (1 for a list without sections).
   public var numberOfSections: Int { content.numberOfSections }
@@ -180,17 +232,42 @@ public final class ListMonitor: Sendable {
   /// with the changes and the new content, as long as the returned token
   /// lives.
   public func observe(_ handler: @escaping @Sendable (ListMonitorUpdate) -> Void) -> ObserverToken {
-    observers.add(handler)
+    observers.add { signal in
+      if case .update(let update) = signal { handler(update) }
+    }
   }
 
-  /// The changes of the list from now on, one element per change, with the
-  /// new content. Each iteration gets every change after it starts; the
-  /// sequence buffers what its consumer has not taken yet.
-  public var updates: AsyncStream<ListMonitorUpdate> {
-    let (stream, continuation) = AsyncStream.makeStream(of: ListMonitorUpdate.self)
-    let observation = observers.add { continuation.yield($0) }
-    continuation.onTermination = { _ in observation.cancel() }
-    return stream
+  /// The changes of the list, one element per change with the new
+  /// content, from the moment each `for await` loop starts (its iterator is
+  /// made); a loop ends when the monitor is released.
+  ///
+  /// ```swift
+  /// for await update in people.updates { print(update.changes.inserted.count, update.content.count) }
+  /// ```
+  ///
+  /// Each loop buffers every update its consumer has not taken yet: a
+  /// batch update applies only after the ones before it, so none is
+  /// dropped. A consumer that wants only the latest list reads the last
+  /// buffered update's ``ListMonitorUpdate/content``.
+  public var updates: ListMonitorUpdates {
+    MonitorSequence { [weak self] continuation in
+      guard let self else {
+        continuation.finish()
+        return nil
+      }
+      return register(continuation)
+    }
+  }
+
+  /// Registers an update sequence's continuation; it is finished when the
+  /// monitor goes.
+  func register(_ continuation: AsyncStream<ListMonitorUpdate>.Continuation) -> ObserverToken {
+    observers.add { signal in
+      switch signal {
+      case .update(let update): continuation.yield(update)
+      case .finished: continuation.finish()
+      }
+    }
   }
 
   /// Whether observers are called on the main actor.
@@ -218,6 +295,25 @@ public final class ListMonitor: Sendable {
   ///   monitor then keeps its request.
   /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
   public func setRequest(_ request: ListRequest) throws(WatchError) {
+    try replaceList(with: request)
+  }
+
+  /// Fetches the list again, as NSFetchedResultsController's
+  /// `performFetch()` and CoreStore's `refetch` do: one delivery with the
+  /// changes from the list as it was to the fetch's (none when the list was
+  /// current), between ``ListObserver/listMonitorWillRefetch(_:)`` and
+  /// ``ListObserver/listMonitorDidRefetch(_:)``.
+  ///
+  /// - Throws: ``WatchError`` when the request no longer applies to the
+  ///   context's schema; the monitor then keeps its list.
+  /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
+  public func refetch() throws(WatchError) {
+    try replaceList(with: request)
+  }
+
+  /// Fetches `request` and replaces the list with it, telling observers
+  /// it is a refetch and what changed.
+  private func replaceList(with request: ListRequest) throws(WatchError) {
     try context.performAndWait { context throws(WatchError) in
       guard let route = saving.withLock({ $0?.route }) else { return }
       let side = try Self.makeSaveSide(request, route: route, watcher: hub.watcher, schema: context.schema)
@@ -235,13 +331,20 @@ public final class ListMonitor: Sendable {
         // The new list is built aside, so that observers told it will
         // change still read the old one.
         var next = state.withLock { $0 }
-        let changes = next.replace(
+        var changes = next.replace(
           order: side.order, limit: request.limit, sectionName: request.sectionName ?? ListRequest.defaultSectionName,
           objects: objects, sectionsAreComparable: sectionsAreComparable)
+        next.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
+        changes.isRefetch = true
+        let (listObservers, _) = currentObservers()
+        follower?.listMonitorWillRefetch(self)
+        for observer in listObservers { observer.listMonitorWillRefetch(self) }
         deliver(changes) {
           state.withLock { $0 = next }
           currentRequest.withLock { $0 = request }
         }
+        follower?.listMonitorDidRefetch(self)
+        for observer in listObservers { observer.listMonitorDidRefetch(self) }
       }
     }
   }
@@ -360,9 +463,9 @@ public final class ListMonitor: Sendable {
     notify(changes, listObservers, handlers)
   }
 
-  private func currentObservers() -> ([any ListObserver], [@Sendable (ListMonitorUpdate) -> Void]) {
+  private func currentObservers() -> ([any ListObserver], [@Sendable (Signal) -> Void]) {
     var listObservers: [any ListObserver] = []
-    var handlers: [@Sendable (ListMonitorUpdate) -> Void] = []
+    var handlers: [@Sendable (Signal) -> Void] = []
     for member in observers.snapshot() {
       switch member {
       case .object(let observer): listObservers.append(observer)
@@ -373,7 +476,7 @@ public final class ListMonitor: Sendable {
   }
 
   private func notify(
-    _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (ListMonitorUpdate) -> Void]
+    _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (Signal) -> Void]
   ) {
     follower?.listMonitor(self, didApply: changes)
     for observer in listObservers {
@@ -397,7 +500,7 @@ public final class ListMonitor: Sendable {
     for observer in listObservers { observer.listMonitorDidChange(self) }
     // A change inside the limit can end outside it: no update to hand out.
     guard !handlers.isEmpty, !changes.isEmpty else { return }
-    let update = ListMonitorUpdate(changes: changes, content: content)
+    let update = Signal.update(ListMonitorUpdate(changes: changes, content: content))
     for handler in handlers { handler(update) }
   }
 

@@ -1,6 +1,12 @@
 import PredicateDSL
 
 extension ListRequest {
+  /// A section name's first letter, capitalised: NSFetchedResultsController's
+  /// default section index title. Nil for an empty name.
+  static func defaultSectionIndexTitle(_ name: String) -> String? {
+    name.first.map { String($0).uppercased() }
+  }
+
   /// A section value as text, the same on every machine: strings as they
   /// are, numbers in decimal, Booleans `true` or `false`, dates in ISO 8601
   /// in UTC, nil as nil.

@@ -40,6 +40,12 @@ public struct ListRequest: Sendable {
   /// `false`, dates in ISO 8601 in UTC (`2024-01-01` at midnight, else
   /// `2024-01-01T09:30:00Z`), nil as nil.
   public var sectionName: (@Sendable (FilterValue) -> String?)?
+  /// Turns a section's name into its entry in the section index (a table
+  /// view's index down its side); nil leaves the section out of the index.
+  /// By default the name's first letter, capitalised, as
+  /// NSFetchedResultsController's `sectionIndexTitle(forSectionName:)`;
+  /// a section without a name has no entry.
+  public var sectionIndexTitle: (@Sendable (String) -> String?)?
   /// The most objects listed; nil for no limit.
   public var limit: Int?
   /// A name for messages; by default the entity and the predicate.

@@ -158,6 +158,10 @@ public final class ObjectMonitor: Sendable {
   /// before the save, during `didUpdate` the one after.
   public var object: ObjectSnapshot? { state.withLock { $0.object } }
 
+  /// Whether a save reported to the observers deleted the object
+  /// (CoreStore's `isObjectDeleted`).
+  public var isObjectDeleted: Bool { state.withLock { $0.object == nil } }
+
   // MARK: Observers
 
   /// Adds an observer, held weakly (released, it is dropped); adding one
@@ -198,7 +202,15 @@ public final class ObjectMonitor: Sendable {
   /// ```swift
   /// for await event in monitor.events { print(event) }
   /// ```
-  public var events: ObjectMonitorEvents { ObjectMonitorEvents(monitor: self) }
+  public var events: ObjectMonitorEvents {
+    MonitorSequence { [weak self] continuation in
+      guard let self else {
+        continuation.finish()
+        return nil
+      }
+      return register(continuation)
+    }
+  }
 
   /// Registers an event sequence's continuation, or finishes it at once
   /// when the monitor has nothing more to report. Under the state's lock,

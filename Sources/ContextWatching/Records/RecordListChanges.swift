@@ -49,6 +49,9 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
   public var insertedSections: [ListChanges.Section] { untyped.insertedSections }
   /// Whether nothing changed.
   public var isEmpty: Bool { untyped.isEmpty }
+  /// Whether the changes replace the list by a new fetch (see
+  /// ``ListChanges/isRefetch``).
+  public var isRefetch: Bool { untyped.isRefetch }
 
   /// An object inserted, deleted or updated, with its record.
   public struct Change: Sendable {

@@ -189,20 +189,22 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     }
   }
 
-  /// The changes of the list from now on, one element per change, with the
-  /// new content; the sequence ends when the monitor is released. Each
-  /// iteration gets every change after it starts; the sequence buffers what
-  /// its consumer has not taken yet.
-  public var updates: AsyncStream<RecordListUpdate<Record>> {
-    let (stream, continuation) = AsyncStream.makeStream(of: RecordListUpdate<Record>.self)
-    let observation = follow { signal in
-      switch signal {
-      case .update(let update): continuation.yield(update)
-      case .finished: continuation.finish()
+  /// The changes of the list, one element per change with the new content,
+  /// from the moment each `for await` loop starts; a loop ends when the
+  /// monitor is released (see ``MonitorSequence``).
+  public var updates: MonitorSequence<RecordListUpdate<Record>> {
+    MonitorSequence { [weak self] continuation in
+      guard let self else {
+        continuation.finish()
+        return nil
+      }
+      return follow { signal in
+        switch signal {
+        case .update(let update): continuation.yield(update)
+        case .finished: continuation.finish()
+        }
       }
     }
-    continuation.onTermination = { _ in observation.cancel() }
-    return stream
   }
 
   /// Registers a closure for every signal: how the models follow the list.
@@ -225,6 +227,15 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   public func flush() async { await untyped.flush() }
 
   // MARK: Delivering
+
+  /// Tells the observers that the list will be, or was, fetched again; on
+  /// the delivery queue.
+  private func refetch(finished: Bool) {
+    for case .object(let member) in observers.snapshot() {
+      guard let observer = member as? any RecordListObserver<Record> else { continue }
+      if finished { observer.listMonitorDidRefetch(self) } else { observer.listMonitorWillRefetch(self) }
+    }
+  }
 
   /// Tells the observers that the list will change; on the delivery queue.
   private func willChange() {
@@ -281,6 +292,10 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     func attach(_ monitor: RecordListMonitor) { target.withLock { $0.monitor = monitor } }
 
     func listMonitorWillChange(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.willChange() }
+
+    func listMonitorWillRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: false) }
+
+    func listMonitorDidRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: true) }
 
     func listMonitor(_ monitor: ListMonitor, didApply changes: ListChanges) {
       target.withLock { $0.monitor }?.didApply(changes)

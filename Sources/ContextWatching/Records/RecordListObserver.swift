@@ -40,6 +40,12 @@ public protocol RecordListObserver<Record>: AnyObject, Sendable {
   func listMonitor(_ monitor: RecordListMonitor<Record>, didUpdate change: RecordListChanges<Record>.Change)
   /// The list changed: the monitor holds the new content.
   func listMonitorDidChange(_ monitor: RecordListMonitor<Record>)
+  /// The list is about to be fetched again: the change before
+  /// ``listMonitorDidRefetch(_:)`` replaces it (see
+  /// ``ListObserver/listMonitorWillRefetch(_:)``).
+  func listMonitorWillRefetch(_ monitor: RecordListMonitor<Record>)
+  /// The list was fetched again.
+  func listMonitorDidRefetch(_ monitor: RecordListMonitor<Record>)
 }
 
 extension RecordListObserver {
@@ -63,4 +69,8 @@ extension RecordListObserver {
   public func listMonitor(_ monitor: RecordListMonitor<Record>, didUpdate change: RecordListChanges<Record>.Change) {}
   /// Does nothing.
   public func listMonitorDidChange(_ monitor: RecordListMonitor<Record>) {}
+  /// Does nothing.
+  public func listMonitorWillRefetch(_ monitor: RecordListMonitor<Record>) {}
+  /// Does nothing.
+  public func listMonitorDidRefetch(_ monitor: RecordListMonitor<Record>) {}
 }

@@ -108,6 +108,9 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
     get throws(ObjectGraphError) { try state.withLock { $0.record }?.get() }
   }
 
+  /// Whether a save reported to the observers deleted the object.
+  public var isObjectDeleted: Bool { untyped.isObjectDeleted }
+
   // MARK: Observers
 
   /// Adds an observer, held weakly; adding one already there changes
@@ -125,24 +128,23 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
     }
   }
 
-  /// The monitor's events from now on, in order, buffered for a slow
-  /// consumer; the sequence ends after
-  /// ``RecordObjectMonitorEvent/didDelete(_:)``, or when the monitor is
-  /// released.
-  public var events: AsyncStream<RecordObjectMonitorEvent<Record>> {
-    let (stream, continuation) = AsyncStream.makeStream(of: RecordObjectMonitorEvent<Record>.self)
-    let following = follow { signal in
-      switch signal {
-      case .event(let event, _): continuation.yield(event)
-      case .finished: continuation.finish()
+  /// The monitor's events, from the moment each `for await` loop starts,
+  /// in order; a loop ends after ``RecordObjectMonitorEvent/didDelete(_:)``
+  /// or when the monitor is released (see ``MonitorSequence``).
+  public var events: MonitorSequence<RecordObjectMonitorEvent<Record>> {
+    MonitorSequence { [weak self] continuation in
+      let following = self?.follow { signal in
+        switch signal {
+        case .event(let event, _): continuation.yield(event)
+        case .finished: continuation.finish()
+        }
       }
+      guard let following else {
+        continuation.finish()
+        return nil
+      }
+      return following.token
     }
-    if let token = following?.token {
-      continuation.onTermination = { _ in token.cancel() }
-    } else {
-      continuation.finish()
-    }
-    return stream
   }
 
   /// Registers a closure for every signal and reads the state it starts

@@ -20,4 +20,14 @@ extension ContextWatcher {
   ) throws(WatchError) -> WatchToken {
     try watch(Record.entityName, where: format, arguments: arguments, options: options, handler: handler)
   }
+
+  /// Adds a watch of every object of the record's entity (and of its
+  /// sub-entities).
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:options:handler:)`.
+  public func watch<Record: EntityRecord>(
+    _ type: Record.Type, options: WatchOptions = WatchOptions(), handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try watch(Record.entityName, options: options, handler: handler)
+  }
 }

@@ -119,6 +119,23 @@ public final class ContextWatcher: Sendable {
     return try add(entity, predicate: syntax, source: format, options: options, route: route(handler))
   }
 
+  /// Adds a watch of every object of an entity (and of its sub-entities):
+  /// ZSContextWatcher's watch with a nil predicate, `TRUEPREDICATE`.
+  ///
+  /// ```swift
+  /// let everyone = try watcher.watch("Person")
+  /// ```
+  ///
+  /// - Throws: ``WatchError``, as `watch(_:where:_:options:handler:)`, for
+  ///   an unknown entity or contradictory options.
+  public func watch(
+    _ entity: String, options: WatchOptions = WatchOptions(), handler: WatchHandler? = nil
+  ) throws(WatchError) -> WatchToken {
+    try add(
+      entity, predicate: PredicateSyntax(.constant(true)), source: "TRUEPREDICATE", options: options,
+      route: route(handler))
+  }
+
   /// Adds a watch with a parsed predicate.
   ///
   /// - Parameters:
