@@ -195,6 +195,12 @@ enum ListFile {
   ///
   /// The list's name is its request's label, so the error's own rendering
   /// begins `watch 'adults' on Person`; the message says `list` instead.
+  static func message(_ error: MonitorError) -> String {
+    guard let refusal = error.watchError else { return error.message }
+    return message(refusal)
+  }
+
+  /// A watch's refusal of a list, named as the list.
   static func message(_ error: WatchError) -> String {
     let text = error.detailedDescription()
     let prefix = "watch '\(error.watch)' on "

@@ -271,9 +271,14 @@ struct ListMonitorTests {
     let (_, monitor, _) = try Self.fixture(scheduler: .queue(DispatchQueue(label: "list")))
     let counter = ListChangeCounter()
     monitor.addObserver(counter)
-    #expect(throws: WatchError.self) {
+    let refusal = #expect(throws: MonitorError.self) {
       try monitor.setRequest(ListRequest("Person", sortedBy: [.ascending("nope")]))
     }
+    #expect(refusal?.code == .invalidRequest)
+    #expect(
+      refusal?.message
+        == "watch 'Person TRUEPREDICATE' on Person: Person has no attribute 'nope' (in the sort key 'nope')")
+    #expect(refusal?.watchError?.key == "nope")
     try monitor.setRequest(ListRequest("Person", sortedBy: [.descending("name")]))
     monitor.flush()
     #expect(counter.changes.withLock { $0 } == 1)

@@ -81,7 +81,7 @@ struct ListSortKeyLimitTests {
   /// each repeats, with the count, the limit and the first key past it.
   @Test func moreThanSixtyFourDistinctKeysAreRefused() throws {
     let context = WatcherFixtures.context()
-    func refusal(_ count: Int) -> WatchError? {
+    func refusal(_ count: Int) -> MonitorError? {
       let keys = (0..<count).flatMap { index in
         Array(repeating: ObjectFetchRequest.SortKey.ascending(index == 0 ? "name" : "k\(index)"), count: 3)
       }
@@ -97,9 +97,12 @@ struct ListSortKeyLimitTests {
     #expect(
       refusal(64)?.description
         == "watch 'ranked' on Person: Person has no attribute 'k1' (in the sort key 'k1')")
-    let error = try #require(refusal(65))
+    let refused = try #require(refusal(65))
+    #expect(refused.code == .invalidRequest)
+    let error = try #require(refused.watchError)
     #expect(error.code == .invalidOptions)
     #expect(error.key == "k64")
+    #expect(refused.message == error.description)
     #expect(
       error.description
         == "watch 'ranked' on Person: the list has 65 distinct sort keys, more than the limit of 64; a repeated key counts once, and 'k64' is the first past the limit"

@@ -256,7 +256,7 @@ struct RecordListMonitorTests {
   @Test func aRequestOfAnotherEntityIsRefused() throws {
     let context = WatcherFixtures.context()
     let companies = ListRequest("Company", sortedBy: [.ascending("name")])
-    let error = try #require(throws: WatchError.self) {
+    let error = try #require(throws: MonitorError.self) {
       try RecordListMonitor<Resident>(context: context, request: companies, scheduler: .immediate)
     }
     #expect(error.code == .entityMismatch)
@@ -268,7 +268,7 @@ struct RecordListMonitorTests {
     let employees = ListRequest("Employee", sortedBy: [.ascending("name")])
     _ = try RecordListMonitor<Resident>(context: context, request: employees, scheduler: .immediate)
     // An unknown entity is the list monitor's error.
-    let unknown = try #require(throws: WatchError.self) {
+    let unknown = try #require(throws: MonitorError.self) {
       try RecordListMonitor<Resident>(
         context: context, request: ListRequest("Persons", sortedBy: [.ascending("name")]), scheduler: .immediate)
     }
@@ -278,12 +278,12 @@ struct RecordListMonitorTests {
       static let entityName = "Alien"
       var name: String
     }
-    let stranger = try #require(throws: WatchError.self) {
+    let stranger = try #require(throws: MonitorError.self) {
       try RecordListMonitor<Stranger>(context: context, request: employees, scheduler: .immediate)
     }
     #expect(stranger.code == .unknownEntity)
     #expect(
-      stranger.message
+      stranger.watchError?.message
         == "Stranger.entityName is 'Alien', not an entity of the schema (entities: Company, Department, Person, Employee)"
     )
   }

@@ -76,15 +76,22 @@ public final class ListMonitor: Sendable {
   /// Call it on the context's queue or off it (it then waits for the
   /// queue); not from inside a save observer.
   ///
-  /// - Throws: ``WatchError`` naming the key and the position for an
-  ///   unknown entity or key, a predicate that does not parse or apply, a
-  ///   sort key without an order or through a to-many relationship, more
-  ///   distinct sort keys than ``ListRequest/maximumSortKeyCount``, or a
-  ///   section key that is not the first sort key.
+  /// - Throws: ``MonitorError``: ``MonitorError/Code/unknownEntity`` for
+  ///   an entity the schema does not have, else
+  ///   ``MonitorError/Code/invalidRequest`` for an unknown key, a predicate
+  ///   that does not apply, a sort key without an order or through a
+  ///   to-many relationship, more distinct sort keys than
+  ///   ``ListRequest/maximumSortKeyCount``, or a section key that is not the
+  ///   first sort key; its ``MonitorError/watchError`` names the key and
+  ///   the position.
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
-  ) throws(WatchError) {
-    try self.init(context: context, request: request, scheduler: scheduler, follower: nil)
+  ) throws(MonitorError) {
+    do {
+      try self.init(context: context, request: request, scheduler: scheduler, follower: nil)
+    } catch {
+      throw MonitorError(refusing: error)
+    }
   }
 
   /// Creates a monitor as ``init(context:request:scheduler:)`` does, with a
@@ -291,11 +298,11 @@ public final class ListMonitor: Sendable {
   /// keys, limit): one delivery with the changes from the old list to the
   /// new, after those of earlier saves.
   ///
-  /// - Throws: ``WatchError`` as ``init(context:request:scheduler:)``; the
-  ///   monitor then keeps its request.
+  /// - Throws: ``MonitorError`` as ``init(context:request:scheduler:)``;
+  ///   the monitor then keeps its request.
   /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
-  public func setRequest(_ request: ListRequest) throws(WatchError) {
-    try replaceList(with: request)
+  public func setRequest(_ request: ListRequest) throws(MonitorError) {
+    do { try replaceList(with: request) } catch { throw MonitorError(refusing: error) }
   }
 
   /// Fetches the list again, as NSFetchedResultsController's
@@ -304,11 +311,12 @@ public final class ListMonitor: Sendable {
   /// current), between ``ListObserver/listMonitorWillRefetch(_:)`` and
   /// ``ListObserver/listMonitorDidRefetch(_:)``.
   ///
-  /// - Throws: ``WatchError`` when the request no longer applies to the
-  ///   context's schema; the monitor then keeps its list.
+  /// - Throws: ``MonitorError`` when the watcher refuses the request
+  ///   again (it holds as many watches as it can); the monitor then keeps
+  ///   its list.
   /// - Complexity: A fetch, and O(*n* log *n*) to order and compare.
-  public func refetch() throws(WatchError) {
-    try replaceList(with: request)
+  public func refetch() throws(MonitorError) {
+    do { try replaceList(with: request) } catch { throw MonitorError(refusing: error) }
   }
 
   /// Fetches `request` and replaces the list with it, telling observers

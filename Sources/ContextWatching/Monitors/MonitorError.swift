@@ -1,5 +1,6 @@
-/// A monitor that could not be created: what it was given cannot be
-/// monitored.
+/// A monitor that could not be created, or a request it refused: what it
+/// was given cannot be monitored. The one error of both monitors and of
+/// their record views.
 ///
 /// ```swift
 /// do {
@@ -13,11 +14,28 @@ public struct MonitorError: Error, Hashable, Sendable, CustomStringConvertible {
   public var code: Code
   /// What is wrong, naming the monitor's kind and what it was given.
   public var message: String
+  /// For a list request the watcher refused, its refusal: the key, the
+  /// entity and the position in the predicate, and the caret rendering of
+  /// its `detailedDescription()`.
+  public var watchError: WatchError?
 
   /// Creates an error.
   public init(_ code: Code, message: String) {
     self.code = code
     self.message = message
+  }
+
+  /// A list monitor's refusal of a request: the watch's error, with its
+  /// message and a code of this type.
+  init(refusing error: WatchError) {
+    let code: Code =
+      switch error.code {
+      case .unknownEntity: .unknownEntity
+      case .entityMismatch: .entityMismatch
+      default: .invalidRequest
+      }
+    self.init(code, message: error.description)
+    watchError = error
   }
 
   /// The message.
@@ -30,6 +48,12 @@ public struct MonitorError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The context has no live object with the identifier given.
     public static let unknownObject = Code("unknownObject")
+    /// A list request names an entity the schema does not have.
+    public static let unknownEntity = Code("unknownEntity")
+    /// A list request cannot be listed: its predicate, sort keys or
+    /// section key do not apply to the entity (``MonitorError/watchError``
+    /// says which and where).
+    public static let invalidRequest = Code("invalidRequest")
     /// The watcher the monitor rides on refused its watch (it holds as
     /// many watches as it can).
     public static let watchRefused = Code("watchRefused")

@@ -26,12 +26,18 @@ import PredicateDSL
 /// save order, each change exactly once: first `willUpdate` (``object``
 /// still the snapshot before the save), then `didUpdate` with the changed
 /// keys (``object`` the new snapshot), or `didDelete` (``object`` nil). The
-/// monitor holds its observers weakly; it does not keep its context alive.
+/// monitor holds its observers weakly and keeps its context alive, as
+/// every monitor does (see ``ListMonitor/context``).
 /// Releasing the monitor stops its reports (callbacks already enqueued are
 /// dropped) and ends its event sequences.
 public final class ObjectMonitor: Sendable {
   /// The monitored object's identifier.
   public let objectID: ObjectID
+  /// The object's context, held strongly, as a ``ListMonitor`` holds its
+  /// context (and NSFetchedResultsController its managed object context):
+  /// a monitor keeps its context alive, and the context does not keep its
+  /// monitors.
+  public let context: ObjectContext
 
   private struct State {
     /// The latest snapshot reported (or taken at creation); nil once the
@@ -70,8 +76,7 @@ public final class ObjectMonitor: Sendable {
   /// ```
   ///
   /// - Parameters:
-  ///   - context: The object's context. The monitor does not keep it
-  ///     alive.
+  ///   - context: The object's context, which the monitor keeps alive.
   ///   - objectID: The object: a live object of `context` (inserted, even
   ///     unsaved, or saved; not deleted).
   ///   - scheduler: Where observers are called.
@@ -103,6 +108,7 @@ public final class ObjectMonitor: Sendable {
     context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follower: Follower?
   ) throws(MonitorError) {
     self.objectID = objectID
+    self.context = context
     let hub = MonitorHub.hub(for: context)
     self.hub = hub
     deliveries = MonitorDeliveryQueue(scheduler: scheduler, owner: "ObjectMonitor")

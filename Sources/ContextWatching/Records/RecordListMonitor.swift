@@ -48,16 +48,15 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
 
   /// Creates a monitor of `request` over `context`'s objects, fetched now.
   ///
-  /// - Throws: ``WatchError`` as ``ListMonitor/init(context:request:scheduler:)``
-  ///   does, with ``WatchError/Code/entityMismatch`` when the request lists
-  ///   an entity that is not `Record`'s entity nor one below it, and
-  ///   ``WatchError/Code/unknownEntity`` when the schema has no entity of
+  /// - Throws: ``MonitorError`` as ``ListMonitor/init(context:request:scheduler:)``
+  ///   does, with ``MonitorError/Code/entityMismatch`` when the request
+  ///   lists an entity that is not `Record`'s entity nor one below it, and
+  ///   ``MonitorError/Code/unknownEntity`` when the schema has no entity of
   ///   `Record`'s name.
   @inlinable
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
-  ) throws(WatchError) {
-    try Self.check(request, schema: context.schema)
+  ) throws(MonitorError) {
     // Inlined where the record type is known: the decoding of each
     // change's objects is compiled for it, rather than run through the
     // record type's metadata.
@@ -68,9 +67,14 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler,
     read: @escaping @Sendable (ListChanges) -> RecordListChanges<Record>
-  ) throws(WatchError) {
+  ) throws(MonitorError) {
     let relay = Relay()
-    untyped = try ListMonitor(context: context, request: request, scheduler: scheduler, follower: relay)
+    do {
+      try Self.check(request, schema: context.schema)
+      untyped = try ListMonitor(context: context, request: request, scheduler: scheduler, follower: relay)
+    } catch {
+      throw MonitorError(refusing: error)
+    }
     self.relay = relay
     self.read = read
     relay.attach(self)
@@ -84,7 +88,6 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   }
 
   /// Refuses a request whose objects are not `Record`'s.
-  @usableFromInline
   static func check(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
     guard let kinds = schema.kinds(of: Record.entityName) else {
       throw WatchError(

@@ -76,6 +76,14 @@ extension LiveSession {
       sectionedBy: request.sectionKey, limit: request.limit, label: label)
   }
 
+  /// A list monitor's refusal of a subscription: the watch's refusal
+  /// behind it, when there is one.
+  private static func refusal(_ error: MonitorError, id: String) -> LiveError {
+    if let refusal = error.watchError { return Self.refusal(refusal, id: id) }
+    return LiveError(
+      id: id, code: error.code == .unknownEntity ? .entityNotReadable : .invalidRequest, message: error.message)
+  }
+
   private static func refusal(_ error: WatchError, id: String) -> LiveError {
     let code: LiveErrorCode =
       switch error.code {
