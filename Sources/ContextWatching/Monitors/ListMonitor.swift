@@ -1,6 +1,7 @@
 public import Foundation
 public import ObjectGraph
 import PredicateDSL
+import Synchronization
 
 /// A sorted, optionally sectioned list of the objects that match a
 /// request, kept up to date save by save, with the changes a table or
@@ -67,6 +68,9 @@ public final class ListMonitor: Sendable {
   }
 
   private let observers = ObserverList<any ListObserver, Signal>()
+  /// Whether an update sequence was ever registered: only then does the
+  /// monitor's release have sequences to end.
+  private let hasHadSequences = Atomic<Bool>(false)
   /// A monitor built on this one (a ``RecordListMonitor``'s relay), held
   /// strongly and told of every change as a whole.
   private let follower: (any ListChangesRelay)?
@@ -128,7 +132,9 @@ public final class ListMonitor: Sendable {
   }
 
   deinit {
-    // Ends every update sequence (closure observers ignore the signal).
+    // Ends every update sequence (closure observers ignore the signal);
+    // a monitor that never had one releases without reading its observers.
+    guard hasHadSequences.load(ordering: .relaxed) else { return }
     for member in observers.snapshot() {
       if case .closure(let closure) = member { closure(.finished) }
     }
@@ -269,7 +275,8 @@ public final class ListMonitor: Sendable {
   /// Registers an update sequence's continuation; it is finished when the
   /// monitor goes.
   func register(_ continuation: AsyncStream<ListMonitorUpdate>.Continuation) -> ObserverToken {
-    observers.add { signal in
+    hasHadSequences.store(true, ordering: .relaxed)
+    return observers.add { signal in
       switch signal {
       case .update(let update): continuation.yield(update)
       case .finished: continuation.finish()
