@@ -127,21 +127,21 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ///
   /// - Precondition: `position` is less than ``count``.
   public subscript(position: Int) -> Record {
-    get throws(ObjectGraphError) { try untyped.object(at: position).readRecord(Record.self) }
+    get throws(ObjectGraphError) { try content[position] }
   }
 
   /// The record at an index path.
   ///
   /// - Precondition: The index path is in the list.
   public subscript(indexPath: ListIndexPath) -> Record {
-    get throws(ObjectGraphError) { try untyped.object(at: indexPath).readRecord(Record.self) }
+    get throws(ObjectGraphError) { try content[indexPath] }
   }
 
   /// The record at an `IndexPath` (section, then item).
   ///
   /// - Precondition: The index path has two indexes and is in the list.
   public subscript(indexPath: IndexPath) -> Record {
-    get throws(ObjectGraphError) { try untyped.object(at: indexPath).readRecord(Record.self) }
+    get throws(ObjectGraphError) { try content[indexPath] }
   }
 
   /// The records of one section, in order.
