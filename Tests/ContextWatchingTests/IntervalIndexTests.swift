@@ -336,7 +336,8 @@ struct IntervalIndexTests {
     var matched: [[UInt8]: [Int]] = [:]
     for attributed in changes.attribution {
       let label = context.performAndWait { context in context.object(with: attributed.objectID)?["label"] }
-      guard case .string(let text)? = label else { continue }
+      let string: String? = if case .string(let text)? = label { text } else { nil }
+      let text = try #require(string, "an object without a string label: \(String(describing: label))")
       matched[Array(text.utf8)] = attributed.matches.compactMap { match in tokens.firstIndex { $0.id == match.watch } }
         .sorted()
     }

@@ -110,10 +110,7 @@ struct ParserFastPathTests {
   func collectionOperatorsInAdjacentKeyPaths(name: String) throws {
     let syntax = try PredicateParser.parse("items.@\(name).x == 1")
     #expect(syntax == (try PredicateParser.parse("items . @\(name) . x == 1")))
-    guard case .comparison(let comparison) = syntax.kind else {
-      Issue.record("unexpected shape \(syntax)")
-      return
-    }
+    let comparison = try #require(syntax.kind.comparison, "unexpected shape \(syntax)")
     #expect(comparison.lhs.kind == .keyPath("items.@\(name).x"))
     // Near misses are errors, whichever route meets them.
     for wrong in [String(name.dropLast()), name + "s", name.uppercased()] {

@@ -5,11 +5,7 @@ import Testing
 struct SyntaxTreeTests {
   func comparison(_ text: String, arguments: [FilterValue] = []) throws -> ComparisonSyntax {
     let syntax = try PredicateParser.parse(text, arguments: arguments)
-    guard case .comparison(let comparison) = syntax.kind else {
-      Issue.record("not a comparison: \(syntax)")
-      throw CancellationError()
-    }
-    return comparison
+    return try #require(syntax.kind.comparison, "not a comparison: \(syntax)")
   }
 
   @Test func comparisonParts() throws {
@@ -182,28 +178,16 @@ struct SyntaxTreeTests {
 
   @Test func andBindsTighterThanOr() throws {
     let syntax = try PredicateParser.parse("a == 1 OR b == 2 AND c == 3")
-    guard case .or(let operands) = syntax.kind else {
-      Issue.record("expected OR at the top: \(syntax)")
-      return
-    }
-    #expect(operands.count == 2)
-    guard case .and(let conjuncts) = operands[1].kind else {
-      Issue.record("expected AND second: \(syntax)")
-      return
-    }
+    let operands = try #require(syntax.kind.orOperands, "expected OR at the top: \(syntax)")
+    try #require(operands.count == 2)
+    let conjuncts = try #require(operands[1].kind.andOperands, "expected AND second: \(syntax)")
     #expect(conjuncts.count == 2)
   }
 
   @Test func chainsAreFlatAndParenthesesNest() throws {
-    guard case .and(let flat) = try PredicateParser.parse("a == 1 AND b == 2 AND c == 3").kind else {
-      Issue.record("expected AND")
-      return
-    }
+    let flat = try #require(try PredicateParser.parse("a == 1 AND b == 2 AND c == 3").kind.andOperands)
     #expect(flat.count == 3)
-    guard case .and(let nested) = try PredicateParser.parse("(a == 1 AND b == 2) AND c == 3").kind else {
-      Issue.record("expected AND")
-      return
-    }
+    let nested = try #require(try PredicateParser.parse("(a == 1 AND b == 2) AND c == 3").kind.andOperands)
     #expect(nested.count == 2)
   }
 
@@ -215,13 +199,10 @@ struct SyntaxTreeTests {
       String(decoding: utf8[range.lowerBound..<range.upperBound], as: UTF8.self)
     }
     #expect(slice(syntax.range) == text)
-    guard case .and(let operands) = syntax.kind,
-      case .comparison(let first) = operands[0].kind,
-      case .comparison(let second) = operands[1].kind
-    else {
-      Issue.record("unexpected shape \(syntax)")
-      return
-    }
+    let operands = try #require(syntax.kind.andOperands, "unexpected shape \(syntax)")
+    try #require(operands.count == 2, "unexpected shape \(syntax)")
+    let first = try #require(operands[0].kind.comparison, "unexpected shape \(syntax)")
+    let second = try #require(operands[1].kind.comparison, "unexpected shape \(syntax)")
     #expect(slice(operands[0].range) == "name == 'x'")
     #expect(slice(first.lhs.range) == "name")
     #expect(slice(first.rhs.range) == "'x'")
@@ -233,7 +214,8 @@ struct SyntaxTreeTests {
   @Test func rangesOfNonASCIIText() throws {
     let text = "nom == 'café' AND x == 1"
     let syntax = try PredicateParser.parse(text)
-    guard case .and(let operands) = syntax.kind else { return }
+    let operands = try #require(syntax.kind.andOperands, "expected AND: \(syntax)")
+    try #require(operands.count == 2)
     #expect(operands[1].range == SyntaxRange(19, 25))
   }
 
