@@ -18,6 +18,9 @@ struct PredicateCompiler<Object>: Sendable {
   /// (``keyConstant(_:_:at:keys:)``); tests turn it off to compare it with the
   /// general path.
   var keyConstantFastPath = true
+  /// The budget of each `MATCHES` pattern compiled here
+  /// (``PredicateLimits/regexBudget``).
+  var regexBudget = PredicateLimits.defaultRegexBudget
 
   // MARK: Predicates
 
@@ -479,7 +482,7 @@ struct PredicateCompiler<Object>: Sendable {
     // `30 < age` runs as `age > 30`: the parts give the operator mirrored.
     let operation = parts.constantFirst ? parts.operator.mirrored! : parts.operator
     let test = try site.fold { () throws(ValueFault) in
-      try ValueTest.make(operation, options: parts.options, constant: parts.constant)
+      try ValueTest.make(operation, options: parts.options, constant: parts.constant, regexBudget: regexBudget)
     }
     return Self.fused(resolved.reader, resolved.fuse, test, site: site)
   }
@@ -509,23 +512,29 @@ struct PredicateCompiler<Object>: Sendable {
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(
-        try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+        try site.fold { () throws(ValueFault) in
+          try ValueTest.apply(direct, options: options, left, right, regexBudget: regexBudget)
+        })
     case (.read(let read), .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      let test = try site.fold { () throws(ValueFault) in
+        try ValueTest.make(direct, options: options, constant: right, regexBudget: regexBudget)
       }
       return Self.fused(read, lhs.fuse, test, site: site)
     case (_, .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      let test = try site.fold { () throws(ValueFault) in
+        try ValueTest.make(direct, options: options, constant: right, regexBudget: regexBudget)
       }
       let general = GeneralTest(test.general, site: site)
       let evaluate = lhs.evaluator
       return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
     default:
-      let (left, right) = (lhs.evaluator, rhs.evaluator)
+      let (left, right, budget) = (lhs.evaluator, rhs.evaluator, regexBudget)
       return .test { object, scope throws(PredicateEvaluationError) in
         let a = try left(object, scope)
         let b = try right(object, scope)
-        return try site.run { () throws(ValueFault) in try ValueTest.apply(direct, options: options, a, b) }
+        return try site.run { () throws(ValueFault) in
+          try ValueTest.apply(direct, options: options, a, b, regexBudget: budget)
+        }
       }
     }
   }
@@ -553,9 +562,12 @@ struct PredicateCompiler<Object>: Sendable {
     let collection = lhs.evaluator
     let prepared: ValueTest? =
       if let constant = rhs.constant {
-        try site.fold { () throws(ValueFault) in try ValueTest.make(operation, options: options, constant: constant) }
+        try site.fold { () throws(ValueFault) in
+          try ValueTest.make(operation, options: options, constant: constant, regexBudget: regexBudget)
+        }
       } else { nil }
     let right = rhs.evaluator
+    let budget = regexBudget
     return .test { object, scope throws(PredicateEvaluationError) in
       let value = try collection(object, scope)
       let other = prepared == nil ? try right(object, scope) : .null
@@ -573,7 +585,7 @@ struct PredicateCompiler<Object>: Sendable {
           prepared
           ?? Self.computedMembership(operation, options: options, elements.count, other)
           ?? ValueTest { element throws(ValueFault) in
-            try ValueTest.apply(operation, options: options, element, other)
+            try ValueTest.apply(operation, options: options, element, other, regexBudget: budget)
           }
         switch quantifier {
         case .all:
@@ -712,7 +724,7 @@ struct PredicateCompiler<Object>: Sendable {
     _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
   ) throws(PredicateCompileError) -> Operand<Object> {
     let inner = PredicateCompiler<FilterValue>(
-      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath)
+      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath, regexBudget: regexBudget)
     let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator
