@@ -57,8 +57,8 @@ public struct CompiledFilter<Object>: Sendable {
   private init<Resolver: KeyResolver<Object>>(
     substituted: consuming PredicateSyntax, source: String?, regexBudget: Int, resolver: Resolver
   ) throws(PredicateCompileError) {
-    var compiler = PredicateCompiler<Object>(source: source, scope: [])
-    compiler.regexBudget = regexBudget
+    let compiler = PredicateCompiler<Object>(
+      source: source, scope: [], regexBudgetStorage: Int32(clamping: regexBudget))
     do {
       switch try compiler.compile(substituted, resolver) {
       case .constant(let result):
