@@ -24,7 +24,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       } catch  where error.code == .nestingTooDeep {
         // An AND inside an OR gains parentheses in the printout, so near
         // the limit the printout may need up to twice the depth.
-        again = try PredicateParser.parse(printed, maximumDepth: 2 * PredicateParser.defaultMaximumDepth)
+        again = try PredicateParser.parse(
+          printed, limits: PredicateLimits(maximumDepth: 2 * PredicateParser.defaultMaximumDepth))
       }
     } catch {
       fatalError(

@@ -177,4 +177,19 @@ struct WatcherPredicateLimitTests {
     #expect(changes.failures.first?.watch == token.id)
     #expect(changes.failures.first?.error.code == .limitExceeded)
   }
+
+  @Test func theWatchersLimitsSetItsPatternsBudget() throws {
+    // Sixteen `a`s take a few hundred progress reports: over a budget of
+    // one, within one of a million.
+    let name = FilterValue.string(String(repeating: "a", count: 16) + "!")
+    for (budget, fails) in [(1, true), (1_000_000, false)] {
+      let rig = Rig(options: WatcherOptions(predicateLimits: PredicateLimits(regexBudget: budget)))
+      let token = try rig.watcher.watch("Person", where: "name MATCHES '(a|a)*b|a*!'")
+      let changes = try #require(
+        try rig.save { context in try context.insert("Person", values: ["name": name, "age": 1]) })
+      #expect(changes.failures.count == (fails ? 1 : 0), "budget \(budget)")
+      #expect(changes.inserted.count == (fails ? 0 : 1), "budget \(budget)")
+      withExtendedLifetime(token) {}
+    }
+  }
 }

@@ -144,7 +144,9 @@ struct LimitsTests {
     let result = Mutex<PredicateSyntax?>(nil)
     let done = DispatchSemaphore(value: 0)
     let thread = Thread {
-      result.withLock { $0 = try? PredicateParser.parse(printed, maximumDepth: 2 * Self.depth) }
+      result.withLock {
+        $0 = try? PredicateParser.parse(printed, limits: PredicateLimits(maximumDepth: 2 * Self.depth))
+      }
       done.signal()
     }
     thread.stackSize = 64 << 20
@@ -171,8 +173,10 @@ struct LimitsTests {
 
   @Test func theLimitIsConfigurable() throws {
     let text = Self.nested("parentheses", 10)
-    _ = try PredicateParser.parse(text, maximumDepth: 10)
-    #expect(throws: PredicateParseError.self) { try PredicateParser.parse(text, maximumDepth: 9) }
+    _ = try PredicateParser.parse(text, limits: PredicateLimits(maximumDepth: 10))
+    #expect(throws: PredicateParseError.self) {
+      try PredicateParser.parse(text, limits: PredicateLimits(maximumDepth: 9))
+    }
   }
 
   @Test func megabytesOfGarbageAreRejected() throws {

@@ -42,7 +42,8 @@ struct MutationFuzzTests {
         // depth limit that text needs a larger limit (see LimitsTests).
         let again =
           (try? PredicateParser.parse(printed))
-          ?? (try? PredicateParser.parse(printed, maximumDepth: 2 * PredicateParser.defaultMaximumDepth))
+          ?? (try? PredicateParser.parse(
+            printed, limits: PredicateLimits(maximumDepth: 2 * PredicateParser.defaultMaximumDepth)))
         guard let again, again == syntax, again.description == printed else {
           Issue.record(
             "seed \(seed), iteration \(iteration): \(text.debugDescription) printed as \(printed.debugDescription) does not round-trip"

@@ -166,7 +166,9 @@ struct ParserFastPathTests {
   @Test func errorsAfterAnAdjacentDot() throws {
     func failure(_ text: String, maximumDepth: Int = PredicateParser.defaultMaximumDepth) throws -> PredicateParseError
     {
-      try #require(throws: PredicateParseError.self) { try PredicateParser.parse(text, maximumDepth: maximumDepth) }
+      try #require(throws: PredicateParseError.self) {
+        try PredicateParser.parse(text, limits: PredicateLimits(maximumDepth: maximumDepth))
+      }
     }
     let unknown = try failure("a.b.@cout > 1")
     #expect(unknown.code == .unknownCollectionOperator)
@@ -180,7 +182,7 @@ struct ParserFastPathTests {
     let endOfInput = try failure("a.")
     #expect(endOfInput.location.utf8Offset == 2)
     // A run of `.key` steps is one level of nesting, by either route.
-    #expect(throws: Never.self) { try PredicateParser.parse("a.b.c == 1", maximumDepth: 1) }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b.c == 1", limits: PredicateLimits(maximumDepth: 1)) }
     let tooDeep = try failure("(a.b.c == 1)", maximumDepth: 1)
     #expect(tooDeep.code == .nestingTooDeep)
     #expect(tooDeep.location.utf8Offset == 2)
@@ -192,9 +194,11 @@ struct ParserFastPathTests {
       #expect(error.code == .nestingTooDeep, "\(text)")
       #expect(error.location.utf8Offset == offset, "\(text)")
     }
-    #expect(throws: Never.self) { try PredicateParser.parse("a.b.#c == 1", maximumDepth: 1) }
-    #expect(throws: Never.self) { try PredicateParser.parse("a.b[0] == 1", maximumDepth: 2) }
-    #expect(throws: Never.self) { try PredicateParser.parse("a.b . c[0].d == 1", maximumDepth: 3) }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b.#c == 1", limits: PredicateLimits(maximumDepth: 1)) }
+    #expect(throws: Never.self) { try PredicateParser.parse("a.b[0] == 1", limits: PredicateLimits(maximumDepth: 2)) }
+    #expect(throws: Never.self) {
+      try PredicateParser.parse("a.b . c[0].d == 1", limits: PredicateLimits(maximumDepth: 3))
+    }
     let third = try failure("a.b . c[0].d == 1", maximumDepth: 2)
     #expect(third.location.utf8Offset == 10)
   }
@@ -282,10 +286,10 @@ struct ParserFastPathTests {
     #expect(parses("a == 1 + 2", limit - 1))
     #expect(!parses("a == 1 + 2", limit))
     let error = try #require(throws: PredicateParseError.self) {
-      try PredicateParser.parse("a == 1 + (2)", maximumDepth: 1)
+      try PredicateParser.parse("a == 1 + (2)", limits: PredicateLimits(maximumDepth: 1))
     }
     let general = try #require(throws: PredicateParseError.self) {
-      try PredicateParser.parse("#a== 1 + (2)", maximumDepth: 1)
+      try PredicateParser.parse("#a== 1 + (2)", limits: PredicateLimits(maximumDepth: 1))
     }
     #expect(error.code == .nestingTooDeep)
     #expect(error.location.utf8Offset == general.location.utf8Offset)
@@ -316,16 +320,20 @@ struct ParserFastPathTests {
         SyntaxRange(4, 5), SyntaxRange(8, 9), SyntaxRange(12, 13), SyntaxRange(17, 18),
       ])
     // Each operation counts one level, by either route.
-    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 2) }
+    #expect(throws: Never.self) {
+      try PredicateParser.parse("a == 1 + 2 * 3", limits: PredicateLimits(maximumDepth: 2))
+    }
     let error = try #require(throws: PredicateParseError.self) {
-      try PredicateParser.parse("a == 1 + 2 * 3", maximumDepth: 1)
+      try PredicateParser.parse("a == 1 + 2 * 3", limits: PredicateLimits(maximumDepth: 1))
     }
     #expect(error.code == .nestingTooDeep)
     #expect(error.location.utf8Offset == 11)
     let chain = try #require(throws: PredicateParseError.self) {
-      try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 1)
+      try PredicateParser.parse("a == 1 + 2 - 3", limits: PredicateLimits(maximumDepth: 1))
     }
     #expect(chain.location.utf8Offset == 11)
-    #expect(throws: Never.self) { try PredicateParser.parse("a == 1 + 2 - 3", maximumDepth: 2) }
+    #expect(throws: Never.self) {
+      try PredicateParser.parse("a == 1 + 2 - 3", limits: PredicateLimits(maximumDepth: 2))
+    }
   }
 }

@@ -88,13 +88,13 @@ public struct ContextChanges: Sendable, Hashable {
       if attribution[middle].objectID < objectID { low = middle + 1 } else { high = middle }
     }
     guard low < attribution.count, attribution[low].objectID == objectID else { return [] }
-    return Array(attribution[low].matches)
+    return Array(attribution[low].storage)
   }
 
   /// The attribution as a dictionary from object to matches (built on each
   /// call: prefer ``attribution`` or ``matches(for:)`` in hot code).
   public var matches: [ObjectID: [WatchMatch]] {
-    Dictionary(uniqueKeysWithValues: attribution.map { ($0.objectID, Array($0.matches)) })
+    Dictionary(uniqueKeysWithValues: attribution.map { ($0.objectID, Array($0.storage)) })
   }
 
   /// The identifiers of the objects `watch` saw with `event`, in identifier

@@ -4,14 +4,16 @@ public import ObjectGraph
 public struct ObjectAttribution: Hashable, Sendable {
   /// The object.
   public var objectID: ObjectID
-  /// The watches that saw it and what each saw, in watch order. (A slice of
-  /// the delivery's shared storage: one allocation per delivery, not per
-  /// object.)
-  public var matches: ArraySlice<WatchMatch>
+  /// The watches that saw it and what each saw, in watch order. A
+  /// collection rather than an array: the matches of every object of a
+  /// delivery share one allocation.
+  public var matches: some RandomAccessCollection<WatchMatch> & Sendable { storage }
+  /// The object's part of the delivery's shared storage.
+  package var storage: ArraySlice<WatchMatch>
 
-  /// Creates an attribution.
-  public init(objectID: ObjectID, matches: ArraySlice<WatchMatch>) {
+  /// Creates an attribution over part of a delivery's matches.
+  package init(objectID: ObjectID, matches: ArraySlice<WatchMatch>) {
     self.objectID = objectID
-    self.matches = matches
+    storage = matches
   }
 }

@@ -133,11 +133,19 @@ struct MasterFilter: ~Copyable {
   /// fewer for tests.
   let capacity: Int
 
+  /// The limits the watches' predicates compile under: their `MATCHES`
+  /// patterns' budget (the watcher parses under the others).
+  let limits: PredicateLimits
+
   /// `capacity` and `firstNumber` other than their defaults are for tests
   /// of the limits.
-  init(schema: ObjectSchema, capacity: Int = WatchID.maximumWatchCount, firstNumber: UInt64 = 1) {
+  init(
+    schema: ObjectSchema, limits: PredicateLimits = .default, capacity: Int = WatchID.maximumWatchCount,
+    firstNumber: UInt64 = 1
+  ) {
     precondition(capacity > 0 && capacity <= WatchID.maximumWatchCount, "capacity beyond what identifiers hold")
     self.schema = schema
+    self.limits = limits
     self.capacity = capacity
     nextNumber = firstNumber
     // A constant predicate compiles without reading a key, so any entity
@@ -410,7 +418,7 @@ struct MasterFilter: ~Copyable {
   /// outlive it hold an empty filter. Numbering goes on, so no identifier
   /// is handed out twice.
   mutating func removeAll() {
-    self = MasterFilter(schema: schema, capacity: capacity, firstNumber: nextNumber)
+    self = MasterFilter(schema: schema, limits: limits, capacity: capacity, firstNumber: nextNumber)
   }
 
   /// Removes a watch (a group with its members); removing one that is
@@ -512,7 +520,7 @@ struct MasterFilter: ~Copyable {
       return slot
     }
     let filter = try CompiledFilter(
-      key.syntax, source: source,
+      key.syntax, source: source, limits: limits,
       resolver: ObjectKeyResolver<WatchImage>(schema: schema, layout: schema.layouts[key.entity]))
     let shared = SharedPredicate(key: key, filter: filter)
     let slot: Int

@@ -1,20 +1,22 @@
 /// The identity of one watch of a ``ContextWatcher``: what attribution in
-/// ``ContextChanges`` refers to.
+/// ``ContextChanges`` refers to. Identifiers are unique within their
+/// watcher, ordered as the watches were registered, and otherwise opaque;
+/// `description` shows the watch's number (`watch 3`).
 public struct WatchID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The identifier, unique within its watcher and increasing in
-  /// registration order; treat it as opaque. (The bits above the low 24
-  /// are the watch's ``number``; the low 24 are its place in the watcher's
-  /// tables, so that finding a watch by identifier is an array access, not
-  /// a lookup in a table of every watch.)
-  public let rawValue: UInt64
+  /// registration order. (The bits above the low 24 are the watch's
+  /// `number`; the low 24 are its place in the watcher's tables, so that
+  /// finding a watch by identifier is an array access, not a lookup in a
+  /// table of every watch.) Package-level: the layout is the watcher's.
+  package let rawValue: UInt64
 
-  /// An identifier from its raw value, as ``rawValue`` gave it: for tests
+  /// An identifier from its raw value, as `rawValue` gave it: for tests
   /// of identifiers no watcher handed out. Watchers make their own.
   init(rawValue: UInt64) { self.rawValue = rawValue }
 
   /// The watch's number: 1 for its watcher's first watch, 2 for the
   /// second, and so on.
-  public var number: UInt64 { rawValue >> UInt64(Self.slotBits) }
+  package var number: UInt64 { rawValue >> UInt64(Self.slotBits) }
 
   /// The most watches one watcher holds at once: 2²⁴ (16,777,216).
   public static let maximumWatchCount = 1 << slotBits

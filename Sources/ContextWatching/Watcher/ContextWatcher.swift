@@ -57,7 +57,7 @@ public final class ContextWatcher: Sendable {
   public init(schema: ObjectSchema, target: DeliveryTarget, options: WatcherOptions = WatcherOptions()) {
     self.schema = schema
     self.options = options
-    filter = LockedState(MasterFilter(schema: schema))
+    filter = LockedState(MasterFilter(schema: schema, limits: options.predicateLimits))
     pipeline = DeliveryPipeline(target: target, limit: options.bufferLimit)
     delivers = target.delivers
     handlerScheduler = target.handlerScheduler

@@ -9,7 +9,8 @@ public struct WatcherOptions: Hashable, Sendable {
   /// (``ContextChanges/missedSaves``) instead of growing without bound.
   public var bufferLimit: Int
   /// The longest predicate text and the deepest nesting that a watch's
-  /// format may have; longer or deeper text is refused before it is parsed.
+  /// format may have (longer or deeper text is refused before it is
+  /// parsed), and the budget of its `MATCHES` patterns.
   public var predicateLimits: PredicateLimits
 
   /// Creates options.

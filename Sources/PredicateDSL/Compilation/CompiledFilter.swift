@@ -36,24 +36,29 @@ public struct CompiledFilter<Object>: Sendable {
   ///   - variables: Values for its `$VARIABLES`, by name without `$`.
   ///   - source: The text `syntax` was parsed from, so that errors can show
   ///     their position in it.
+  ///   - limits: Where compiling is concerned, the budget of each `MATCHES`
+  ///     pattern (``PredicateLimits/regexBudget``).
   ///   - resolver: How to read key paths from the objects.
   /// - Throws: ``PredicateCompileError`` for an unknown key, a type that an
   ///   operator cannot take, an unbound variable, an invalid pattern, or a
   ///   constant expression that always fails.
   public init<Resolver: KeyResolver<Object>>(
     _ syntax: PredicateSyntax, variables: [String: FilterValue] = [:], source: String? = nil,
-    resolver: Resolver
+    limits: PredicateLimits = .default, resolver: Resolver
   ) throws(PredicateCompileError) {
-    try self.init(substituted: syntax.substituting(variables), source: source, resolver: resolver)
+    try self.init(
+      substituted: syntax.substituting(variables), source: source, regexBudget: limits.regexBudget,
+      resolver: resolver)
   }
 
   /// Compiles a predicate whose variables are substituted, and keeps it:
   /// taken owned, so that text compiled here moves its parsed tree into the
   /// filter instead of copying it and destroying the original.
   private init<Resolver: KeyResolver<Object>>(
-    substituted: consuming PredicateSyntax, source: String?, resolver: Resolver
+    substituted: consuming PredicateSyntax, source: String?, regexBudget: Int, resolver: Resolver
   ) throws(PredicateCompileError) {
-    let compiler = PredicateCompiler<Object>(source: source, scope: [])
+    let compiler = PredicateCompiler<Object>(
+      source: source, scope: [], regexBudgetStorage: Int32(clamping: regexBudget))
     do {
       switch try compiler.compile(substituted, resolver) {
       case .constant(let result):
@@ -80,7 +85,8 @@ public struct CompiledFilter<Object>: Sendable {
   ///   - format: The predicate text.
   ///   - arguments: The values for the `%` specifiers, in order.
   ///   - variables: Values for its `$VARIABLES`, by name without `$`.
-  ///   - limits: The longest text and the deepest nesting accepted.
+  ///   - limits: The longest text and the deepest nesting accepted, and
+  ///     the budget of each `MATCHES` pattern.
   ///   - resolver: How to read key paths from the objects.
   /// - Throws: ``PredicateParseError`` when the text is not a predicate or
   ///   exceeds `limits`, ``PredicateCompileError`` when it cannot be
@@ -91,9 +97,11 @@ public struct CompiledFilter<Object>: Sendable {
   ) throws {
     let syntax = try PredicateParser.parse(format, arguments: arguments, limits: limits)
     if variables.isEmpty {
-      try self.init(substituted: consume syntax, source: format, resolver: resolver)
+      try self.init(substituted: consume syntax, source: format, regexBudget: limits.regexBudget, resolver: resolver)
     } else {
-      try self.init(substituted: syntax.substituting(variables), source: format, resolver: resolver)
+      try self.init(
+        substituted: syntax.substituting(variables), source: format, regexBudget: limits.regexBudget,
+        resolver: resolver)
     }
   }
 
@@ -137,5 +145,5 @@ extension CompiledFilter {
   /// The compiled test alone, without the syntax and the source text: its
   /// closure and, for a single fused comparison, its probe; cheap to store
   /// by the thousand and to copy out of an array on a hot path.
-  public var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test, probe: probe) }
+  package var evaluator: FilterEvaluator<Object> { FilterEvaluator(test: test, probe: probe) }
 }

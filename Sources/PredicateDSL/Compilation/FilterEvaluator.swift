@@ -1,11 +1,8 @@
 /// A compiled predicate's test, without its syntax: what
-/// ``CompiledFilter/evaluator`` returns.
-///
-/// ```swift
-/// let evaluators = try formats.map { try CompiledFilter($0, resolver: resolver).evaluator }
-/// let matching = try evaluators.filter { try $0.evaluate(record) }.count
-/// ```
-public struct FilterEvaluator<Object>: Sendable {
+/// `CompiledFilter.evaluator` returns, for the watcher's table of residual
+/// predicates. Package-level: clients keep the ``CompiledFilter``, which
+/// evaluates as fast.
+package struct FilterEvaluator<Object>: Sendable {
   @usableFromInline let test: Test<Object>
   @usableFromInline let probe: Probe<Object>?
 
@@ -19,7 +16,7 @@ public struct FilterEvaluator<Object>: Sendable {
   /// - Throws: ``PredicateEvaluationError`` where Apple's `NSPredicate`
   ///   would raise.
   @inlinable
-  public func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
+  package func evaluate(_ object: Object) throws(PredicateEvaluationError) -> Bool {
     // Optional chaining calls the probe in place; `if let` copied it, a
     // retain and a release per evaluation.
     if let result = probe?(object) ?? nil { return result }

@@ -18,6 +18,16 @@ struct PredicateCompiler<Object>: Sendable {
   /// (``keyConstant(_:_:at:keys:)``); tests turn it off to compare it with the
   /// general path.
   var keyConstantFastPath = true
+  /// The budget of each `MATCHES` pattern compiled here
+  /// (``PredicateLimits/regexBudget``, clamped). An `Int32` beside the
+  /// Boolean keeps the compiler at four words; stored as an `Int`, a fifth
+  /// word, it made unspecialised code look up the compiler's metadata:
+  /// `compile-two` (Scripts/instruction-baseline.txt) took about 10,000
+  /// instructions instead of 8,955.
+  var regexBudgetStorage = Int32(PredicateLimits.defaultRegexBudget)
+
+  /// The budget of each `MATCHES` pattern compiled here.
+  var regexBudget: Int { Int(regexBudgetStorage) }
 
   // MARK: Predicates
 
@@ -478,8 +488,11 @@ struct PredicateCompiler<Object>: Sendable {
     }
     // `30 < age` runs as `age > 30`: the parts give the operator mirrored.
     let operation = parts.constantFirst ? parts.operator.mirrored! : parts.operator
+    // The closures capture the budget, not `self`: capturing the generic
+    // compiler costs unspecialised code a run-time metadata lookup.
+    let budget = regexBudget
     let test = try site.fold { () throws(ValueFault) in
-      try ValueTest.make(operation, options: parts.options, constant: parts.constant)
+      try ValueTest.make(operation, options: parts.options, constant: parts.constant, regexBudget: budget)
     }
     return Self.fused(resolved.reader, resolved.fuse, test, site: site)
   }
@@ -506,16 +519,21 @@ struct PredicateCompiler<Object>: Sendable {
     _ direct: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
     _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
   ) throws(PredicateCompileError) -> Condition<Object> {
+    let budget = regexBudget  // captured instead of `self`, as in keyConstant
     switch (lhs.form, rhs.form) {
     case (.constant(let left), .constant(let right)):
       return .constant(
-        try site.fold { () throws(ValueFault) in try ValueTest.apply(direct, options: options, left, right) })
+        try site.fold { () throws(ValueFault) in
+          try ValueTest.apply(direct, options: options, left, right, regexBudget: budget)
+        })
     case (.read(let read), .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      let test = try site.fold { () throws(ValueFault) in
+        try ValueTest.make(direct, options: options, constant: right, regexBudget: budget)
       }
       return Self.fused(read, lhs.fuse, test, site: site)
     case (_, .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in try ValueTest.make(direct, options: options, constant: right)
+      let test = try site.fold { () throws(ValueFault) in
+        try ValueTest.make(direct, options: options, constant: right, regexBudget: budget)
       }
       let general = GeneralTest(test.general, site: site)
       let evaluate = lhs.evaluator
@@ -525,7 +543,9 @@ struct PredicateCompiler<Object>: Sendable {
       return .test { object, scope throws(PredicateEvaluationError) in
         let a = try left(object, scope)
         let b = try right(object, scope)
-        return try site.run { () throws(ValueFault) in try ValueTest.apply(direct, options: options, a, b) }
+        return try site.run { () throws(ValueFault) in
+          try ValueTest.apply(direct, options: options, a, b, regexBudget: budget)
+        }
       }
     }
   }
@@ -551,9 +571,12 @@ struct PredicateCompiler<Object>: Sendable {
     _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
   ) throws(PredicateCompileError) -> Condition<Object> {
     let collection = lhs.evaluator
+    let budget = regexBudget  // captured instead of `self`, as in keyConstant
     let prepared: ValueTest? =
       if let constant = rhs.constant {
-        try site.fold { () throws(ValueFault) in try ValueTest.make(operation, options: options, constant: constant) }
+        try site.fold { () throws(ValueFault) in
+          try ValueTest.make(operation, options: options, constant: constant, regexBudget: budget)
+        }
       } else { nil }
     let right = rhs.evaluator
     return .test { object, scope throws(PredicateEvaluationError) in
@@ -573,7 +596,7 @@ struct PredicateCompiler<Object>: Sendable {
           prepared
           ?? Self.computedMembership(operation, options: options, elements.count, other)
           ?? ValueTest { element throws(ValueFault) in
-            try ValueTest.apply(operation, options: options, element, other)
+            try ValueTest.apply(operation, options: options, element, other, regexBudget: budget)
           }
         switch quantifier {
         case .all:
@@ -712,7 +735,8 @@ struct PredicateCompiler<Object>: Sendable {
     _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
   ) throws(PredicateCompileError) -> Operand<Object> {
     let inner = PredicateCompiler<FilterValue>(
-      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath)
+      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath,
+      regexBudgetStorage: regexBudgetStorage)
     let condition = try inner.compile(predicate, RecordKeyResolver())
     let slot = scope.count
     let elementsOf = collection.evaluator

@@ -99,7 +99,8 @@ struct ValueTest: Sendable {
   ///   comparison at all: a `BEGINSWITH` needle that is a number, an invalid
   ///   regular expression, `BETWEEN` bounds that are not two values.
   static func make(
-    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, constant: FilterValue
+    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, constant: FilterValue,
+    regexBudget: Int
   ) throws(ValueFault) -> ValueTest {
     let folding = StringFolding(options)
     switch operation {
@@ -183,7 +184,7 @@ struct ValueTest: Sendable {
           try stringOperand(value, for: name).map(like.matches) ?? false
         }
       }
-      let regex = try RegexPattern(pattern, options: options)
+      let regex = try RegexPattern(pattern, options: options, budget: regexBudget)
       return ValueTest { value throws(ValueFault) in
         guard let subject = try stringOperand(value, for: name) else { return false }
         return try regex.matches(subject)
@@ -268,7 +269,7 @@ struct ValueTest: Sendable {
   /// `lhs <operator> rhs` for two computed values.
   static func apply(
     _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
-    _ lhs: FilterValue, _ rhs: FilterValue
+    _ lhs: FilterValue, _ rhs: FilterValue, regexBudget: Int
   ) throws(ValueFault) -> Bool {
     switch operation {
     case .beginsWith, .endsWith, .like, .matches:
@@ -285,6 +286,6 @@ struct ValueTest: Sendable {
       }
     default: break
     }
-    return try make(operation, options: options, constant: rhs).run(lhs)
+    return try make(operation, options: options, constant: rhs, regexBudget: regexBudget).run(lhs)
   }
 }

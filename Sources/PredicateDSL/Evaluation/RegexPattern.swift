@@ -23,7 +23,7 @@ struct RegexPattern: @unchecked Sendable {
   /// Compiles the pattern.
   ///
   /// - Throws: The message of ICU's complaint when the pattern is invalid.
-  init(_ pattern: String, options: ComparisonSyntax.Options) throws(ValueFault) {
+  init(_ pattern: String, options: ComparisonSyntax.Options, budget: Int) throws(ValueFault) {
     var flags: NSRegularExpression.Options = []
     if options.contains(.caseInsensitive) && !options.contains(.normalized) {
       flags.insert(.caseInsensitive)
@@ -34,7 +34,7 @@ struct RegexPattern: @unchecked Sendable {
     if options.contains(.normalized) { diacritics.insert(.normalized) }
     folding = options.contains(.diacriticInsensitive) ? StringFolding(diacritics) : nil
     self.pattern = pattern
-    budget = PredicateLimits.regexBudget
+    self.budget = max(1, budget)
     let text = folding?.fold(pattern) ?? pattern
     guard !text.isEmpty else {
       expression = nil

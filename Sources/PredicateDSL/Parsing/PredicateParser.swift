@@ -33,48 +33,48 @@ public enum PredicateParser {
   /// 71 KiB of stack in a release build (`Scripts/measure-parser-stack.sh`).
   static let inlineDepth = 16
 
-  /// Parses a predicate format string.
+  /// Parses a predicate format string, within the given limits.
+  ///
+  /// ```swift
+  /// let syntax = try PredicateParser.parse("age > %d", arguments: [30])
+  /// let limits = PredicateLimits(maximumLength: 64 * 1024, maximumDepth: 32)
+  /// let untrusted = try PredicateParser.parse(clientText, limits: limits)
+  /// ```
   ///
   /// - Parameters:
   ///   - format: The predicate text, such as `"age > %d AND name != nil"`.
   ///   - arguments: The values for the `%` specifiers, in order.
-  ///   - maximumDepth: The deepest nesting accepted.
-  /// - Returns: The syntax tree, arguments substituted.
-  /// - Throws: ``PredicateParseError`` for text that does not follow the
-  ///   grammar, and for arguments that are missing, extra or of the wrong kind.
-  /// - Complexity: O(*n*) in the length of `format` and the size of the arguments.
-  /// - Note: Text longer than ``PredicateLimits/defaultMaximumLength`` is
-  ///   refused; ``parse(_:arguments:limits:)`` takes other limits.
-  public static func parse(
-    _ format: String, arguments: [FilterValue] = [], maximumDepth: Int = defaultMaximumDepth
-  ) throws(PredicateParseError) -> PredicateSyntax {
-    try parse(format, arguments: arguments, maximumDepth: maximumDepth, exactPairs: false)
-  }
-
-  /// Parses a predicate format string within the given limits.
-  ///
-  /// ```swift
-  /// let limits = PredicateLimits(maximumLength: 64 * 1024, maximumDepth: 32)
-  /// let syntax = try PredicateParser.parse(clientText, limits: limits)
-  /// ```
-  ///
-  /// - Parameters:
-  ///   - format: The predicate text.
-  ///   - arguments: The values for the `%` specifiers, in order.
   ///   - limits: The longest text and the deepest nesting accepted. Text
   ///     longer than `limits.maximumLength` is refused before it is read.
   /// - Returns: The syntax tree, arguments substituted.
-  /// - Throws: ``PredicateParseError``, with
-  ///   ``PredicateParseError/Code/textTooLong`` for text over the length
-  ///   limit and ``PredicateParseError/Code/nestingTooDeep`` for nesting over
-  ///   the depth limit.
+  /// - Throws: ``PredicateParseError`` for text that does not follow the
+  ///   grammar, and for arguments that are missing, extra or of the wrong
+  ///   kind; with ``PredicateParseError/Code/textTooLong`` for text over the
+  ///   length limit and ``PredicateParseError/Code/nestingTooDeep`` for
+  ///   nesting over the depth limit.
   /// - Complexity: O(*n*) in the length of `format` and the size of the arguments.
   public static func parse(
-    _ format: String, arguments: [FilterValue] = [], limits: PredicateLimits
+    _ format: String, arguments: [FilterValue] = [], limits: PredicateLimits = .default
   ) throws(PredicateParseError) -> PredicateSyntax {
     try parse(
       format, arguments: arguments, maximumDepth: limits.maximumDepth, maximumLength: limits.maximumLength,
       exactPairs: false)
+  }
+
+  /// Parses a predicate format string with a depth limit of its own; the
+  /// length limit is the default one.
+  ///
+  /// - Parameters:
+  ///   - format: The predicate text.
+  ///   - arguments: The values for the `%` specifiers, in order.
+  ///   - maximumDepth: The deepest nesting accepted.
+  /// - Returns: The syntax tree, arguments substituted.
+  /// - Throws: ``PredicateParseError``.
+  @available(*, deprecated, message: "pass limits: PredicateLimits(maximumDepth:), which holds every limit")
+  public static func parse(
+    _ format: String, arguments: [FilterValue] = [], maximumDepth: Int
+  ) throws(PredicateParseError) -> PredicateSyntax {
+    try parse(format, arguments: arguments, limits: PredicateLimits(maximumDepth: maximumDepth))
   }
 
   /// Parses a predicate format string into a tree that is kept, as a
@@ -203,7 +203,7 @@ public enum PredicateParser {
 
 extension PredicateSyntax {
   /// Parses a predicate format string; see
-  /// ``PredicateParser/parse(_:arguments:maximumDepth:)``.
+  /// ``PredicateParser/parse(_:arguments:limits:)``.
   ///
   /// ```swift
   /// let adults = try PredicateSyntax(parsing: "age >= %d", arguments: [18])

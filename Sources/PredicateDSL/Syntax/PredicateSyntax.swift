@@ -1,7 +1,7 @@
 /// A parsed predicate: the syntax tree of a format string such as
 /// `age > 30 AND name BEGINSWITH[c] "a"`.
 ///
-/// Parse text with ``PredicateParser/parse(_:arguments:maximumDepth:)``,
+/// Parse text with ``PredicateParser/parse(_:arguments:limits:)``,
 /// print it back with ``description`` (the canonical format string), and
 /// replace `$VARIABLES` with ``substituting(_:)``.
 ///

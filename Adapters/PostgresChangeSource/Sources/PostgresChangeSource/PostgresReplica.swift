@@ -19,7 +19,10 @@ import Synchronization
 /// ```swift
 /// let replica = PostgresReplica(configuration: .init(
 ///   connection: try .fromEnvironment(), slot: "orders_service_1", mapping: mapping))
-/// let watcher = ContextWatcher(context: replica.context)
+/// let watcher = ContextWatcher(
+///   context: replica.context, target: .handler(on: .queue(DispatchQueue(label: "changes"))) { changes in
+///     print(changes.inserted.count, "new")
+///   })
 /// try await replica.start()
 /// try await replica.run()
 /// ```

@@ -5,7 +5,7 @@ import PostgresNIO
 import PredicateDSL
 import Testing
 
-@Suite("Bad input over a real server", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Bad input over a real server", .postgresServer, .timeLimit(.minutes(5)))
 struct FailureTests {
   @Test func aDroppedColumnStopsTheReplicaAtTheLastGoodTransaction() async throws {
     let namespace = TestDatabase.uniqueName()

@@ -4,7 +4,7 @@ import PostgresChangeSource
 import Synchronization
 import Testing
 
-@Suite("Loading as of a position", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Loading as of a position", .postgresServer, .timeLimit(.minutes(5)))
 struct LoadAsOfTests {
   @Test func aNewReplicaLoadsTheTablesAsTheyWereAndAppliesEachLaterTransactionOnce() async throws {
     let namespace = TestDatabase.uniqueName()

@@ -5,7 +5,7 @@ import Testing
 
 /// The ways a `pg-watch` could lose transactions or hide why it stopped,
 /// each tried as a user would meet it: processes over the test server.
-@Suite("pg-watch refuses what would lose data", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("pg-watch refuses what would lose data", .postgresServer, .timeLimit(.minutes(5)))
 struct PgWatchLossTests {
   /// The slot's acknowledged position, as the server reports it.
   static func acknowledged(_ slot: String) async throws -> String? {

@@ -4,7 +4,7 @@ import PostgresNIO
 import Testing
 
 /// `pg-watch watch` run as a subprocess against the test server.
-@Suite("pg-watch over a real server", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("pg-watch over a real server", .postgresServer, .timeLimit(.minutes(5)))
 struct PgWatchTests {
   /// Shelves and items in `namespace`, a schema file mapping them, and a
   /// watches file: items ranked 10 or more, and items on shelf A.

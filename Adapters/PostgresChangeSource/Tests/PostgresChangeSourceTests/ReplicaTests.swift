@@ -7,7 +7,7 @@ import Testing
 
 @testable import PostgresChangeSource
 
-@Suite("Replica over a real server", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Replica over a real server", .postgresServer, .timeLimit(.minutes(5)))
 struct ReplicaTests {
   /// Polls until a poll finds nothing more.
   static func catchUp(_ replica: PostgresReplica) async throws {
@@ -194,7 +194,7 @@ final class Recorder<Value: Sendable>: Sendable {
   var values: [Value] { storage.withLock { $0 } }
 }
 
-@Suite("Running a replica", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Running a replica", .postgresServer, .timeLimit(.minutes(5)))
 struct RunTests {
   /// Waits up to `seconds` for `condition`.
   static func eventually(_ seconds: Double, _ condition: () async -> Bool) async throws -> Bool {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import PostgresChangeSource
 
-@Suite("Resume over a real server", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Resume over a real server", .postgresServer, .timeLimit(.minutes(5)))
 struct ResumeTests {
   @Test func deliversEveryTransactionOnceAcrossConsumersKilledAtRandomPoints() async throws {
     let namespace = TestDatabase.uniqueName()

@@ -7,7 +7,7 @@ import Testing
 /// and `pg-watch` refuse to start, print no ready line, and name the
 /// setting to change.
 @Suite(
-  "Servers set up wrong", .serialized, .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+  "Servers set up wrong", .serialized, .postgresServer, .timeLimit(.minutes(5)))
 struct SetupRefusalTests {
   /// Runs `body` against a scratch server with `settings`, the test tables
   /// created in schema `t`, and stops the server afterwards.

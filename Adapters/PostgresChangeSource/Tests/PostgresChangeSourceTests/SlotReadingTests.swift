@@ -8,7 +8,7 @@ import Testing
 
 /// How a replica reads its slot: never again what it delivered, never past
 /// a gap another reader made, and every value as the database holds it.
-@Suite("Reading the slot", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Reading the slot", .postgresServer, .timeLimit(.minutes(5)))
 struct SlotReadingTests {
   @Test func anIdleReplicaReadsNothingAgainAfterALargeTransaction() async throws {
     let namespace = TestDatabase.uniqueName()

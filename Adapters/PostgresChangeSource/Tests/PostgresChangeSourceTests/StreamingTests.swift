@@ -10,7 +10,7 @@ import Testing
 
 /// The server pushing the slot over a replication connection: the same
 /// guarantees as polling, and a stream that stays up.
-@Suite("Streaming the slot", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Streaming the slot", .postgresServer, .timeLimit(.minutes(5)))
 struct StreamingTests {
   /// A save as a watcher of the replica sees it: its position and the
   /// companies it inserted.
@@ -251,7 +251,7 @@ struct StreamingTests {
 
 /// Streaming on servers of the tests' own: one that crashes, and one whose
 /// log a 100,000-row transaction would fill for every other test's slot.
-@Suite("Streaming on a server of its own", .enabled(if: TestDatabase.isConfigured), .timeLimit(.minutes(5)))
+@Suite("Streaming on a server of its own", .postgresServer, .timeLimit(.minutes(5)))
 struct OwnServerStreamingTests {
   /// Runs `body` on a scratch server, and stops the server afterwards.
   static func withServer(_ body: (ScratchServer) async throws -> Void) async throws {

@@ -4,12 +4,50 @@ import ObjectGraph
 import PostgresChangeSource
 import PostgresNIO
 import PredicateDSL
+import Testing
 
 /// The server that Scripts/postgres-test-server.sh starts, reached through
-/// libpq's variables; tests that need it are enabled only when PGPORT is
-/// set (CI always runs them under the script).
+/// libpq's variables. CI runs the tests under the script; when PGPORT is not
+/// set, the first test that needs a server starts one of its own through
+/// the script (see ``available()``), so that a plain `swift test` tests the
+/// adapter too.
 enum TestDatabase {
-  static var isConfigured: Bool { ProcessInfo.processInfo.environment["PGPORT"] != nil }
+  /// Why the tests that need a server were skipped, in the test output.
+  static let skipNote: Comment = """
+    no PostgreSQL server: PGPORT is not set and Scripts/postgres-test-server.sh could not start one \
+    (it needs PostgreSQL 15 and wal2json, which it installs when run as root); \
+    run Scripts/postgres-test-server.sh swift test --package-path Adapters/PostgresChangeSource
+    """
+
+  /// Whether a server is there: the one libpq's variables name, or else one
+  /// this process starts (once) through the script, whose variables it then
+  /// sets, for the tests and the `pg-watch` processes they start. The server
+  /// stops when this process ends and closes the script's input.
+  static func available() async -> Bool {
+    await ownServer.value
+  }
+
+  private static let ownServer = Task<Bool, Never> {
+    if ProcessInfo.processInfo.environment["PGPORT"] != nil { return true }
+    do {
+      let server = try await ScratchServer(settings: "")
+      for (name, value) in server.environment { setenv(name, value, 1) }
+      startedServer = server
+      let port = server.environment["PGPORT"] ?? "?"
+      print("PostgresChangeSourceTests: PGPORT was not set; started a throwaway server at port \(port)")
+      return true
+    } catch {
+      print(
+        "PostgresChangeSourceTests: PGPORT is not set and no throwaway server started (\(error));",
+        "the tests that need a server are skipped")
+      return false
+    }
+  }
+
+  /// The server ``available()`` started, kept for the process's lifetime:
+  /// were it released, its input would close and the script would stop it.
+  /// Written once, by `ownServer`, and never read.
+  nonisolated(unsafe) private static var startedServer: ScratchServer?
 
   static let logger = Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -184,5 +222,14 @@ enum TestDatabase {
     hex = String(repeating: "0", count: 32 - hex.count) + hex
     let characters = Array(hex)
     return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+  }
+}
+
+extension Trait where Self == ConditionTrait {
+  /// Runs a suite against a PostgreSQL server: the configured one, or one the
+  /// tests start; skipped, with ``TestDatabase/skipNote`` in the output, when
+  /// there is none.
+  static var postgresServer: Self {
+    .enabled(TestDatabase.skipNote) { await TestDatabase.available() }
   }
 }

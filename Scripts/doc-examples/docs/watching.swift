@@ -1,0 +1,12 @@
+// What docs/watching.md's blocks take as given: the modules, a context of
+// people, and the queue an audit log writes on.
+@_exported import ContextWatching
+import Dispatch
+@_exported import ObjectGraph
+
+public let context = ObjectContext(
+  schema: try! ObjectSchema([
+    EntityDescription(
+      "Person", attributes: [.init("name", .string), .init("age", .integer), .init("salary", .double)])
+  ]))
+public let auditQueue = DispatchQueue(label: "audit")
