@@ -20,7 +20,7 @@ seconds=${LOAD_SECONDS:-10}
 cpu_seconds() { # port
   local reply
   exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
+  printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
   reply=$(cat <&3)
   exec 3<&-
   sed -n 's/^process_cpu_seconds_total \([0-9.e+-]*\).*/\1/p' <<<"$reply"
