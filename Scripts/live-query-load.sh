@@ -8,6 +8,7 @@
 #
 #   Scripts/live-query-load.sh                 # the sizes of docs/benchmarks.md
 #   Scripts/live-query-load.sh 10000 100 500   # one size: S C W
+#   LOAD_MODES=live Scripts/live-query-load.sh 100000 1000 500   # some of live, poll, writer
 set -euo pipefail
 cd "$(dirname "$0")/../Adapters/LiveQueryServer"
 swift build -c release --product live-query-server >&2
@@ -62,9 +63,9 @@ run() { # subscriptions connections rate mode
 }
 
 if [[ $# -eq 3 ]]; then
-  run "$1" "$2" "$3" live
-  run "$1" "$2" "$3" poll
-  run "$1" "$2" "$3" writer
+  for mode in ${LOAD_MODES:-live poll writer}; do
+    run "$1" "$2" "$3" "$mode"
+  done
 else
   for size in "1000 100" "10000 100" "100000 1000"; do
     read -r subscriptions connections <<<"$size"
