@@ -3,10 +3,12 @@
 # S subscriptions over C connections, each connection one user, each subscription its own
 # priority window, while the server's writer makes W commits a second. Each size runs twice,
 # live and with the polling baseline (every subscription fetched again each second), so the
-# two are compared in one run. See docs/live-queries.md ("Load") and docs/benchmarks.md.
+# two are compared in one run. A third run, with no clients, measures what the server's own
+# writer costs, which both pay. See docs/live-queries.md ("Load") and docs/benchmarks.md.
 #
 #   Scripts/live-query-load.sh                 # the sizes of docs/benchmarks.md
 #   Scripts/live-query-load.sh 10000 100 500   # one size: S C W
+#   LOAD_MODES=live Scripts/live-query-load.sh 100000 1000 500   # some of live, poll, writer
 set -euo pipefail
 cd "$(dirname "$0")/../Adapters/LiveQueryServer"
 swift build -c release --product live-query-server >&2
@@ -14,6 +16,16 @@ swift build -c release --product live-query-load >&2
 bin=$(swift build -c release --show-bin-path)
 export LIVE_QUERY_SECRET="load-test secret: $(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 seconds=${LOAD_SECONDS:-10}
+
+# The server's CPU seconds so far, from its /metrics.
+cpu_seconds() { # port
+  local reply
+  exec 3<>"/dev/tcp/127.0.0.1/$1"
+  printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
+  reply=$(cat <&3)
+  exec 3<&-
+  sed -n 's/^process_cpu_seconds_total \([0-9.e+-]*\).*/\1/p' <<<"$reply"
+}
 
 run() { # subscriptions connections rate mode
   local subscriptions=$1 connections=$2 rate=$3 mode=$4 out
@@ -32,21 +44,33 @@ run() { # subscriptions connections rate mode
     [[ -n $port ]] && break
     sleep 0.1
   done
-  "$bin/live-query-load" --port "$port" --connections "$connections" --subscriptions "$subscriptions" \
-    --owners "$owners" --priorities "$priorities" --seconds "$seconds" --label "$mode S=$subscriptions C=$connections W=$rate" \
-    || echo "{\"label\":\"$mode S=$subscriptions C=$connections W=$rate\",\"failed\":true}"
+  if [[ $mode == writer ]]; then
+    # No clients: the writer's commits, saved and observed by no one.
+    local start end
+    sleep 2
+    start=$(cpu_seconds "$port")
+    sleep "$seconds"
+    end=$(cpu_seconds "$port")
+    echo "{\"label\":\"writer alone W=$rate\",\"server_cpu_cores\":$(awk -v a="$start" -v b="$end" -v s="$seconds" 'BEGIN { printf "%.2f", (b - a) / s }')}"
+  else
+    "$bin/live-query-load" --port "$port" --connections "$connections" --subscriptions "$subscriptions" \
+      --owners "$owners" --priorities "$priorities" --seconds "$seconds" --label "$mode S=$subscriptions C=$connections W=$rate" \
+      || echo "{\"label\":\"$mode S=$subscriptions C=$connections W=$rate\",\"failed\":true}"
+  fi
   kill -TERM "$server"
   wait "$server" || true
   rm -f "$out"
 }
 
 if [[ $# -eq 3 ]]; then
-  run "$1" "$2" "$3" live
-  run "$1" "$2" "$3" poll
+  for mode in ${LOAD_MODES:-live poll writer}; do
+    run "$1" "$2" "$3" "$mode"
+  done
 else
   for size in "1000 100" "10000 100" "100000 1000"; do
     read -r subscriptions connections <<<"$size"
     run "$subscriptions" "$connections" 500 live
     run "$subscriptions" "$connections" 500 poll
   done
+  run 1000 100 500 writer
 fi

@@ -47,9 +47,6 @@ extension ServerMessage {
     return .object(members)
   }
 
-  /// The message as the text of a frame.
-  public var text: String { json.serialized }
-
   private static func json(_ section: LiveSection) -> JSONValue {
     .object([
       ("index", .int(Int64(section.index))), ("name", section.name.map(JSONValue.string) ?? .null),

@@ -17,13 +17,17 @@ import WatchFormats
 /// Four tasks share the connection: the reader hands the client's frames
 /// to the session, pausing while the outbox is full (so a client that
 /// does not read cannot make the server answer without end); the writer
-/// drains the outbox whenever a frame arrives in it; the watchdog closes a
-/// client that has not taken a write for the slow-client time; the
+/// waits for the end of the ``FrameSender``, which drains the outbox on the
+/// channel's event loop whenever frames arrive in it; the watchdog closes
+/// a client that has not taken a write for the slow-client time; the
 /// expiry closes the connection when the token expires. The first to end
 /// ends the others.
 struct LiveConnection: Sendable {
   let server: LiveServerState
   let logger: Logger
+  /// The WebSocket's channel: the session's frames are written to it on
+  /// its event loop, in batches.
+  let channel: any Channel
 
   func run(
     inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, authorization: String?
@@ -59,15 +63,43 @@ struct LiveConnection: Sendable {
     logger[metadataKey: "sub"] = "\(subject)"
     server.metrics.connectionOpened()
     logger.info(resumed != nil ? "connection resumed a session" : "connection opened")
-    let (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    session.outbox.onFrames { ring.yield() }
-    // A reason to close from outside (shutdown): the writer ends with it.
+    // The channel counts as unwritable while any byte of a batch waits:
+    // the WebSocket's own writes (the close frame) then wait behind the
+    // batch, outside the channel, as they did behind frames written one at
+    // a time, instead of being queued in the channel of a client that may
+    // never read.
+    _ = try? await channel.setOption(
+      ChannelOptions.writeBufferWaterMark, value: ChannelOptions.Types.WriteBufferWaterMark(low: 1, high: 1)
+    ).get()
+    let writes = WriteClock()
+    // Ends the writer: a failed write (its error), or a reason to close
+    // from outside (shutdown), which finishes the stream.
+    let (stopped, stop) = AsyncStream.makeStream(of: (any Error).self)
+    let sender = FrameSender(
+      channel: channel, session: session, writes: writes, replay: replay, metrics: server.metrics
+    ) { error in
+      stop.yield(error)
+      stop.finish()
+    }
+    // The outbox rings on the session's queue when a frame arrives in it
+    // empty. The ring is queued behind the deliveries already waiting
+    // there (the other lists' changes of the same save), so that they go
+    // to the event loop, and to the socket, in one batch. A frame that
+    // fills the outbox alone (a large snapshot) is sent at once instead:
+    // behind it, the next change would find the outbox full and drop it.
+    let queue = session.queue
+    session.outbox.onFrames { [weak outbox = session.outbox] in
+      if outbox?.acceptsRequests ?? false {
+        queue.async { sender.ring() }
+      } else {
+        sender.ring()
+      }
+    }
     let ending = EndingReason()
     server.connections.add(session) { reason in
       ending.set(reason)
-      ring.finish()
+      stop.finish()
     }
-    let writes = WriteClock()
     let reason: CloseReason?
     do {
       try await outbound.write(
@@ -82,12 +114,12 @@ struct LiveConnection: Sendable {
         session.resynchronize(plan.resynchronize)
         for text in plan.resend { try await outbound.write(.text(text)) }
       }
-      ring.yield()
+      sender.ring()
       reason = try await withThrowingTaskGroup(of: CloseReason?.self) { group in
         let iterator = Transfer(frames)
         group.addTask { try await read(iterator.take(), into: session) }
         group.addTask {
-          try await write(session, outbound, doorbell: doorbell, writes: writes, replay: replay)
+          for await error in stopped { throw error }
           return ending.reason ?? .shuttingDown
         }
         group.addTask { try await watch(writes) }
@@ -104,6 +136,10 @@ struct LiveConnection: Sendable {
       logger.debug("connection failed", metadata: ["error": "\(error)"])
       reason = nil
     }
+    // Nothing more is written but the close frame; frames the session
+    // adds from now on wait in its outbox (for a resume) or go with it.
+    session.outbox.onFrames {}
+    await sender.stop()
     server.connections.remove(session)
     server.metrics.connectionClosed(slow: reason?.code == 4008)
     // A client that went away may come back: its session waits, still
@@ -221,28 +257,6 @@ struct LiveConnection: Sendable {
       }
     }
     return nil
-  }
-
-  /// Writes the outbox's frames as they arrive.
-  private func write(
-    _ session: LiveSession, _ outbound: WebSocketOutboundWriter, doorbell: AsyncStream<Void>,
-    writes: WriteClock, replay: ReplayLog
-  ) async throws {
-    for await _ in doorbell {
-      while true {
-        let frames = session.outbox.drainFrames()
-        if frames.isEmpty { break }
-        for frame in frames {
-          writes.begin()
-          try await outbound.write(.text(frame.text))
-          writes.end()
-          server.metrics.sent(bytes: frame.text.utf8.count, save: frame.save)
-          if let subscription = frame.subscription, let position = frame.position {
-            replay.record(subscription: subscription, position: position, text: frame.text)
-          }
-        }
-      }
-    }
   }
 
   /// Closes a client one of whose writes has waited longer than the

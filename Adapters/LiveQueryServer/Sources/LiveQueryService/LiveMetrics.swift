@@ -1,11 +1,13 @@
 import Dispatch
+import LiveQueryCore
 import Synchronization
 
 /// The server's counters, for `/metrics` in Prometheus' text format.
 ///
 /// Commit-to-send latency: a save observer registered before any watcher
 /// notes each save's time (``noteSave(_:)``), and a connection observes,
-/// for each `changes` or `event` frame it writes, the time since its save.
+/// for each `changes` or `event` frame, the time from its save until the
+/// socket took the batch it was written in.
 /// The notes are a ring of the last ``savesRemembered`` saves, so memory
 /// stays bounded.
 final class LiveMetrics: Sendable {
@@ -57,16 +59,19 @@ final class LiveMetrics: Sendable {
 
   func received() { state.withLock { $0.framesReceived += 1 } }
 
-  /// Counts a frame written, and the latency of the save it carries.
-  func sent(bytes: Int, save: Int?) {
+  /// Counts a batch of frames written, and the latency of the saves they
+  /// carry, under one lock.
+  func sent(_ frames: [LiveOutbox.Frame]) {
     let now = Self.now()
     state.withLock { state in
-      state.framesSent += 1
-      state.bytesSent += bytes
-      guard let save else { return }
-      let note = state.saves[save % Self.savesRemembered]
-      guard note.sequenceNumber == save, now >= note.nanoseconds else { return }
-      state.latency.observe(Double(now - note.nanoseconds) / 1e9)
+      for frame in frames {
+        state.framesSent += 1
+        state.bytesSent += frame.text.utf8.count
+        guard let save = frame.save else { continue }
+        let note = state.saves[save % Self.savesRemembered]
+        guard note.sequenceNumber == save, now >= note.nanoseconds else { continue }
+        state.latency.observe(Double(now - note.nanoseconds) / 1e9)
+      }
     }
   }
 

@@ -87,8 +87,8 @@ public final class LiveServer: Sendable {
     try await group.run()
   }
 
-  private func router() -> Router<BasicWebSocketRequestContext> {
-    let router = Router(context: BasicWebSocketRequestContext.self)
+  private func router() -> Router<LiveRequestContext> {
+    let router = Router(context: LiveRequestContext.self)
     let state = state
     let logger = logger
     router.get("/") { _, _ in try Self.page("index.html", type: "text/html; charset=utf-8") }
@@ -121,7 +121,7 @@ public final class LiveServer: Sendable {
     // first frame is: a refused one closes the connection with its reason
     // (a refused upgrade could only say 400).
     router.ws("/ws") { inbound, outbound, context in
-      let connection = LiveConnection(server: state, logger: logger)
+      let connection = LiveConnection(server: state, logger: logger, channel: context.requestContext.channel)
       try await connection.run(
         inbound: inbound, outbound: outbound, authorization: context.request.headers[.authorization])
     }

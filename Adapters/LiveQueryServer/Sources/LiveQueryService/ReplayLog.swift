@@ -1,3 +1,4 @@
+import LiveQueryCore
 import Synchronization
 
 /// The data frames a session wrote last, up to a byte bound, so that a
@@ -24,22 +25,31 @@ final class ReplayLog: Sendable {
 
   init(limit: Int) { self.limit = limit }
 
-  /// Notes a data frame written to the client.
-  func record(subscription: String, position: Int, text: String) {
+  /// Notes the data frames of a batch written to the client (control
+  /// frames, which have no subscription, are not kept), under one lock.
+  func record(_ frames: [LiveOutbox.Frame]) {
     state.withLock { state in
-      state.entries.append(Entry(subscription: subscription, position: position, text: text))
-      state.bytes += text.utf8.count
-      while state.bytes > limit, state.first < state.entries.count {
-        let gone = state.entries[state.first]
-        state.bytes -= gone.text.utf8.count
-        state.trimmed[gone.subscription] = max(state.trimmed[gone.subscription] ?? gone.position, gone.position)
-        state.first += 1
+      for frame in frames {
+        guard let subscription = frame.subscription, let position = frame.position else { continue }
+        append(subscription: subscription, position: position, text: frame.text, to: &state)
       }
-      // Compact once the dead prefix is as long as what is kept.
-      if state.first > 64, state.first * 2 > state.entries.count {
-        state.entries.removeFirst(state.first)
-        state.first = 0
-      }
+    }
+  }
+
+  /// Appends a frame, then lets the oldest go past the byte bound.
+  private func append(subscription: String, position: Int, text: String, to state: inout State) {
+    state.entries.append(Entry(subscription: subscription, position: position, text: text))
+    state.bytes += text.utf8.count
+    while state.bytes > limit, state.first < state.entries.count {
+      let gone = state.entries[state.first]
+      state.bytes -= gone.text.utf8.count
+      state.trimmed[gone.subscription] = max(state.trimmed[gone.subscription] ?? gone.position, gone.position)
+      state.first += 1
+    }
+    // Compact once the dead prefix is as long as what is kept.
+    if state.first > 64, state.first * 2 > state.entries.count {
+      state.entries.removeFirst(state.first)
+      state.first = 0
     }
   }
 

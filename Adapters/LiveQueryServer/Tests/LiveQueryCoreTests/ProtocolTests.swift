@@ -55,6 +55,46 @@ import WatchFormats
     )
   }
 
+  /// A frame's text, written straight into one buffer, is byte for byte
+  /// the message's JSON serialized: escapes, numbers, nulls and every op.
+  @Test func textIsTheSerializedJSON() {
+    let awkward = "q\"b\\s\n\r\t\u{01}\u{1F}é€😀 end"
+    let values = JSONValue.object([
+      ("title", .string(awkward)), ("n", .int(-9_223_372_036_854_775_808)), ("d", .double(0.1)),
+      ("big", .double(1e300)), ("nan", .double(.nan)), ("flag", .bool(false)), ("none", .null),
+      ("list", .array([.int(1), .object([("$date", .double(-2.5))])])),
+    ])
+    let object = LiveObject(ref: "00ab", values: values, changedKeys: ["title", awkward])
+    let path = ListIndexPath(item: 7, section: 2)
+    let messages: [ServerMessage] = [
+      .snapshot(
+        SnapshotMessage(
+          id: awkward, sequenceNumber: 3,
+          sections: [LiveSection(index: 0, name: awkward, count: 1), LiveSection(index: 1, name: nil, count: 0)],
+          objects: [object, LiveObject(ref: "01")])),
+      .changes(
+        ChangesMessage(
+          id: "s1", sequenceNumber: 4, deletedSections: [1, 3],
+          insertedSections: [LiveSection(index: 0, name: nil, count: 1)],
+          deleted: [LiveRow(path: path, object: LiveObject(ref: "01"))],
+          inserted: [LiveRow(path: path, object: object)],
+          moved: [LiveMove(from: path, to: ListIndexPath(item: 0, section: 0), object: object)],
+          updated: [LiveRow(path: path, object: object)])),
+      .changes(ChangesMessage(id: "s2", sequenceNumber: 0)),
+      .event(
+        EventMessage(
+          id: "w1", sequenceNumber: 5, inserted: [object], updated: [object], entered: [object],
+          exited: [LiveObject(ref: "02")], deleted: [object])),
+      .error(LiveError(id: nil, code: .unknownOp, message: awkward)),
+      .error(LiveError(id: "s1", code: .eventsDropped, message: "x")), .pong(id: "p"), .pong(id: nil),
+      .ready(sequenceNumber: 12, session: "abc", resumed: true),
+      .ready(sequenceNumber: 0, session: nil, resumed: false),
+    ]
+    for message in messages {
+      #expect(message.text == message.json.serialized)
+    }
+  }
+
   /// Every refusal, as the client reads it; none ends the session.
   @Test func everyErrorCode() {
     let rig = LiveRig()
