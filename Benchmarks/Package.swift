@@ -2,19 +2,13 @@
 // The benchmarks are a package of their own, so that the library's manifest
 // stays free of dependencies. Run them from this directory with
 //   swift package --disable-sandbox benchmark
-import Foundation
 import PackageDescription
 
-// SwiftPM gives a path dependency the identity of its folder's name, so the
-// root package is named after the checkout's folder (this one's parent),
-// whatever a clone was called.
-let root = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
-
-// The library's products.
-let predicateDSL = Target.Dependency.product(name: "PredicateDSL", package: root)
-let objectGraph = Target.Dependency.product(name: "ObjectGraph", package: root)
-let contextWatching = Target.Dependency.product(name: "ContextWatching", package: root)
+// The library's products, from the root package by the name its manifest gives it
+// (as the adapters name it), whatever the checkout's folder is called.
+let predicateDSL = Target.Dependency.product(name: "PredicateDSL", package: "ContextWatcher")
+let objectGraph = Target.Dependency.product(name: "ObjectGraph", package: "ContextWatcher")
+let contextWatching = Target.Dependency.product(name: "ContextWatching", package: "ContextWatcher")
 
 /// A suite of package-benchmark's runner, in Benchmarks/NAME: the plugin
 /// runs every executable target there.
@@ -34,7 +28,7 @@ let package = Package(
   name: "ContextWatcherBenchmarks",
   platforms: [.macOS(.v15)],
   dependencies: [
-    .package(path: ".."),
+    .package(name: "ContextWatcher", path: ".."),
     .package(
       url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1",
       traits: ["MallocInterposer"]),
@@ -42,21 +36,21 @@ let package = Package(
   targets: [
     suite("PredicateBenchmarks", [predicateDSL, "BenchmarkSupport"]),
     suite("EvaluationBenchmarks", [predicateDSL, "BenchmarkSupport"]),
-    suite("ObjectGraphBenchmarks", [objectGraph, predicateDSL]),
+    suite("ObjectGraphBenchmarks", ["BenchmarkSupport", objectGraph, predicateDSL]),
     suite("WatcherBenchmarks", [contextWatching, objectGraph, predicateDSL, "BenchmarkSupport"]),
     // Heap bytes per object, measured with glibc's mallinfo2() outside the
     // benchmark runner (whose malloc interposer would count its own blocks):
     //   swift run -c release ObjectGraphMemory
-    tool("ObjectGraphMemory", ["MallocInfo", objectGraph, predicateDSL]),
+    tool("ObjectGraphMemory", ["BenchmarkSupport", "MallocInfo", objectGraph, predicateDSL]),
     // Heap bytes per watch, the same way:
     //   swift run -c release WatcherMemory
-    tool("WatcherMemory", ["MallocInfo", contextWatching, objectGraph, predicateDSL]),
+    tool("WatcherMemory", ["BenchmarkSupport", "MallocInfo", contextWatching, objectGraph, predicateDSL]),
     // Heap and peak memory a large predicate takes to compile:
     //   swift run -c release PredicateMemory
     tool("PredicateMemory", ["MallocInfo", predicateDSL]),
     // Drivers for callgrind profiles (see their headers).
-    tool("ObjectGraphProfile", [objectGraph, predicateDSL]),
-    tool("WatcherProfile", [contextWatching, objectGraph, predicateDSL]),
+    tool("ObjectGraphProfile", ["BenchmarkSupport", objectGraph, predicateDSL]),
+    tool("WatcherProfile", ["BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
     // A list monitor's cost per save against re-fetching and diffing, and
     // its heap bytes per listed object:
     //   swift run -c release ListMonitorTiming
@@ -79,7 +73,7 @@ let package = Package(
     // What the benchmarks measure (the predicates and the hand-written
     // closures they are compared with) and the seeded generator that makes
     // their data, the tests' own (a link to Tests/TestSupport).
-    .target(name: "BenchmarkSupport", dependencies: [predicateDSL], path: "Support"),
+    .target(name: "BenchmarkSupport", dependencies: [predicateDSL, objectGraph], path: "Support"),
   ],
   swiftLanguageModes: [.v6]
 )

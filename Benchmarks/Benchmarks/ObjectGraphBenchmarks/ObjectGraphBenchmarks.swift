@@ -10,6 +10,7 @@
 // Figures and the commands that reproduce them: docs/benchmarks.md.
 
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import ObjectGraph
 import PredicateDSL
@@ -17,14 +18,7 @@ import PredicateDSL
 let objectCount = 100_000
 let updateCount = 10_000
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [
-      .init("name", .string), .init("age", .integer), .init("score", .double), .init("active", .boolean),
-      .init("born", .date),
-    ])
-])
+let schema = BenchmarkSchemas.datedPeople
 
 /// A small deterministic generator with SplitMix64's steps, so that every
 /// run stores the same people. The second multiplier is not SplitMix64's

@@ -33,11 +33,7 @@ import Synchronization
 
 // MARK: Data
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 /// One watch, as a specification the benchmarks can also check by hand.
 enum WatchSpec: Sendable {

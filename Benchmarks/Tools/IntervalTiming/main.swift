@@ -50,11 +50,7 @@ import MallocInfo
 import ObjectGraph
 import PredicateDSL
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 let changedCount = 200
 let saveCount = 8

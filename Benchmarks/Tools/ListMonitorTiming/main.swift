@@ -45,11 +45,7 @@ import ObjectGraph
 import PredicateDSL
 import Synchronization
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
   let context = ObjectContext(schema: schema, name: "people", notificationCenter: nil)

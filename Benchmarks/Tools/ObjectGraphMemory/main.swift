@@ -14,18 +14,12 @@
 //
 // Figures: docs/benchmarks.md.
 
+import BenchmarkSupport
 import MallocInfo
 import ObjectGraph
 import PredicateDSL
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [
-      .init("name", .string), .init("age", .integer), .init("score", .double), .init("active", .boolean),
-      .init("born", .date),
-    ])
-])
+let schema = BenchmarkSchemas.datedPeople
 let names = ["Alice", "Albert", "Anna", "Ariane", "Bob", "Alexandre", "Amelie", "Aaron", "Caroline", "Ada"]
 precondition(names.allSatisfy { $0.utf8.count <= 15 }, "names must be stored inline")
 

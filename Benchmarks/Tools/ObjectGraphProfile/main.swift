@@ -13,17 +13,11 @@
 //
 // Figures: docs/benchmarks.md.
 
+import BenchmarkSupport
 import ObjectGraph
 import PredicateDSL
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [
-      .init("name", .string), .init("age", .integer), .init("score", .double), .init("active", .boolean),
-      .init("born", .date),
-    ])
-])
+let schema = BenchmarkSchemas.datedPeople
 let names = ["Alice", "Albert", "Anna", "Ariane", "Bob", "Alexandre", "Amelie", "Aaron", "Caroline", "Ada"]
 func person(_ index: Int) -> [String: FilterValue] {
   let name: FilterValue = .string(names[index % names.count])

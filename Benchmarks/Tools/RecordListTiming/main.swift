@@ -36,11 +36,7 @@ struct Person: EntityRecord, Sendable {
   var score: Double
 }
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
   let context = ObjectContext(schema: schema, name: "people", notificationCenter: nil)

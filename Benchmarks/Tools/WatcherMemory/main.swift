@@ -20,16 +20,13 @@
 //
 // Figures: docs/benchmarks.md.
 
+import BenchmarkSupport
 import ContextWatching
 import MallocInfo
 import ObjectGraph
 import PredicateDSL
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 struct Kind {
   var name: String

@@ -62,16 +62,13 @@
 //
 // Figures: docs/benchmarks.md.
 
+import BenchmarkSupport
 import ContextWatching
 import Dispatch
 import ObjectGraph
 import PredicateDSL
 
-let schema = try! ObjectSchema([
-  EntityDescription(
-    "Person",
-    attributes: [.init("name", .string), .init("city", .string), .init("age", .integer), .init("score", .double)])
-])
+let schema = BenchmarkSchemas.cityPeople
 
 /// SplitMix64's steps, so that every run builds the same data. The second
 /// multiplier is not SplitMix64's published one (…1CE4_E5B9): the data,
