@@ -55,9 +55,9 @@ let package = Package(
     // its heap bytes per listed object:
     //   swift run -c release ListMonitorTiming
     tool("ListMonitorTiming", ["MallocInfo", "BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
-    // Interval watches: matching, registering, removing, heap bytes:
-    //   swift run -c release IntervalTiming
-    tool("IntervalTiming", ["MallocInfo", "BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
+    // Range watches: matching, registering, removing, heap bytes:
+    //   swift run -c release RangeTiming
+    tool("RangeTiming", ["MallocInfo", "BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
     // A fetch through an indexed attribute against a scan:
     //   swift run -c release FetchTiming
     tool("FetchTiming", [contextWatching, objectGraph, predicateDSL]),

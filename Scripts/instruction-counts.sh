@@ -59,8 +59,8 @@ count() {
 }
 count classify-1000 20000 process 1000 200        # 200 rounds of 100 changed people
 count classify-100000 5000 process 100000 50
-count classify-interval-100000 5000 interval between 100000 50   # 50 rounds of 100
-count classify-text-100000 5000 interval text 100000 50
+count classify-range-100000 5000 range-form between 100000 50   # 50 rounds of 100
+count classify-text-100000 5000 range-form text 100000 50
 count register 20000 register 20000
 count remove 20000 remove 20000
 count list-1000 500 list 1000 50                  # 50 rounds of 10 changed people

@@ -37,6 +37,6 @@ count 20000 composite 20000 2000
 count 20000 remove 20000
 count 20000 ranges 200
 for form in between half-open keyed text prefix; do
-  count 5000 interval "$form" 100000 50
-  count 100000 register-interval "$form" 100000
+  count 5000 range-form "$form" 100000 50
+  count 100000 register-range-form "$form" 100000
 done

@@ -1,6 +1,6 @@
 // Tests of the master filter's internals (through @testable import): index
 // keys, the limit on watches held at once, and the analysis of range
-// conjuncts into intervals.
+// conjuncts into ranges.
 
 import ObjectGraph
 import PredicateDSL
@@ -249,44 +249,44 @@ struct RangeBoundsTests {
 }
 
 /// The analysis of a watch's predicate into index keys: range conjuncts on
-/// one attribute are one interval, in any order and among other conjuncts.
-@Suite("Watcher: interval analysis")
-struct IntervalAnalysisTests {
+/// one attribute are one range, in any order and among other conjuncts.
+@Suite("Watcher: range analysis")
+struct RangeAnalysisTests {
   let person = WatcherFixtures.schema.layout(named: "Person")!
 
   func split(_ format: String) throws -> IndexedConjunct.Split {
     IndexedConjunct.split(try PredicateSyntax(parsing: format), entity: person)
   }
 
-  /// The interval as text: `[18, 65)`, `(-∞, 3]`.
+  /// The range as text: `[18, 65)`, `(-∞, 3]`.
   func describe(_ bounds: RangeBounds) -> String {
     func text(_ key: RangeKey?) -> String { key.map { "\($0.approximate)" } ?? "∞" }
     return (bounds.lower == nil ? "(-" : (bounds.lowerIncluded ? "[" : "(")) + text(bounds.lower) + ", "
       + text(bounds.upper) + (bounds.upper == nil || !bounds.upperIncluded ? ")" : "]")
   }
 
-  func interval(_ format: String) throws -> String? {
+  func range(_ format: String) throws -> String? {
     guard case .range(let bounds)? = try split(format).kind else { return nil }
     return describe(bounds)
   }
 
-  @Test func comparisonsOnOneKeyAreOneInterval() throws {
-    #expect(try interval("age >= 18 AND age < 65") == "[18.0, 65.0)")
-    #expect(try interval("age < 65 AND age >= 18") == "[18.0, 65.0)")
-    #expect(try interval("65 > age AND 18 < age") == "(18.0, 65.0)")
-    #expect(try interval("age BETWEEN {18, 65}") == "[18.0, 65.0]")
+  @Test func comparisonsOnOneKeyAreOneRange() throws {
+    #expect(try range("age >= 18 AND age < 65") == "[18.0, 65.0)")
+    #expect(try range("age < 65 AND age >= 18") == "[18.0, 65.0)")
+    #expect(try range("65 > age AND 18 < age") == "(18.0, 65.0)")
+    #expect(try range("age BETWEEN {18, 65}") == "[18.0, 65.0]")
     // The tighter bound wins; at equal bounds the excluded one.
-    #expect(try interval("age > 10 AND age >= 20 AND age <= 30 AND age < 30") == "[20.0, 30.0)")
-    #expect(try interval("age BETWEEN {0, 100} AND age > 0.5") == "(0.5, 100.0]")
-    #expect(try interval("age > 3") == "(3.0, ∞)")
-    #expect(try interval("age <= 3") == "(-∞, 3.0]")
+    #expect(try range("age > 10 AND age >= 20 AND age <= 30 AND age < 30") == "[20.0, 30.0)")
+    #expect(try range("age BETWEEN {0, 100} AND age > 0.5") == "(0.5, 100.0]")
+    #expect(try range("age > 3") == "(3.0, ∞)")
+    #expect(try range("age <= 3") == "(-∞, 3.0]")
   }
 
   @Test func otherConjunctsStayInTheResidual() throws {
     let parts = try split("name != 'x' AND age > 18 AND lastSeen > 5 AND age <= 65 AND name != 'y'")
     #expect(parts.kind.map { if case .range(let bounds) = $0 { describe(bounds) } else { "equal" } } == "(18.0, 65.0]")
     #expect(parts.residual?.description == "name != \"x\" AND lastSeen > 5 AND name != \"y\"")
-    // Everything is the interval: no residual.
+    // Everything is the range: no residual.
     #expect(try split("age >= 1 AND age < 2").residual == nil)
   }
 
@@ -300,8 +300,8 @@ struct IntervalAnalysisTests {
     #expect(parts.residual?.description == "name != \"x\"")
   }
 
-  /// A string interval as text, its bounds' UTF-8 in hex: `[61, 6D)`.
-  func textInterval(_ format: String) throws -> String? {
+  /// A string range as text, its bounds' UTF-8 in hex: `[61, 6D)`.
+  func textRange(_ format: String) throws -> String? {
     guard case .textRange(let bounds)? = try split(format).kind else { return nil }
     func text(_ bytes: [UInt8]?) -> String {
       bytes.map { $0.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ") } ?? "∞"
@@ -310,21 +310,21 @@ struct IntervalAnalysisTests {
       + text(bounds.upper) + (bounds.upper == nil || !bounds.upperIncluded ? ")" : "]")
   }
 
-  @Test func stringComparisonsOnOneKeyAreOneInterval() throws {
-    #expect(try textInterval("name >= 'a' AND name < 'm'") == "[61, 6D)")
-    #expect(try textInterval("'m' > name AND 'a' <= name") == "[61, 6D)")
-    #expect(try textInterval("name BETWEEN {'a', 'm'}") == "[61, 6D]")
-    #expect(try textInterval("name > 'b'") == "(62, ∞)")
-    #expect(try textInterval("name <= 'b'") == "(-∞, 62]")
+  @Test func stringComparisonsOnOneKeyAreOneRange() throws {
+    #expect(try textRange("name >= 'a' AND name < 'm'") == "[61, 6D)")
+    #expect(try textRange("'m' > name AND 'a' <= name") == "[61, 6D)")
+    #expect(try textRange("name BETWEEN {'a', 'm'}") == "[61, 6D]")
+    #expect(try textRange("name > 'b'") == "(62, ∞)")
+    #expect(try textRange("name <= 'b'") == "(-∞, 62]")
     // The tighter bound wins; at equal bounds the excluded one.
-    #expect(try textInterval("name > 'a' AND name >= 'a' AND name < 'z' AND name <= 'y'") == "(61, 79]")
+    #expect(try textRange("name > 'a' AND name >= 'a' AND name < 'z' AND name <= 'y'") == "(61, 79]")
     // BEGINSWITH is [prefix, prefix with its last byte raised).
-    #expect(try textInterval("name BEGINSWITH 'abc'") == "[61 62 63, 61 62 64)")
-    #expect(try textInterval("name BEGINSWITH 'ab' AND name < 'abc'") == "[61 62, 61 62 63)")
+    #expect(try textRange("name BEGINSWITH 'abc'") == "[61 62 63, 61 62 64)")
+    #expect(try textRange("name BEGINSWITH 'ab' AND name < 'abc'") == "[61 62, 61 62 63)")
     // U+10FFFF is F4 8F BF BF: the bound ends in C0, past every string
     // that has the prefix and below every other.
-    #expect(try textInterval("name BEGINSWITH '\u{10FFFF}'") == "[F4 8F BF BF, F4 8F BF C0)")
-    #expect(try textInterval("name BEGINSWITH 'e\u{301}'") == "[65 CC 81, 65 CC 82)")
+    #expect(try textRange("name BEGINSWITH '\u{10FFFF}'") == "[F4 8F BF BF, F4 8F BF C0)")
+    #expect(try textRange("name BEGINSWITH 'e\u{301}'") == "[65 CC 81, 65 CC 82)")
   }
 
   @Test func stringRangesThatAreNotIntervalsStayEvaluated() throws {

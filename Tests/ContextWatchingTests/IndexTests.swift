@@ -306,7 +306,7 @@ struct IndexTests {
   }
 
   /// Integers beyond 2^53 round when the range index picks where to start a
-  /// scan; the slack must still reach an interval as narrow as one value.
+  /// scan; the slack must still reach a range as narrow as one value.
   @Test func rangesOfLargeIntegersAreFound() throws {
     let rig = Rig()
     let large: Int64 = (1 << 62) + 600

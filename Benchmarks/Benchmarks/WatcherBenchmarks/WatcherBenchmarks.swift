@@ -6,7 +6,7 @@
 //    pair in the same iterations;
 // 2. classification cost per changed object at 1,000 and 100,000 entity +
 //    equality watches (and the growth, paired);
-// 3. registering 100,000 watches (equality and interval forms), and
+// 3. registering 100,000 watches (equality and range forms), and
 //    removing them by cancelling tokens;
 // 4. save-to-delegate latency on a DispatchQueue (one sample per iteration,
 //    percentiles from the runner's table), and the same queue hop without a
@@ -393,10 +393,10 @@ struct Registrations: Sendable {
   }
 }
 
-/// The arguments of 100,000 interval watches of one form (`score` spans
-/// 0 to 100,000, intervals of width 1; names are numbers written with ten
-/// digits, text intervals 1,000 of them wide, prefixes of seven digits).
-func intervalRegistrations(_ format: String) -> Registrations {
+/// The arguments of 100,000 range watches of one form (`score` spans
+/// 0 to 100,000, ranges of width 1; names are numbers written with ten
+/// digits, text ranges 1,000 of them wide, prefixes of seven digits).
+func rangeRegistrations(_ format: String) -> Registrations {
   var generator = SeededGenerator(seed: 25)
   func digits(_ number: Int) -> String {
     let text = String(number)
@@ -406,20 +406,20 @@ func intervalRegistrations(_ format: String) -> Registrations {
     let low = Double.random(in: 0..<Double(registrationCount), using: &generator)
     let number = Int.random(in: 0..<registrationCount * 1_000, using: &generator)
     switch format {
-    case IntervalFormats.keyed: return [.string(cityName(index / 100)), .double(low), .double(low + 1)]
-    case IntervalFormats.textRange: return [.string(digits(number)), .string(digits(number + 1_000))]
-    case IntervalFormats.prefix: return [.string(String(digits(number).dropLast(3)))]
+    case RangeFormats.keyed: return [.string(cityName(index / 100)), .double(low), .double(low + 1)]
+    case RangeFormats.textRange: return [.string(digits(number)), .string(digits(number + 1_000))]
+    case RangeFormats.prefix: return [.string(String(digits(number).dropLast(3)))]
     default: return [.double(low), .double(low + 1)]
     }
   }
   return Registrations(format: format, arguments: arguments)
 }
 
-/// The interval forms whose registration is measured.
-enum IntervalFormats {
+/// The range forms whose registration is measured.
+enum RangeFormats {
   static let between = "score BETWEEN {%@, %@}"
   static let halfOpen = "score >= %@ AND score < %@"
-  /// 100 intervals under each of 1,000 cities.
+  /// 100 ranges under each of 1,000 cities.
   static let keyed = "city == %@ AND score BETWEEN {%@, %@}"
   static let textRange = "name >= %@ AND name < %@"
   static let prefix = "name BEGINSWITH %@"
@@ -574,18 +574,18 @@ let benchmarks: @Sendable () -> Void = {
         registrations["simple"] = Registrations(
           (0..<registrationCount).map { .city(cityName($0 % 10_000)) })
         registrations["residual"] = Registrations(watchSpecs(registrationCount, cities: 10_000))
-        for format in IntervalFormats.all { registrations[format] = intervalRegistrations(format) }
+        for format in RangeFormats.all { registrations[format] = rangeRegistrations(format) }
       }
     })
-  // Intervals: each form parsed per watch, then the same pre-parsed; the
-  // index files a new interval unsorted, the first save sorts it in.
-  let intervalCases = IntervalFormats.all.flatMap { format in
+  // Ranges: each form parsed per watch, then the same pre-parsed; the
+  // index files a new range unsorted, the first save sorts it in.
+  let rangeCases = RangeFormats.all.flatMap { format in
     [(format, format, false), (format, "\(format), pre-parsed", true)]
   }
   for (variant, title, preParsed) in [
     ("simple", "city == %@", false), ("residual", "city == %@ AND age > %@", false),
     ("residual", "city == %@ AND age > %@, pre-parsed", true),
-  ] + intervalCases {
+  ] + rangeCases {
     Benchmark("register 100k · \(title)", configuration: registrationConfiguration) { benchmark in
       let input = registrations[variant]!
       var watcher: ContextWatcher? = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })

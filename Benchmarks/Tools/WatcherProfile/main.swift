@@ -11,9 +11,9 @@
 //                            `city == %@ AND age > %@` watches, ten per city
 //   ranges ROUNDS            the same with 1,000 watches, a third of them
 //                            `age BETWEEN {a, b}`
-//   interval FORM WATCHES ROUNDS  `watcher.process(save)` of 100 people,
+//   range-form FORM WATCHES ROUNDS  `watcher.process(save)` of 100 people,
 //                            each with a new score and name, against WATCHES
-//                            interval watches of one FORM, about one match
+//                            range watches of one FORM, about one match
 //                            per object: `between` (`score BETWEEN {a, b}`,
 //                            width 1, lower bounds uniform over WATCHES),
 //                            `half-open` (`score >= a AND score < b`), `keyed`
@@ -21,8 +21,8 @@
 //                            city), `text` (`name >= a AND name < b`, names
 //                            of ten digits, 1,000 numbers wide), `prefix`
 //                            (`name BEGINSWITH p`, seven digits)
-//   register-interval FORM WATCHES  registers WATCHES interval watches of
-//                            one FORM (as `interval`), parsing included
+//   register-range-form FORM WATCHES  registers WATCHES range watches of
+//                            one FORM (as `range-form`), parsing included
 //   register WATCHES [CITIES]  adds WATCHES `city == %@` watches on CITIES
 //                            cities (default: each its own; the registration
 //                            benchmark's shape is 100000 10000)
@@ -129,9 +129,9 @@ func tenDigits(_ number: Int) -> String {
   return String(repeating: "0", count: max(0, 10 - text.count)) + text
 }
 
-/// The format and the arguments of `count` interval watches of one form
-/// (see `interval` above).
-func intervalWatches(_ form: String, _ count: Int, using generator: inout Generator) -> (String, [[FilterValue]]) {
+/// The format and the arguments of `count` range watches of one form
+/// (see `range-form` above).
+func rangeFormWatches(_ form: String, _ count: Int, using generator: inout Generator) -> (String, [[FilterValue]]) {
   let format =
     switch form {
     case "between": "score BETWEEN {%@, %@}"
@@ -139,7 +139,7 @@ func intervalWatches(_ form: String, _ count: Int, using generator: inout Genera
     case "keyed": "city == %@ AND score BETWEEN {%@, %@}"
     case "text": "name >= %@ AND name < %@"
     case "prefix": "name BEGINSWITH %@"
-    default: fatalError("unknown interval form \(form)")
+    default: fatalError("unknown range form \(form)")
     }
   let span = form == "keyed" ? 100.0 : Double(count)
   let values = (0..<count).map { index -> [FilterValue] in
@@ -193,7 +193,7 @@ case "process", "ranges":
   print("\(mode): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
 
-case "interval":
+case "range-form":
   let form = arguments.dropFirst().first ?? "between"
   let count = numbers.first ?? 100_000
   let rounds = numbers.dropFirst().first ?? 50
@@ -204,7 +204,7 @@ case "interval":
       for attributed in changes.attribution { counter.matches += attributed.matches.count }
     })
   var generator = Generator(state: 7)
-  let (format, values) = intervalWatches(form, count, using: &generator)
+  let (format, values) = rangeFormWatches(form, count, using: &generator)
   let tokens = values.map { try! watcher.watch("Person", where: format, arguments: $0) }
   let cities = max(1, count / 100)
   let span = form == "keyed" ? 100.0 : Double(count)
@@ -222,15 +222,15 @@ case "interval":
   watcher.process(save)
   counter.matches = 0
   measuredLoop(rounds) { watcher.process(save) }
-  print("interval \(form): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
+  print("range \(form): \(count) watches, \(rounds) rounds, \(counter.matches / max(1, rounds)) matches per save")
   withExtendedLifetime(tokens) {}
 
-case "register-interval":
+case "register-range-form":
   let form = arguments.dropFirst().first ?? "between"
   let count = numbers.first ?? 100_000
   let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
   var generator = Generator(state: 7)
-  let (format, values) = intervalWatches(form, count, using: &generator)
+  let (format, values) = rangeFormWatches(form, count, using: &generator)
   var tokens: [WatchToken] = []
   tokens.reserveCapacity(count)
   measuredLoop(1) {

@@ -8,7 +8,7 @@ import PredicateDSL
 /// number or date attribute (sorted bounds), or the same and
 /// `key BEGINSWITH 'prefix'` on a string attribute with string constants
 /// (sorted bounds in Unicode scalar order). Range conjuncts on one
-/// attribute are one interval: `age >= 18 AND age < 65`, in any order and
+/// attribute are one range: `age >= 18 AND age < 65`, in any order and
 /// among other conjuncts, is filed as [18, 65), alone or (numbers and
 /// dates) under an equality.
 enum IndexedConjunct {
@@ -91,7 +91,7 @@ enum IndexedConjunct {
     taken.append(position)
     var kind = foundKind
     // Every other range conjunct on the same attribute narrows the same
-    // interval: `age >= 18 AND age < 65` is one watch on [18, 65).
+    // range: `age >= 18 AND age < 65` is one watch on [18, 65).
     if case .range = kind {
       kind = merged(kind, on: slot, from: position + 1, of: predicate, entity: entity, taking: &taken)
     } else if case .textRange = kind {

@@ -42,7 +42,7 @@ struct RangeBounds {
   private init() {}
 
   /// The bounds a value passes exactly when it passes both `self` and
-  /// `other` (two range conjuncts on one attribute, as one interval): the
+  /// `other` (two range conjuncts on one attribute, as one range): the
   /// greater lower bound and the lesser upper bound, the excluded one where
   /// two are equal.
   func intersection(_ other: RangeBounds) -> RangeBounds {
@@ -88,7 +88,7 @@ struct RangeBounds {
   }
 
   /// The lower bound of bounds that have one (the entries of a range
-  /// index's lists of lower bounds and intervals), without the test.
+  /// index's lists of lower bounds and ranges), without the test.
   var presentLower: RangeKey { RangeKey(bits: lowerBits, isDouble: flags.contains(.lowerIsDouble)) }
 
   /// The upper bound of bounds that have one, without the test.

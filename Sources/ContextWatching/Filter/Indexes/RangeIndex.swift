@@ -7,11 +7,11 @@ import PredicateDSL
 /// - Watches with only an upper bound (`key < c`) are sorted by it,
 ///   descending: again a prefix.
 /// - Watches with both (`BETWEEN`, `key >= a AND key < b`) are sorted by
-///   lower bound, and a tree of maxima over that order (`Reach`) holds, for
+///   lower bound, and a tree of maxima over that order (`MaximaTree`) holds, for
 ///   each run of entries, the greatest upper bound among them and the
 ///   least lower bound. A search descends into the runs that start at or
 ///   below the value and whose greatest upper bound admits it: O(log n)
-///   nodes per interval reported, whatever the widths and overlaps. The
+///   nodes per range reported, whatever the widths and overlaps. The
 ///   tree's nodes hold their bounds as doubles rounded outwards, which
 ///   only rule runs out; whether a watch matches is decided exactly
 ///   (`RangeKey.order`) on its entry.
@@ -24,10 +24,10 @@ import PredicateDSL
 /// sort after enough removals drops. Both are O(1) when they happen. The
 /// small indexes under the keys of a composite index are kept sorted and
 /// exact instead (`insertInOrder`, `remove`). Once they hold more than
-/// `Reach.minimumCount` intervals they have a tree, which removal rebuilds
+/// `MaximaTree.minimumCount` ranges they have a tree, which removal rebuilds
 /// at once and insertion drops: the filter builds it again before the next
 /// matching (`buildTree`, through `MasterFilter.prepareRanges`), once for
-/// all the insertions since, and until then matching scans the intervals.
+/// all the insertions since, and until then matching scans the ranges.
 ///
 /// A class: matching reaches an index through one reference, where a
 /// struct read out of the lists that hold it would be copied, a retain for
@@ -66,11 +66,11 @@ class RangeIndex {
   // No run-time exclusivity checks: invariant 1 in Scratch/ScratchBuffer.swift.
   @exclusivity(unchecked) private var lowers: [Entry] = []
   @exclusivity(unchecked) private var uppers: [Entry] = []
-  /// Intervals (both bounds), by lower bound.
-  @exclusivity(unchecked) private var intervals: [Entry] = []
-  /// The greatest upper bounds over runs of `intervals`; empty while
+  /// Ranges bounded on both sides, by lower bound.
+  @exclusivity(unchecked) private var bounded: [Entry] = []
+  /// The greatest upper bounds over runs of `bounded`; empty while
   /// they are few enough to scan.
-  @exclusivity(unchecked) private var reach = Reach()
+  @exclusivity(unchecked) private var maxima = MaximaTree()
   @exclusivity(unchecked) private(set) var count = 0
   /// Removed watches whose entries are still in the lists (at most the
   /// watches a watcher holds, 2²⁴); 32 bits beside `isSorted`, so that the
@@ -88,7 +88,7 @@ class RangeIndex {
 
   /// The list an entry went to.
   private enum List {
-    case lowers, uppers, intervals
+    case lowers, uppers, bounded
   }
 
   @discardableResult
@@ -97,8 +97,8 @@ class RangeIndex {
     count += 1
     switch (entry.lower, entry.upper) {
     case (.some, .some):
-      Self.append(entry, to: &intervals)
-      return .intervals
+      Self.append(entry, to: &bounded)
+      return .bounded
     case (.some, nil):
       Self.append(entry, to: &lowers)
       return .lowers
@@ -126,8 +126,8 @@ class RangeIndex {
   /// index: they stay sorted, so matching never has to sort them. The new
   /// entry moves down its list to its place: O(n), not a sort.
   ///
-  /// An interval drops the tree, which `buildTree` builds again; returns
-  /// whether the index has just started waiting for it (more intervals
+  /// A range drops the tree, which `buildTree` builds again; returns
+  /// whether the index has just started waiting for it (more ranges
   /// than are scanned, and no tree): the caller lists it for the next
   /// `MasterFilter.prepareRanges`. False when it was waiting already.
   @discardableResult
@@ -143,18 +143,18 @@ class RangeIndex {
     case .uppers:
       Self.moveLastIntoPlace(&uppers, by: Self.byUpper)
       return false
-    case .intervals:
-      Self.moveLastIntoPlace(&intervals, by: Self.byLower)
-      let wasWaiting = !reach.isBuilt && intervals.count - 1 > Reach.minimumCount
-      reach.drop()
-      return !wasWaiting && intervals.count > Reach.minimumCount
+    case .bounded:
+      Self.moveLastIntoPlace(&bounded, by: Self.byLower)
+      let wasWaiting = !maxima.isBuilt && bounded.count - 1 > MaximaTree.minimumCount
+      maxima.drop()
+      return !wasWaiting && bounded.count > MaximaTree.minimumCount
     }
   }
 
   /// Builds the tree of an index kept in order, if it has none and needs
-  /// one: its intervals' last insertion dropped it.
+  /// one: its ranges' last insertion dropped it.
   final func buildTree() {
-    if isSorted && !reach.isBuilt { reach.build(over: intervals) }
+    if isSorted && !maxima.isBuilt { maxima.build(over: bounded) }
   }
 
   private static func byLower(_ a: Entry, _ b: Entry) -> Bool {
@@ -183,8 +183,8 @@ class RangeIndex {
     precondition(count == 0, "an index with entries cannot take others")
     swap(&lowers, &other.lowers)
     swap(&uppers, &other.uppers)
-    swap(&intervals, &other.intervals)
-    swap(&reach, &other.reach)
+    swap(&bounded, &other.bounded)
+    swap(&maxima, &other.maxima)
     swap(&isSorted, &other.isSorted)
     swap(&stale, &other.stale)
     swap(&count, &other.count)
@@ -196,17 +196,17 @@ class RangeIndex {
   /// Removes a watch at once, for the small indexes under each key.
   func remove(_ id: WatchID) {
     count -= removeEntries { $0.id == id }
-    if isSorted { reach.build(over: intervals) }
+    if isSorted { maxima.build(over: bounded) }
   }
 
   /// Removes the entries `shouldRemove` picks from every list; returns
   /// how many.
   private func removeEntries(where shouldRemove: (Entry) -> Bool) -> Int {
-    let before = lowers.count + uppers.count + intervals.count
+    let before = lowers.count + uppers.count + bounded.count
     lowers.removeAll(where: shouldRemove)
     uppers.removeAll(where: shouldRemove)
-    intervals.removeAll(where: shouldRemove)
-    return before - (lowers.count + uppers.count + intervals.count)
+    bounded.removeAll(where: shouldRemove)
+    return before - (lowers.count + uppers.count + bounded.count)
   }
 
   /// Sorts after insertions and drops stale entries after many removals
@@ -217,10 +217,10 @@ class RangeIndex {
       _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
       // Removal keeps the order: only the tree changes.
-      if isSorted { reach.build(over: intervals) }
+      if isSorted { maxima.build(over: bounded) }
       if let pending {
         _ = pending.removeEntries { entries[$0.slot]?.id != $0.id }
-        if pending.isSorted { pending.reach.build(over: pending.intervals) }
+        if pending.isSorted { pending.maxima.build(over: pending.bounded) }
       }
     }
     pending?.sortIfNeeded()
@@ -228,7 +228,7 @@ class RangeIndex {
   }
 
   /// The entries in the lists, stale ones included.
-  final var entryCount: Int { lowers.count + uppers.count + intervals.count }
+  final var entryCount: Int { lowers.count + uppers.count + bounded.count }
 
   /// Whether some removed watch's entry is still in the lists.
   final var hasStaleEntries: Bool { stale > 0 }
@@ -241,12 +241,12 @@ class RangeIndex {
   final func absorb(_ other: RangeIndex) {
     lowers += other.lowers
     uppers += other.uppers
-    intervals += other.intervals
+    bounded += other.bounded
     count += other.count
     stale += other.stale
     other.lowers = []
     other.uppers = []
-    other.intervals = []
+    other.bounded = []
     other.count = 0
     other.stale = 0
     isSorted = false
@@ -256,8 +256,8 @@ class RangeIndex {
     guard !isSorted else { return }
     lowers.sort(by: Self.byLower)
     uppers.sort(by: Self.byUpper)
-    intervals.sort(by: Self.byLower)
-    reach.build(over: intervals)
+    bounded.sort(by: Self.byLower)
+    maxima.build(over: bounded)
     isSorted = true
   }
 
@@ -281,23 +281,23 @@ class RangeIndex {
     guard !key.isNaN else { return }
     if !lowers.isEmpty { collectLowers(key, liveness, into: slots) }
     if !uppers.isEmpty { collectUppers(key, liveness, into: slots) }
-    if !intervals.isEmpty { collectIntervals(key, liveness, into: slots) }
+    if !bounded.isEmpty { collectBounded(key, liveness, into: slots) }
   }
 
-  /// Intervals, by lower bound: those that start at or below the value (a
+  /// Ranges, by lower bound: those that start at or below the value (a
   /// prefix) and whose upper bound admits it. Few are scanned; more are
   /// reached through the tree of greatest upper bounds.
-  private func collectIntervals(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
-    guard reach.isBuilt else {
-      let end = intervals.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! <= 0 }
+  private func collectBounded(_ key: RangeKey, _ liveness: Liveness, into slots: SlotBuffer) {
+    guard maxima.isBuilt else {
+      let end = bounded.partitionPoint { RangeKey.order($0.pointee.presentLower, key)! <= 0 }
       slots.reserve(end)
-      for entry in intervals[..<end] where entry.admits(key) && liveness.admits(entry) {
+      for entry in bounded[..<end] where entry.admits(key) && liveness.admits(entry) {
         slots.appendReserved(entry.slot)
       }
       return
     }
-    intervals.withUnsafeBufferPointer { entries in
-      reach.visit(holding: key, of: entries) { entry in
+    bounded.withUnsafeBufferPointer { entries in
+      maxima.visit(holding: key, of: entries) { entry in
         if liveness.admits(entry) { slots.append(entry.slot) }
       }
     }

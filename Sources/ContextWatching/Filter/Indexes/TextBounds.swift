@@ -7,7 +7,7 @@ import PredicateDSL
 /// byte at a time: the decisions are the evaluator's exactly, for any
 /// strings (combining sequences, non-normalized text, U+10FFFF).
 ///
-/// `name BEGINSWITH 'abc'` is the interval [`abc`, `abd`): a string has the
+/// `name BEGINSWITH 'abc'` is the range [`abc`, `abd`): a string has the
 /// prefix exactly when it is at least the prefix and below the prefix with
 /// its last byte raised by one. That upper bound is a byte string, not
 /// always valid UTF-8 (`…\u{10FFFF}` ends in the byte BF, raised to C0),

@@ -6,13 +6,13 @@ import PredicateDSL
 ///
 /// The layout of `RangeIndex`, with byte strings for bounds: lower bounds
 /// alone ascending and upper bounds alone descending (a value reaches a
-/// prefix of each, found by binary search), intervals by lower bound under
+/// prefix of each, found by binary search), ranges by lower bound under
 /// an implicit tree of maxima. A node of the tree is the position of the
-/// interval with the greatest upper bound in its run (4 bytes: the bounds
+/// range with the greatest upper bound in its run (4 bytes: the bounds
 /// stay in the entries, which own their bytes); the run's least lower bound
-/// is its first interval's. A search descends into the runs that start at
+/// is its first range's. A search descends into the runs that start at
 /// or below the value and whose greatest upper bound admits it: O(log n)
-/// nodes per interval reported.
+/// nodes per range reported.
 ///
 /// Registration files into a small pending index (`pending`), which the
 /// next save sorts and searches beside the main one; the pending entries
@@ -88,8 +88,8 @@ final class TextRangeIndex {
   }
 
   /// A node of the tree of maxima: the heads of its run's least lower bound
-  /// (its first interval's) and greatest upper bound, and the positions of
-  /// those two intervals (`best` -1 for a run past the last), so that most
+  /// (its first range's) and greatest upper bound, and the positions of
+  /// those two ranges (`best` -1 for a run past the last), so that most
   /// nodes are decided without reading an entry.
   struct Node {
     var upperHead: UInt64 = 0
@@ -101,12 +101,12 @@ final class TextRangeIndex {
   // No run-time exclusivity checks: invariant 1 in Scratch/ScratchBuffer.swift.
   @exclusivity(unchecked) private var lowers: [Entry] = []
   @exclusivity(unchecked) private var uppers: [Entry] = []
-  @exclusivity(unchecked) private var intervals: [Entry] = []
-  /// Node `j` (from 1) covers a run of `intervals` (node `j`'s children
-  /// are `2j` and `2j + 1`; the leaves are the intervals themselves).
-  /// Empty while the intervals are few enough to scan. Invariant: built
-  /// over `intervals` as they are now, or empty.
-  @exclusivity(unchecked) private var reach: [Node] = []
+  @exclusivity(unchecked) private var bounded: [Entry] = []
+  /// Node `j` (from 1) covers a run of `bounded` (node `j`'s children
+  /// are `2j` and `2j + 1`; the leaves are the ranges themselves).
+  /// Empty while the ranges are few enough to scan. Invariant: built
+  /// over `bounded` as they are now, or empty.
+  @exclusivity(unchecked) private var maxima: [Node] = []
   /// Watches registered since the last merge, sorted and searched apart.
   @exclusivity(unchecked) private var pending: TextRangeIndex?
   /// Live watches, pending ones included.
@@ -115,11 +115,11 @@ final class TextRangeIndex {
   @exclusivity(unchecked) private var stale = 0
   @exclusivity(unchecked) private var isSorted = true
 
-  /// Intervals up to this many are scanned, not searched.
+  /// Ranges up to this many are scanned, not searched.
   private static let minimumTreeCount = 16
 
   /// The entries in the lists, stale ones included.
-  private var entryCount: Int { lowers.count + uppers.count + intervals.count }
+  private var entryCount: Int { lowers.count + uppers.count + bounded.count }
 
   /// Files a watch: into the main lists while they are short or unsorted
   /// (a first batch of registrations), else into the pending index.
@@ -138,7 +138,7 @@ final class TextRangeIndex {
 
   private func append(_ entry: Entry) {
     switch (entry.bounds.lower, entry.bounds.upper) {
-    case (.some, .some): intervals.append(entry)
+    case (.some, .some): bounded.append(entry)
     case (.some, nil): lowers.append(entry)
     default: uppers.append(entry)
     }
@@ -159,7 +159,7 @@ final class TextRangeIndex {
       if pending.entryCount * 16 >= entryCount {
         lowers += pending.lowers
         uppers += pending.uppers
-        intervals += pending.intervals
+        bounded += pending.bounded
         self.pending = nil
         isSorted = false
       } else {
@@ -170,11 +170,11 @@ final class TextRangeIndex {
       let isStale = { (entry: Entry) in entries[entry.slot]?.id != entry.id }
       lowers.removeAll(where: isStale)
       uppers.removeAll(where: isStale)
-      intervals.removeAll(where: isStale)
+      bounded.removeAll(where: isStale)
       if let pending {
         pending.lowers.removeAll(where: isStale)
         pending.uppers.removeAll(where: isStale)
-        pending.intervals.removeAll(where: isStale)
+        pending.bounded.removeAll(where: isStale)
         pending.buildReach()
         if pending.entryCount == 0 { self.pending = nil }
       }
@@ -188,7 +188,7 @@ final class TextRangeIndex {
     guard !isSorted else { return }
     lowers.sort { Self.orderOfLowers($0, $1) < 0 }
     uppers.sort { Self.orderOfUppers($0, $1) > 0 }
-    intervals.sort { Self.orderOfLowers($0, $1) < 0 }
+    bounded.sort { Self.orderOfLowers($0, $1) < 0 }
     buildReach()
     isSorted = true
   }
@@ -205,22 +205,22 @@ final class TextRangeIndex {
     return TextBounds.order(a.presentUpper, b.presentUpper)
   }
 
-  /// Whether interval `a`'s upper bound admits every string `b`'s does.
+  /// Whether range `a`'s upper bound admits every string `b`'s does.
   private static func reachesFarther(_ a: Entry, _ b: Entry) -> Bool {
     let order = orderOfUppers(a, b)
     return order > 0 || (order == 0 && (a.bounds.upperIncluded || !b.bounds.upperIncluded))
   }
 
-  /// Builds the tree of maxima over `intervals`, bottom up: O(n).
+  /// Builds the tree of maxima over `bounded`, bottom up: O(n).
   private func buildReach() {
-    let count = intervals.count
+    let count = bounded.count
     guard count > Self.minimumTreeCount else {
-      reach = []
+      maxima = []
       return
     }
-    reach = Array(repeating: Node(), count: TreeOfMaxima.width(for: count))
-    intervals.withUnsafeBufferPointer { entries in
-      reach.withUnsafeMutableBufferPointer { nodes in
+    maxima = Array(repeating: Node(), count: TreeOfMaxima.width(for: count))
+    bounded.withUnsafeBufferPointer { entries in
+      maxima.withUnsafeMutableBufferPointer { nodes in
         TreeOfMaxima.build(
           nodes,
           leaf: { position in
@@ -279,30 +279,30 @@ final class TextRangeIndex {
         end += 1
       }
     }
-    guard !intervals.isEmpty else { return }
-    guard !reach.isEmpty else {
-      let end = intervals.partitionPoint { $0.pointee.orderOfLower(key) <= 0 }
-      for entry in intervals[..<end] where entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
+    guard !bounded.isEmpty else { return }
+    guard !maxima.isEmpty else {
+      let end = bounded.partitionPoint { $0.pointee.orderOfLower(key) <= 0 }
+      for entry in bounded[..<end] where entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
       return
     }
-    intervals.withUnsafeBufferPointer { intervals in
-      reach.withUnsafeBufferPointer { nodes in
+    bounded.withUnsafeBufferPointer { bounded in
+      maxima.withUnsafeBufferPointer { nodes in
         let width = nodes.count
-        /// Whether some interval of a run may hold the key: its first
+        /// Whether some range of a run may hold the key: its first
         /// starts at or below the key and its greatest upper bound admits
         /// it. The heads decide unless they equal the key's.
         @inline(__always) func mayHold(_ node: Node) -> Bool {
           guard node.best >= 0 else { return false }
           if node.lowerHead > key.head { return false }
-          if node.lowerHead == key.head, intervals[Int(node.first)].orderOfLower(key) > 0 { return false }
+          if node.lowerHead == key.head, bounded[Int(node.first)].orderOfLower(key) > 0 { return false }
           if node.upperHead != key.head { return node.upperHead > key.head }
-          let upper = intervals[Int(node.best)]
+          let upper = bounded[Int(node.best)]
           let end = upper.orderOfUpper(key)
           return end > 0 || (end == 0 && upper.bounds.upperIncluded)
         }
         TreeOfMaxima.visit(width: width, mayHold: { mayHold(nodes[$0]) }) { leaf in
-          guard leaf < intervals.count else { return }
-          let entry = intervals[leaf]
+          guard leaf < bounded.count else { return }
+          let entry = bounded[leaf]
           if entry.admits(key) && isLive(entry) { slots.append(entry.slot) }
         }
       }

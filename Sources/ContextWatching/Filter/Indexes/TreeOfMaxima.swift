@@ -1,22 +1,22 @@
-/// The shape shared by the range indexes' trees of maxima (`RangeIndex.Reach`
+/// The shape shared by the range indexes' trees of maxima (`RangeIndex.MaximaTree`
 /// over numbers and dates, `TextRangeIndex` over strings): an implicit
-/// binary tree over a list of intervals sorted by lower bound, each node
-/// summing up the run of intervals under it (its least lower bound and
+/// binary tree over a list of ranges sorted by lower bound, each node
+/// summing up the run of ranges under it (its least lower bound and
 /// greatest upper bound, in a form of the index's own), so that a search
 /// skips every run that cannot hold a value.
 ///
 /// The tree is laid out as a binary heap: node 1 is the root, node `j` has
 /// children `2j` and `2j + 1`, and the nodes from `width` to
-/// `2 * width - 1` are the intervals themselves (the leaves, never stored):
-/// leaf `p` is interval `p`. `width` is the least power of two at least
-/// the number of intervals; positions past the last interval are leaves
+/// `2 * width - 1` are the ranges themselves (the leaves, never stored):
+/// leaf `p` is range `p`. `width` is the least power of two at least
+/// the number of ranges; positions past the last range are leaves
 /// that hold nothing. The nodes are stored in an array of `width` elements,
 /// element 0 unused.
 ///
 /// Generic over the node, and always inlined, so that each index's walk
 /// costs what one written out for its node would.
 enum TreeOfMaxima {
-  /// The number of leaves of a tree over `count` intervals (`count` ≥ 2):
+  /// The number of leaves of a tree over `count` ranges (`count` ≥ 2):
   /// the least power of two at least `count`.
   @inline(__always)
   static func width(for count: Int) -> Int {
@@ -26,7 +26,7 @@ enum TreeOfMaxima {
   /// Fills `nodes` (as many as the leaves, element 0 unused) bottom up,
   /// O(n): the level above the leaves joins `leaf(p)` and `leaf(p + 1)`,
   /// each level above that the nodes below it. `leaf` is called with
-  /// positions past the last interval too, and gives an absent node there.
+  /// positions past the last range too, and gives an absent node there.
   @inline(__always)
   static func build<Node>(
     _ nodes: UnsafeMutableBufferPointer<Node>, leaf: (Int) -> Node, joining: (Node, Node) -> Node
@@ -45,12 +45,12 @@ enum TreeOfMaxima {
   /// right: descends into each node for which `mayHold(node)` holds, and
   /// calls `leaf(p)` with both leaves under each node of the level above
   /// the leaves that it reaches, in order (positions past the last
-  /// interval included: `leaf` checks them).
+  /// range included: `leaf` checks them).
   ///
-  /// `mayHold` must hold for every node over an interval that holds the
+  /// `mayHold` must hold for every node over a range that holds the
   /// value, and may hold for others: the search then reports a superset
   /// that `leaf` filters. With the greatest upper bound and least lower
-  /// bound of each run, it visits O(log n) nodes for each interval
+  /// bound of each run, it visits O(log n) nodes for each range
   /// reported, and O(log n) when none is.
   @inline(__always)
   static func visit(width: Int, mayHold: (Int) -> Bool, leaf: (Int) -> Void) {
@@ -65,7 +65,7 @@ enum TreeOfMaxima {
         top -= 1
         let left = 2 * stack[top]
         if left >= width {
-          // The children are leaves: the intervals themselves.
+          // The children are leaves: the ranges themselves.
           leaf(left - width)
           leaf(left - width + 1)
           continue

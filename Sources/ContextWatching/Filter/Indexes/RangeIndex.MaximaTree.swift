@@ -1,26 +1,26 @@
 extension RangeIndex {
-  /// A tree of maxima over a range index's intervals, sorted by lower
-  /// bound: each node holds the greatest upper bound of the intervals under
-  /// it, so that a search leaves at once every run of intervals that ends
-  /// below a value, and the least lower bound (its first interval's), so
+  /// A tree of maxima over a range index's ranges, sorted by lower
+  /// bound: each node holds the greatest upper bound of the ranges under
+  /// it, so that a search leaves at once every run of ranges that ends
+  /// below a value, and the least lower bound (its first range's), so
   /// that it leaves every run that starts above the value without a
   /// binary search of the list first.
   ///
   /// The tree is implicit (`TreeOfMaxima`, the layout and the search it
-  /// shares with `TextRangeIndex`): the leaves are the intervals of the
+  /// shares with `TextRangeIndex`): the leaves are the ranges of the
   /// sorted list, not stored. It stores `width - 1` nodes of 16 bytes, both
   /// bounds in one read, as doubles rounded outwards: at most 32 bytes an
-  /// interval. Building it is O(n), bottom up.
+  /// range. Building it is O(n), bottom up.
   ///
   /// A search visits the nodes whose run starts at or below the value and
   /// holds an upper bound that admits it. Such a node lies entirely within
-  /// the prefix of intervals starting at or below the value, where it holds
+  /// the prefix of ranges starting at or below the value, where it holds
   /// a match, or straddles the prefix's end, on the one path to it: O(log n)
-  /// nodes for each interval reported, and O(log n) when none is.
+  /// nodes for each range reported, and O(log n) when none is.
   ///
   /// Invariant: built over the list as it is now (same entries, same
   /// order), or not built (`isBuilt` false) and then never read.
-  struct Reach {
+  struct MaximaTree {
     /// Lists up to this long are scanned, not searched: a tree costs more
     /// to keep than it saves.
     static let minimumCount = 16
@@ -36,10 +36,10 @@ extension RangeIndex {
     /// A run's least lower bound rounded down to a double and its greatest
     /// upper bound rounded up, both ends taken as included: 16 bytes, and
     /// two comparisons of doubles decide a node. The rounding makes a node
-    /// admit every value its intervals admit and perhaps a few more (at
+    /// admit every value its ranges admit and perhaps a few more (at
     /// bounds an integer beyond 2⁵³ away, or an excluded end): the leaves,
     /// decided exactly by `RangeBounds.contains`, drop those. A run of
-    /// leaves past the last interval is `absent`, which admits nothing.
+    /// leaves past the last range is `absent`, which admits nothing.
     struct Node {
       private var lower: Double
       private var upper: Double
@@ -52,12 +52,12 @@ extension RangeIndex {
         self.upper = upper
       }
 
-      /// The node of one interval's entry.
+      /// The node of one range's entry.
       init(_ entry: Entry) {
         self.init(lower: entry.presentLower.roundedDown, upper: entry.presentUpper.roundedUp)
       }
 
-      /// Whether some interval of the run may hold a value whose
+      /// Whether some range of the run may hold a value whose
       /// `RangeKey.approximate` is `value` (never a NaN): the first starts
       /// at or below it and the greatest upper bound reaches it.
       @inline(__always)
@@ -96,7 +96,7 @@ extension RangeIndex {
     }
 
     /// Calls `body` with every entry (of the `count` the tree was built
-    /// over) whose interval holds `key`, and no other. `key` is not a NaN.
+    /// over) whose range holds `key`, and no other. `key` is not a NaN.
     @inline(__always)
     func visit(holding key: RangeKey, of entries: UnsafeBufferPointer<Entry>, _ body: (Entry) -> Void) {
       let value = key.approximate

@@ -1,23 +1,23 @@
-// What interval watches cost a watcher: matching per changed object at
+// What range watches cost a watcher: matching per changed object at
 // 1,000 and 100,000 watches (and the growth), registering, removing, and
 // heap bytes per watch.
 //
-//   swift run -c release --package-path Benchmarks IntervalTiming           # 1,000 and 100,000
-//   swift run -c release --package-path Benchmarks IntervalTiming 10000     # other large size
+//   swift run -c release --package-path Benchmarks RangeTiming           # 1,000 and 100,000
+//   swift run -c release --package-path Benchmarks RangeTiming 10000     # other large size
 //
 // Watches on `Person` (`city`, `age`, `score`), about one match per changed
 // object, for two widths (1e-5 and 1e5):
 //
-//   between      `score BETWEEN {%@, %@}`: intervals of the width, their
+//   between      `score BETWEEN {%@, %@}`: ranges of the width, their
 //                lower bounds uniform over n widths, so a value lies in
 //                about one;
-//   half-open    `score >= %@ AND score < %@`: the same intervals;
-//   keyed        `city == %@ AND score BETWEEN {%@, %@}`: 100 intervals a
+//   half-open    `score >= %@ AND score < %@`: the same ranges;
+//   keyed        `city == %@ AND score BETWEEN {%@, %@}`: 100 ranges a
 //                city, over 100 widths, so again about one;
 //   city-age     `city == %@ AND age > %@` (the width plays no part): one
 //                watch a city, thresholds 18...60;
 //   text-range   `name >= %@ AND name < %@`: names are numbers written with
-//                ten digits (their order is the numbers'), intervals of
+//                ten digits (their order is the numbers'), ranges of
 //                1,000 numbers, lower bounds uniform over n of them;
 //   prefix       `name BEGINSWITH %@`: prefixes of seven digits (1,000
 //                names each), uniform over n of them.
@@ -81,7 +81,7 @@ enum Form: String, CaseIterable {
   }
 }
 
-/// Numbers of 1,000 names: a text interval's width, a prefix's reach.
+/// Numbers of 1,000 names: a text range's width, a prefix's reach.
 let textWidth = 1_000
 
 /// A number written with ten digits: names sort as their numbers.
@@ -97,7 +97,7 @@ struct Spec {
   var high: Double
   var minAge: Int?
   var form: Form
-  /// The bounds of a text interval, or a prefix as the lower one.
+  /// The bounds of a text range, or a prefix as the lower one.
   var lowText = ""
   var highText = ""
 
@@ -111,7 +111,7 @@ struct Spec {
   }
 }
 
-/// The watches of a form: `count` of them, intervals of `width`.
+/// The watches of a form: `count` of them, ranges of `width`.
 func makeSpecs(_ form: Form, count: Int, width: Double, using random: inout SeededGenerator) -> [Spec] {
   (0..<count).map { index in
     switch form {

@@ -4,13 +4,13 @@ import PredicateDSL
 import TestSupport
 import Testing
 
-/// Interval watches, in every form users write them, on integers, doubles,
+/// Range watches, in every form users write them, on integers, doubles,
 /// dates and strings: what the watcher reports equals evaluating each
 /// predicate directly, over random bounds of every width (1e-9 to 1e9, equal
-/// bounds, empty intervals, infinities, NaN; strings of every kind of
+/// bounds, empty ranges, infinities, NaN; strings of every kind of
 /// scalar) and random values near and on them.
-@Suite("Watcher: interval watches agree with direct evaluation")
-struct IntervalIndexTests {
+@Suite("Watcher: range watches agree with direct evaluation")
+struct RangeIndexTests {
   static let schema: ObjectSchema = {
     do {
       return try ObjectSchema([
@@ -23,11 +23,11 @@ struct IntervalIndexTests {
           ])
       ])
     } catch {
-      fatalError("the interval schema is invalid: \(error)")
+      fatalError("the range schema is invalid: \(error)")
     }
   }()
 
-  /// Interval forms; `K` stands for the attribute. Bounds in the order of
+  /// Range forms; `K` stands for the attribute. Bounds in the order of
   /// their `%@`.
   static let forms = [
     "K BETWEEN {%@, %@}", "K >= %@ AND K < %@", "K > %@ AND K <= %@", "K < %@ AND K >= %@",
@@ -90,7 +90,7 @@ struct IntervalIndexTests {
   func randomIntervalsAgreeWithTheirPredicates(round: Int) throws {
     let seed = SeededGenerator.seed(default: 0x1_7E57 + UInt64(round))
     var random = SeededGenerator(seed: seed)
-    let context = ObjectContext(schema: Self.schema, name: "intervals", notificationCenter: nil)
+    let context = ObjectContext(schema: Self.schema, name: "ranges", notificationCenter: nil)
     let deliveries = Deliveries()
     let watcher = ContextWatcher(context: context, target: .delegate(deliveries, on: .immediate))
     var watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)] = []
@@ -198,7 +198,7 @@ struct IntervalIndexTests {
     return checked
   }
 
-  /// String interval forms; `K` stands for `label`.
+  /// String range forms; `K` stands for `label`.
   static let stringForms = [
     "K BETWEEN {%@, %@}", "K >= %@ AND K < %@", "K > %@ AND K <= %@", "%@ < K AND %@ >= K", "K > %@", "K <= %@",
     "%@ > K", "K BEGINSWITH %@", "K BEGINSWITH %@ AND K < %@", "K >= %@ AND name != 'x' AND K BEGINSWITH %@",
@@ -351,7 +351,7 @@ struct IntervalIndexTests {
     #expect(matched[Array("".utf8)] == [2, 3])
   }
 
-  /// Narrow intervals packed tightly (widths 1e-9 to 1e9, many to a
+  /// Narrow ranges packed tightly (widths 1e-9 to 1e9, many to a
   /// unit): each value reaches exactly its own.
   /// Integer bounds and values beyond 2⁵³, where doubles are further apart
   /// than integers (256 apart at 2⁶⁰, 1,024 near `Int64.max`): the index's
@@ -371,7 +371,7 @@ struct IntervalIndexTests {
       return overflow ? .max : sum
     }
     var watches: [(token: WatchToken, filter: CompiledFilter<ObjectSnapshot>)] = []
-    // More intervals than the index scans: it builds its tree.
+    // More ranges than the index scans: it builds its tree.
     for _ in 0..<64 {
       let low = near(Int64.random(in: -1_500...1_500, using: &random))
       let high = near(Int64(low - base) + Int64.random(in: 0...40, using: &random))
