@@ -54,7 +54,7 @@ struct MasterFilter: ~Copyable {
   /// (`RangeIndex.insertInOrder`), each listed once until
   /// `prepareRanges` builds their trees; an index removed since is built
   /// for nothing. Invariant: an index kept in order that has more than
-  /// `RangeIndex.MaximaTree.minimumCount` ranges and no tree is listed, or
+  /// `TreeOfMaxima.minimumCount` ranges and no tree is listed, or
   /// was built by `RangeIndex.takeEntries`.
   private var unbuiltTrees: [RangeIndex] = []
   private var predicates: [SharedPredicate?] = []

@@ -21,10 +21,6 @@ extension RangeIndex {
   /// Invariant: built over the list as it is now (same entries, same
   /// order), or not built (`isBuilt` false) and then never read.
   struct MaximaTree {
-    /// Lists up to this long are scanned, not searched: a tree costs more
-    /// to keep than it saves.
-    static let minimumCount = 16
-
     /// Nodes 1 to `width - 1` (node 0 is unused); empty when not built.
     /// The one stored property: every range index, and so every key of an
     /// equality index (`MasterFilter.KeyedWatches`), holds a tree.
@@ -76,7 +72,7 @@ extension RangeIndex {
     /// Builds the tree over `entries`, sorted by lower bound; drops it when
     /// they are few.
     mutating func build(over entries: [Entry]) {
-      guard entries.count > Self.minimumCount else {
+      guard entries.count > TreeOfMaxima.minimumCount else {
         if !nodes.isEmpty { nodes = [] }
         return
       }

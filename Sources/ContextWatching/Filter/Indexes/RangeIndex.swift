@@ -24,7 +24,7 @@ import PredicateDSL
 /// sort after enough removals drops. Both are O(1) when they happen. The
 /// small indexes under the keys of a composite index are kept sorted and
 /// exact instead (`insertInOrder`, `remove`). Once they hold more than
-/// `MaximaTree.minimumCount` ranges they have a tree, which removal rebuilds
+/// `TreeOfMaxima.minimumCount` ranges they have a tree, which removal rebuilds
 /// at once and insertion drops: the filter builds it again before the next
 /// matching (`buildTree`, through `MasterFilter.prepareRanges`), once for
 /// all the insertions since, and until then matching scans the ranges.
@@ -145,9 +145,9 @@ class RangeIndex {
       return false
     case .bounded:
       Self.moveLastIntoPlace(&bounded, by: Self.byLower)
-      let wasWaiting = !maxima.isBuilt && bounded.count - 1 > MaximaTree.minimumCount
+      let wasWaiting = !maxima.isBuilt && bounded.count - 1 > TreeOfMaxima.minimumCount
       maxima.drop()
-      return !wasWaiting && bounded.count > MaximaTree.minimumCount
+      return !wasWaiting && bounded.count > TreeOfMaxima.minimumCount
     }
   }
 
@@ -213,7 +213,7 @@ class RangeIndex {
   /// (from `pending` too, the index of recent registrations whose removals
   /// this one counts).
   func prepare(live entries: [WatchEntry?], pending: RangeIndex? = nil) {
-    if stale > 32 && stale > count + (pending?.count ?? 0) {
+    if BufferedRegistration.shouldDropStale(stale: Int(stale), live: count + (pending?.count ?? 0)) {
       _ = removeEntries { entries[$0.slot]?.id != $0.id }
       stale = 0
       // Removal keeps the order: only the tree changes.

@@ -14,15 +14,10 @@ import PredicateDSL
 /// or below the value and whose greatest upper bound admits it: O(log n)
 /// nodes per range reported.
 ///
-/// Registration files into a small pending index (`pending`), which the
-/// next save sorts and searches beside the main one; the pending entries
-/// are merged into the main lists only when they reach a sixteenth of
-/// them, as in `BufferedRangeIndex`. So a save after a few registrations
-/// sorts those few, not the whole index: O(k log k) for k new watches, and
-/// the O(n) merge and rebuild happen once per n/16 registrations, O(1)
-/// amortised per watch. Removal is
-/// O(1) and lazy, as in `RangeIndex`: stale entries are recognised by
-/// their watch identifier and dropped when they outnumber the live ones.
+/// Registration, merging and removal follow `BufferedRegistration`, as in
+/// `BufferedRangeIndex`: new watches file into a small pending index
+/// (`pending`) that the next save sorts and searches beside the main one,
+/// merged in once per n/16 registrations; removal is O(1) and lazy.
 final class TextRangeIndex {
   /// One watch's bounds, with the first eight bytes of each as an integer
   /// (`TextBounds.head`) that decides most comparisons without reading the
@@ -115,9 +110,6 @@ final class TextRangeIndex {
   @exclusivity(unchecked) private var stale = 0
   @exclusivity(unchecked) private var isSorted = true
 
-  /// Ranges up to this many are scanned, not searched.
-  private static let minimumTreeCount = 16
-
   /// The entries in the lists, stale ones included.
   private var entryCount: Int { lowers.count + uppers.count + bounded.count }
 
@@ -125,7 +117,7 @@ final class TextRangeIndex {
   /// (a first batch of registrations), else into the pending index.
   func insert(_ bounds: TextBounds, id: WatchID) {
     count += 1
-    if entryCount < 64 || !isSorted {
+    if BufferedRegistration.takesDirectly(entryCount: entryCount, isSorted: isSorted) {
       append(Entry(bounds: bounds, id: id))
       isSorted = false
       return
@@ -156,7 +148,7 @@ final class TextRangeIndex {
   /// matching.
   func prepare(live entries: [WatchEntry?]) {
     if let pending {
-      if pending.entryCount * 16 >= entryCount {
+      if BufferedRegistration.shouldMerge(pending: pending.entryCount, main: entryCount) {
         lowers += pending.lowers
         uppers += pending.uppers
         bounded += pending.bounded
@@ -166,7 +158,7 @@ final class TextRangeIndex {
         pending.sortIfNeeded()
       }
     }
-    if stale > 32 && stale > count {
+    if BufferedRegistration.shouldDropStale(stale: stale, live: count) {
       let isStale = { (entry: Entry) in entries[entry.slot]?.id != entry.id }
       lowers.removeAll(where: isStale)
       uppers.removeAll(where: isStale)
@@ -214,7 +206,7 @@ final class TextRangeIndex {
   /// Builds the tree of maxima over `bounded`, bottom up: O(n).
   private func buildReach() {
     let count = bounded.count
-    guard count > Self.minimumTreeCount else {
+    guard count > TreeOfMaxima.minimumCount else {
       maxima = []
       return
     }

@@ -16,6 +16,10 @@
 /// Generic over the node, and always inlined, so that each index's walk
 /// costs what one written out for its node would.
 enum TreeOfMaxima {
+  /// Lists up to this long are scanned, not searched: a tree costs more to
+  /// keep than it saves.
+  static let minimumCount = 16
+
   /// The number of leaves of a tree over `count` ranges (`count` ≥ 2):
   /// the least power of two at least `count`.
   @inline(__always)
