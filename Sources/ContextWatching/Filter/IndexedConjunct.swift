@@ -215,9 +215,7 @@ extension IndexedConjunct {
   private static func range(
     _ parts: PredicateSyntax.KeyConstantComparison, entity: EntityLayout
   ) -> (Int, Kind)? {
-    let (path, value, written, constantFirst) = (parts.keyPath, parts.constant, parts.operator, parts.constantFirst)
-    // `30 < age` is `age > 30`.
-    guard let operation = constantFirst ? written.mirrored : written else { return nil }
+    let (path, value, operation) = (parts.keyPath, parts.constant, parts.keyFirstOperator)
     guard case .attribute(let slot) = entity.slot(path) else { return nil }
     let type = entity.attributes[slot].type
     if type == .string { return textRange(operation, value).map { (slot, .textRange($0)) } }

@@ -42,8 +42,8 @@ struct AttributeComparisons {
     for position in first..<predicate.conjunctCount {
       guard let comparison = predicate.keyConstantComparison(ofConjunct: position),
         case .attribute(let slot)? = layout.slot(comparison.keyPath),
-        let operation = comparison.constantFirst ? comparison.operator.mirrored : comparison.operator,
-        let test = Self.test(operation, comparing: layout.attributes[slot].type, with: comparison.constant)
+        let test = Self.test(
+          comparison.keyFirstOperator, comparing: layout.attributes[slot].type, with: comparison.constant)
       else { return nil }
       comparisons.append(Comparison(slot: slot, test: test, constant: comparison.constant))
     }
@@ -66,7 +66,7 @@ struct AttributeComparisons {
     case .equal: return .equal
     case .notEqual: return .notEqual
     case .less, .lessOrEqual, .greater, .greaterOrEqual:
-      guard [.integer, .double, .date, .string].contains(type) else { return nil }
+      guard type.isOrdered else { return nil }
       return .order(
         less: operation == .less || operation == .lessOrEqual,
         same: operation == .lessOrEqual || operation == .greaterOrEqual,

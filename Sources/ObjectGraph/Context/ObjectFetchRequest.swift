@@ -453,11 +453,8 @@ private struct FetchPlan {
       (.greaterOrEqual, let constant, _):
       // Ordered types only, against a constant of the attribute's type
       // (or an integer for a double), as the predicate compares them.
-      guard [.integer, .double, .date, .string].contains(type), !constant.isNull,
-        AttributeValues.coerce(constant, to: type) != nil,
-        let operation = comparison.constantFirst ? comparison.operator.mirrored : comparison.operator
-      else { return nil }
-      return ((slot, .range(operation, constant)), true)
+      guard type.isOrdered, !constant.isNull, AttributeValues.coerce(constant, to: type) != nil else { return nil }
+      return ((slot, .range(comparison.keyFirstOperator, constant)), true)
     default: return nil
     }
     // A constant of another type could still match through the

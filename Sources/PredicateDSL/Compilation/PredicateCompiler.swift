@@ -486,8 +486,8 @@ struct PredicateCompiler<Object>: Sendable {
         try TypeCheck.check(parts.operator, .direct, key, constant, at: range)
       }
     }
-    // `30 < age` runs as `age > 30`: the parts give the operator mirrored.
-    let operation = parts.constantFirst ? parts.operator.mirrored! : parts.operator
+    // `30 < age` runs as `age > 30`.
+    let operation = parts.keyFirstOperator
     // The closures capture the budget, not `self`: capturing the generic
     // compiler costs unspecialised code a run-time metadata lookup.
     let budget = regexBudget

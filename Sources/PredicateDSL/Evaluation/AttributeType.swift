@@ -29,6 +29,18 @@ public enum AttributeType: String, Hashable, Sendable, CaseIterable, Codable {
     }
   }
 
+  /// Whether the object graph's sorted indexes and attribute filters order
+  /// values of the type for `<`, `<=`, `>` and `>=`: integers, doubles,
+  /// dates and strings. (Booleans compare as numbers in a predicate, but no
+  /// index orders them.)
+  @inlinable
+  package var isOrdered: Bool {
+    switch self {
+    case .integer, .double, .date, .string: true
+    default: false
+    }
+  }
+
   /// Whether a value of this type has this type: `.int(3)` is an
   /// ``integer``, and `nil` has every type (an optional value may be absent).
   public func admits(_ value: FilterValue) -> Bool {

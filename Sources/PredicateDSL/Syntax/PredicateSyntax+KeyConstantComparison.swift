@@ -20,6 +20,16 @@ extension PredicateSyntax {
     /// then has a mirror image (``ComparisonSyntax/Operator/mirrored``).
     @usableFromInline package var constantFirst: Bool
 
+    /// The operator read with the key first: `30 < age` is `age > 30`. The
+    /// one place a comparison written constant first is turned round, for
+    /// the compiler, the watcher's range indexes and the object graph's
+    /// indexed fetches and filters.
+    @inlinable
+    package var keyFirstOperator: ComparisonSyntax.Operator {
+      // A constant comes first only before an operator with a mirror image.
+      constantFirst ? `operator`.mirrored.unsafelyUnwrapped : `operator`
+    }
+
     /// The parts, as ``PredicateSyntax/keyConstantParts`` finds them.
     @usableFromInline
     package init(
