@@ -287,6 +287,7 @@ struct ListState: Sendable {
     let limit = content.limit
 
     var repositioned: [ObjectID] = []
+    repositioned.reserveCapacity(touched.count)
     for index in touched.indices where touched[index].isRepositioned { repositioned.append(touched[index].objectID) }
     let moverCount = repositioned.count
     repositioned.sort()
@@ -554,6 +555,7 @@ struct ListState: Sendable {
   private mutating func apply(_ touched: [Touched], edits: [ListEdit]) -> [Int] {
     // By index, not `for object in touched` (see `commit`).
     var leaving: [(rank: Int, index: Int)] = []
+    leaving.reserveCapacity(touched.count)
     for index in touched.indices {
       guard touched[index].isRepositioned else {
         let id = touched[index].objectID
