@@ -166,25 +166,27 @@ struct ListState: Sendable {
       let objectID = edits[index].objectID
       let hasNew = edits[index].new != nil
       // Read from the listed object in place: whether its sort values
-      // change, its section when it leaves it, and the object itself only
-      // when the edits may report it deleted.
+      // change, and whether it leaves its section. Two flags, so that
+      // handing them out copies no reference.
       let member = self.member(objectID, key: oldKeys.isEmpty ? nil : oldKeys[index]) {
-        listed -> (inPlace: Bool, oldSection: SectionKey?, old: ListedObject?) in
-        guard hasNew else {
-          return (false, order.isSectioned ? order.sectionKey(of: listed.pointee) : nil, listed.pointee)
-        }
+        listed -> (inPlace: Bool, leavesSection: Bool) in
+        guard hasNew else { return (false, order.isSectioned) }
         let new = edits[index].new.unsafelyUnwrapped
         let inPlace = order.hasSameKeys(listed, new)
-        var leftSection: SectionKey?
-        if !inPlace && order.isSectioned {
-          let oldSection = order.sectionKey(of: listed.pointee)
-          if !order.isSameSection(oldSection, order.sectionKey(of: new)) { leftSection = oldSection }
-        }
-        return (inPlace, leftSection, limit < Int.max ? listed.pointee : nil)
+        let leavesSection =
+          !inPlace && order.isSectioned
+          && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new))
+        return (inPlace, leavesSection)
       }
       let touchedObject: Touched
-      if let (rank, (inPlace, oldSection, old)) = member {
+      if let (rank, (inPlace, leavesSection)) = member {
         if rank < limit { isListedChange = true }
+        // The object as listed, only when the edits may report it deleted
+        // (it leaves the list, or may go past the limit), and its section
+        // only when it leaves it: each read again by rank, which is rare.
+        let old = !hasNew || limit < Int.max ? content.objects[rank] : nil
+        let oldSection =
+          leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
         if hasNew {
           if !inPlace {
             shift += 1
@@ -398,7 +400,7 @@ struct ListState: Sendable {
       let arrival = Arrival(index: index, key: key)
       if touched[index].isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
     }
-    var ranks = [Int?](repeating: nil, count: touched.count)
+    var ranks = [Int?](filledWith: nil, count: touched.count)
     for arrival in stayed {
       let oldRank = touched[arrival.index].oldRank!
       var rank = oldRank
@@ -586,7 +588,7 @@ struct ListState: Sendable {
         countSection(touched[index].oldSection!, by: -1)
       }
     }
-    var insertedAt = [Int](repeating: -1, count: touched.count)
+    var insertedAt = [Int](filledWith: -1, count: touched.count)
     for index in touched.indices where touched[index].isRepositioned {
       let edit = touched[index].edit
       guard edits[edit].new != nil else { continue }

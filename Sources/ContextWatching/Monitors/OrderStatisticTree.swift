@@ -204,7 +204,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(*k* log *n*) for *k* searches.
   func touchLeaves(_ count: Int, _ isBefore: (Int, UnsafePointer<Element>) -> Bool) -> Int {
     guard let root, count > 0 else { return 0 }
-    var nodes = [Unmanaged<Node>](repeating: Unmanaged.passUnretained(root), count: count)
+    var nodes = [Unmanaged<Node>](filledWith: Unmanaged.passUnretained(root), count: count)
     while !nodes[0]._withUnsafeGuaranteedRef(\.isLeaf) {
       for search in 0..<count {
         nodes[search] = nodes[search]._withUnsafeGuaranteedRef { node in
@@ -780,6 +780,22 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     node.weight += change
     node.weights[index] += change
     return (position + inner, change)
+  }
+}
+
+extension Array {
+  /// An array of `count` copies of `value`, as `init(repeating:count:)`
+  /// makes, through the standard library's inlinable initializer: that one
+  /// allocates through an entry point that is not specialized for
+  /// `Element`, which looks the storage's type up at run time (some 600
+  /// instructions, more than the small arrays of a list's save cost
+  /// otherwise).
+  @inline(__always)
+  init(filledWith value: Element, count: Int) {
+    self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+      buffer.initialize(repeating: value)
+      initialized = count
+    }
   }
 }
 
