@@ -3,9 +3,12 @@
 //   swift run -c release --package-path Benchmarks ListMonitorTiming        # 1,000 and 100,000
 //   swift run -c release --package-path Benchmarks ListMonitorTiming 10000  # other sizes
 //   ListMonitorTiming --saves-only 100000 1000  # 1,000 monitored saves alone, for a profiler
+//   ListMonitorTiming --cities 20 100000        # 20 cities (sections) instead of 50
+//   ListMonitorTiming --unsectioned 100000      # the same list without sections
 //
-// For each size n: a context holds n people (50 cities, random scores); a
-// list monitor lists all of them, sectioned by city and sorted by city then
+// For each size n: a context holds n people (50 cities unless --cities
+// says otherwise, random scores); a list monitor lists all of them,
+// sectioned by city (unless --unsectioned) and sorted by city then
 // score, delivering at once (the `.immediate` scheduler, so that a save
 // returns after the list's changes were computed and delivered). Each round
 // saves 10 changed people: 5 get a new score (they move within their city),
@@ -47,6 +50,14 @@ import Synchronization
 
 let schema = BenchmarkSchemas.cityPeople
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+/// The value after `flag` on the command line, if any.
+func option(_ flag: String) -> Int? {
+  arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil }
+}
+let cityCount = option("--cities") ?? 50
+let isSectioned = !arguments.contains("--unsectioned")
+
 func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
   let context = ObjectContext(schema: schema, name: "people", notificationCenter: nil)
   var random = SeededGenerator(seed: 42)
@@ -55,7 +66,7 @@ func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
       try context.insert(
         "Person",
         values: [
-          "name": .string("p\(index)"), "city": .string("C\(index % 50)"), "age": .int(Int64(index % 90)),
+          "name": .string("p\(index)"), "city": .string("C\(index % cityCount)"), "age": .int(Int64(index % 90)),
           "score": .double(Double.random(in: 0..<1_000, using: &random)),
         ])
     }
@@ -65,7 +76,8 @@ func populate(_ count: Int) -> (ObjectContext, [ManagedObject]) {
   return (context, people)
 }
 
-let request = ListRequest("Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city")
+let request = ListRequest(
+  "Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: isSectioned ? "city" : nil)
 let sortKeys: [ObjectFetchRequest.SortKey] = [.ascending("city"), .ascending("score")]
 
 /// Changes 10 people of `people` and saves: 5 scores, 5 names.
@@ -167,7 +179,11 @@ func bytesPerListedObject(_ count: Int) -> Double {
 
 func text(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
 
-let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+// The sizes: the numbers on the command line, less the value of --cities.
+let sizes = arguments.enumerated().compactMap { index, argument in
+  index > 0 && arguments[index - 1] == "--cities" ? nil : Int(argument)
+}
+print("\(cityCount) cities, \(isSectioned ? "sectioned by city" : "without sections")")
 if CommandLine.arguments.contains("--saves-only") {
   // For profilers: monitored saves alone, on the first size.
   let (context, people) = populate(sizes.first ?? 100_000)

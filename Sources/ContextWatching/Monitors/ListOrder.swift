@@ -164,10 +164,13 @@ final class ListOrder: Sendable {
   }
 
   /// A probe for the listed object `id` whose values and derived values
-  /// are `values` and `derived` (see ``ListProbe``).
+  /// are `values` and `derived` (see ``ListProbe``); `known`, when given,
+  /// must be those values' encoding, which is then not computed again.
   func probe(
-    _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>
+    _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>,
+    key known: ListSortKey? = nil
   ) -> ListProbe {
+    if let known { return ListProbe(key: known, objectID: id, values: values, derived: derived) }
     let probe = ListProbe(key: ListSortKey(first: 0, second: 0), objectID: id, values: values, derived: derived)
     return ListProbe(key: key(of: probe), objectID: id, values: values, derived: derived)
   }
@@ -251,6 +254,12 @@ final class ListOrder: Sendable {
   /// Whether two objects sort in the same place on every key.
   func hasSameKeys(_ a: ListedObject, _ b: ListedObject) -> Bool {
     withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 } }
+  }
+
+  /// Whether `a`, read in place, and `b` have equal values on every sort
+  /// key (as the other `hasSameKeys`).
+  func hasSameKeys(_ a: UnsafePointer<ListedObject>, _ b: borrowing ListedObject) -> Bool {
+    withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 }
   }
 
   /// The order of section `a` (in a list's sections) and section `b`,

@@ -99,11 +99,18 @@ struct ListSortKey: Sendable {
   /// A string of kind 3: its first 7 UTF-8 bytes in bits 59 to 4, and its
   /// length up to 8 in bits 3 to 0.
   private static func text(_ string: String) -> (word: UInt64, isExact: Bool) {
+    // The first 8 bytes through the UTF-8 view's iterator, which reads a
+    // small string in place: `withUTF8` on a copy of the string copied it
+    // (and retained a large one's storage).
     var prefix: UInt64 = 0
-    var utf8 = string
-    let length = utf8.withUTF8 { bytes in
-      for index in 0..<Swift.min(7, bytes.count) { prefix |= UInt64(bytes[index]) << (8 * (6 - index)) }
-      return Swift.min(8, bytes.count)
+    var length = 0
+    for byte in string.utf8 {
+      if length == 7 {
+        length = 8
+        break
+      }
+      prefix |= UInt64(byte) << (8 * (6 - length))
+      length += 1
     }
     return (kind(3) | prefix << 4 | UInt64(length), length <= 7)
   }

@@ -76,13 +76,21 @@ struct ListState: Sendable {
 
   /// An object whose place or presence an edit changes, and where it was.
   ///
-  /// A class, so that passing one around (plans, loops) retains one
-  /// reference instead of copying two listed objects.
-  fileprivate final class Touched: Sendable {
+  /// Its object after the edits and its changed keys stay in the plan's
+  /// edit number ``edit``: a plan copies no listed object it can read
+  /// there (each copy retains four references, released with the plan).
+  fileprivate struct Touched {
+    /// The index of the object's edit in ``Plan/edits``.
+    let edit: Int
     let objectID: ObjectID
+    /// The object as it was listed, kept only when the edits may report
+    /// it deleted: when it leaves the list, or when the list has a limit
+    /// (it may go past it); nil otherwise, and for an object not listed.
     let old: ListedObject?
-    let new: ListedObject?
-    let changedKeys: [String]
+    /// The section of the object as it was listed, when it leaves its
+    /// section (``staysInSection`` is false) in a sectioned list; nil
+    /// otherwise.
+    let oldSection: SectionKey?
     /// Whether the object leaves its old place (or had none, or has none
     /// now): false for an object updated where it stands.
     let isRepositioned: Bool
@@ -94,28 +102,6 @@ struct ListState: Sendable {
     /// Its neighbours before the edits (nil at either end), for an object
     /// that stays listed and is repositioned.
     let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
-
-    init(
-      objectID: ObjectID, old: ListedObject?, new: ListedObject?, changedKeys: [String], isRepositioned: Bool,
-      staysInSection: Bool, oldRank: Int?, oldNeighbours: (before: ObjectID?, after: ObjectID?)?
-    ) {
-      self.objectID = objectID
-      self.old = old
-      self.new = new
-      self.changedKeys = changedKeys
-      self.isRepositioned = isRepositioned
-      self.staysInSection = staysInSection
-      self.oldRank = oldRank
-      self.oldNeighbours = oldNeighbours
-    }
-
-    /// The snapshot of `old`, which must not be nil. Read here, from the
-    /// stored object in place: `object.old!.snapshot` copies the whole
-    /// object first (every reference it holds retained, then released).
-    var oldSnapshot: ObjectSnapshot { old.unsafelyUnwrapped.snapshot }
-
-    /// The snapshot of `new`, which must not be nil (as ``oldSnapshot``).
-    var newSnapshot: ObjectSnapshot { new.unsafelyUnwrapped.snapshot }
   }
 
   /// An object no edit touches, close enough to the limit that the edits
@@ -139,6 +125,8 @@ struct ListState: Sendable {
   /// it: the old coordinates of everything that may change. Valid until
   /// the list changes otherwise.
   struct Plan {
+    /// The save's edits, as ``prepare(_:sequenceNumber:)`` received them.
+    fileprivate var edits: [ListEdit]
     fileprivate var touched: [Touched]
     fileprivate var bystanders: [Bystander]
     fileprivate var sections: [SectionBefore]
@@ -164,7 +152,7 @@ struct ListState: Sendable {
   func prepare(_ edits: [ListEdit], sequenceNumber: Int) -> Plan {
     let order = content.order
     let limit = content.limit
-    let loaded = touchSearchPaths(edits)
+    let (loaded, oldKeys) = touchSearchPaths(edits)
 
     // Where each touched object stands, and whether any of them is, or
     // will be, within the limit.
@@ -176,37 +164,55 @@ struct ListState: Sendable {
     // (its object's references retained, then released).
     for index in edits.indices {
       let objectID = edits[index].objectID
+      let hasNew = edits[index].new != nil
+      // Read from the listed object in place: whether its sort values
+      // change, and whether it leaves its section. Two flags, so that
+      // handing them out copies no reference.
+      let member = self.member(objectID, key: oldKeys.isEmpty ? nil : oldKeys[index]) {
+        listed -> (inPlace: Bool, leavesSection: Bool) in
+        guard hasNew else { return (false, order.isSectioned) }
+        let new = edits[index].new.unsafelyUnwrapped
+        let inPlace = order.hasSameKeys(listed, new)
+        let leavesSection =
+          !inPlace && order.isSectioned
+          && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new))
+        return (inPlace, leavesSection)
+      }
       let touchedObject: Touched
-      if let (previous, rank) = member(objectID) {
+      if let (rank, (inPlace, leavesSection)) = member {
         if rank < limit { isListedChange = true }
-        if let new = edits[index].new {
-          let inPlace = order.hasSameKeys(previous, new)
+        // The object as listed, only when the edits may report it deleted
+        // (it leaves the list, or may go past the limit), and its section
+        // only when it leaves it: each read again by rank, which is rare.
+        let old = !hasNew || limit < Int.max ? content.objects[rank] : nil
+        let oldSection =
+          leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
+        if hasNew {
           if !inPlace {
             shift += 1
             // Where the object would go among the old list: within the
             // limit, it changes what is listed.
-            if !isListedChange && content.rank(of: new) < limit { isListedChange = true }
+            if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit {
+              isListedChange = true
+            }
           }
-          let staysInSection =
-            inPlace || !order.isSectioned
-            || order.isSameSection(order.sectionKey(of: previous), order.sectionKey(of: new))
           touchedObject = Touched(
-            objectID: objectID, old: previous, new: new, changedKeys: edits[index].changedKeys,
-            isRepositioned: !inPlace, staysInSection: staysInSection, oldRank: rank,
+            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
+            staysInSection: oldSection == nil, oldRank: rank,
             oldNeighbours: inPlace ? nil : neighbours(rank))
         } else {
           shift += 1
           touchedObject = Touched(
-            objectID: objectID, old: previous, new: nil, changedKeys: edits[index].changedKeys, isRepositioned: true,
+            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
             staysInSection: false, oldRank: rank, oldNeighbours: nil)
         }
       } else {
-        guard !edits[index].isRelatedOnly, let new = edits[index].new else { continue }
+        guard !edits[index].isRelatedOnly, hasNew else { continue }
         shift += 1
-        if !isListedChange && content.rank(of: new) < limit { isListedChange = true }
+        if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit { isListedChange = true }
         touchedObject = Touched(
-          objectID: objectID, old: nil, new: new, changedKeys: edits[index].changedKeys, isRepositioned: true,
-          staysInSection: false, oldRank: nil, oldNeighbours: nil)
+          edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
+          oldRank: nil, oldNeighbours: nil)
       }
       touched.append(touchedObject)
     }
@@ -214,7 +220,8 @@ struct ListState: Sendable {
     guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
     guard isListedChange else {
       return Plan(
-        touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [], changesSectionCounts: false,
+        edits: edits, touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        changesSectionCounts: false,
         changesListedObjects: false, sequenceNumber: sequenceNumber)
     }
 
@@ -237,9 +244,10 @@ struct ListState: Sendable {
     let changesSectionCounts = order.isSectioned && touched.contains { !$0.staysInSection }
     if changesSectionCounts {
       var keys: [SectionKey] = []
+      // An object that stays in its section is in its new object's.
       for object in touched {
-        if let old = object.old { keys.append(order.sectionKey(of: old)) }
-        if let new = object.new { keys.append(order.sectionKey(of: new)) }
+        if let old = object.oldSection { keys.append(old) }
+        if let new = edits[object.edit].new { keys.append(order.sectionKey(of: new)) }
       }
       for bystander in bystanders { keys.append(order.sectionKey(of: bystander.object)) }
       // Each section once: sections are few next to objects, and sorting
@@ -260,7 +268,8 @@ struct ListState: Sendable {
       $0.oldRank < limit ? content.indexPath(rank: $0.oldRank) : nil
     }
     return Plan(
-      touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths, bystanderPaths: bystanderPaths,
+      edits: edits, touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths,
+      bystanderPaths: bystanderPaths,
       changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
   }
 
@@ -272,42 +281,52 @@ struct ListState: Sendable {
   mutating func commit(_ plan: Plan) -> ListChanges {
     sequenceNumber = plan.sequenceNumber
     content.generation += 1
-    let insertedAt = apply(plan.touched)
+    let insertedAt = apply(plan.touched, edits: plan.edits)
     var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
     guard plan.changesListedObjects else { return changes }
-    let (touched, bystanders, sections) = (plan.touched, plan.bystanders, plan.sections)
+    let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
     let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
     let limit = content.limit
 
-    let movers = touched.filter(\.isRepositioned)
-    let repositioned = movers.map(\.objectID).sorted()
-    let newRanks = ranksAfterEdits(of: touched, insertedAt: insertedAt, movers: movers)
-    changes.moved.reserveCapacity(movers.count)
-    changes.updated.reserveCapacity(touched.count - movers.count)
-    for (index, (object, from)) in zip(touched, oldPaths).enumerated() {
+    var repositioned: [ObjectID] = []
+    repositioned.reserveCapacity(touched.count)
+    for index in touched.indices where touched[index].isRepositioned { repositioned.append(touched[index].objectID) }
+    let moverCount = repositioned.count
+    repositioned.sort()
+    let newRanks = ranksAfterEdits(of: touched, edits: edits, insertedAt: insertedAt, moverCount: moverCount)
+    changes.moved.reserveCapacity(moverCount)
+    changes.updated.reserveCapacity(touched.count - moverCount)
+    // By index, not `for object in touched`, which would copy each
+    // touched object (its references retained, then released).
+    for index in touched.indices {
+      let from = oldPaths[index]
       let newRank = newRanks[index]
       let to = newRank.flatMap { rank -> ListIndexPath? in
         guard rank < limit else { return nil }
         // With every section's count as it was, an object stays at its
         // section's index, and the section starts where it did.
-        if !plan.changesSectionCounts, let from, let oldRank = object.oldRank {
+        if !plan.changesSectionCounts, let from, let oldRank = touched[index].oldRank {
           return ListIndexPath(item: from.item + rank - oldRank, section: from.section)
         }
         return content.indexPath(rank: rank)
       }
+      let edit = touched[index].edit
       switch (from, to) {
       case (nil, nil):
         continue
       case (let from?, nil):
-        changes.deleted.append(.init(indexPath: from, object: object.oldSnapshot))
+        // An object no longer listed, or past the limit: the plan kept it.
+        changes.deleted.append(.init(indexPath: from, object: touched[index].old.unsafelyUnwrapped.snapshot))
       case (nil, let to?):
-        changes.inserted.append(.init(indexPath: to, object: object.newSnapshot))
+        changes.inserted.append(.init(indexPath: to, object: edits[edit].new.unsafelyUnwrapped.snapshot))
       case (let from?, let to?):
-        let snapshot = object.newSnapshot
-        if object.isRepositioned && !keepsItsPlace(object, newRank: newRank!, repositioned: repositioned) {
-          changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: object.changedKeys))
-        } else if !object.changedKeys.isEmpty {
-          changes.updated.append(.init(indexPath: to, object: snapshot, changedKeys: object.changedKeys))
+        let snapshot = edits[edit].new.unsafelyUnwrapped.snapshot
+        if touched[index].isRepositioned
+          && !keepsItsPlace(touched[index], newRank: newRank!, repositioned: repositioned)
+        {
+          changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: edits[edit].changedKeys))
+        } else if !edits[edit].changedKeys.isEmpty {
+          changes.updated.append(.init(indexPath: to, object: snapshot, changedKeys: edits[edit].changedKeys))
         }
       }
     }
@@ -350,35 +369,42 @@ struct ListState: Sendable {
   /// from before, less the movers that left from before it, plus those that
   /// came in before it; a mover has the position it was inserted at, plus
   /// the movers inserted after it that sort before it.
-  private func ranksAfterEdits(of touched: [Touched], insertedAt: [Int], movers: [Touched]) -> [Int?] {
-    guard movers.count <= 16 else { return touched.map { $0.new.map { content.rank(of: $0) } } }
-    /// A touched object listed after the edits, with its words read once.
+  private func ranksAfterEdits(
+    of touched: [Touched], edits: [ListEdit], insertedAt: [Int], moverCount: Int
+  ) -> [Int?] {
+    guard moverCount <= 16 else {
+      return touched.map { object in edits[object.edit].new.map { content.rank(of: $0) } }
+    }
+    /// A touched object listed after the edits (its index in `touched`),
+    /// with its words read once.
     struct Arrival {
       let index: Int
-      let object: Touched
       let key: ListSortKey
     }
     // Whether `a`'s new object sorts before `b`'s: by their words, and by
     // the objects only when the words tie.
     func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
-      ListSortKey.isBefore(a.key, b.key) ?? order.isBefore(a.object.new!, b.object.new!)
+      ListSortKey.isBefore(a.key, b.key)
+        ?? order.isBefore(
+          edits[touched[a.index].edit].new.unsafelyUnwrapped, edits[touched[b.index].edit].new.unsafelyUnwrapped)
     }
     var stayed: [Arrival] = []
     var inserted: [Arrival] = []
-    stayed.reserveCapacity(touched.count - movers.count)
-    inserted.reserveCapacity(movers.count)
-    for (index, object) in touched.enumerated() {
-      guard let key = object.new?.key else { continue }
-      let arrival = Arrival(index: index, object: object, key: key)
-      if object.isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
+    stayed.reserveCapacity(touched.count - moverCount)
+    inserted.reserveCapacity(moverCount)
+    var moverRanks: [Int] = []
+    moverRanks.reserveCapacity(moverCount)
+    for index in touched.indices {
+      if touched[index].isRepositioned, let rank = touched[index].oldRank { moverRanks.append(rank) }
+      guard let key = edits[touched[index].edit].new?.key else { continue }
+      let arrival = Arrival(index: index, key: key)
+      if touched[index].isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
     }
-    var ranks = [Int?](repeating: nil, count: touched.count)
+    var ranks = [Int?](filledWith: nil, count: touched.count)
     for arrival in stayed {
-      let oldRank = arrival.object.oldRank!
+      let oldRank = touched[arrival.index].oldRank!
       var rank = oldRank
-      for mover in movers {
-        if let moverRank = mover.oldRank, moverRank < oldRank { rank -= 1 }
-      }
+      for moverRank in moverRanks where moverRank < oldRank { rank -= 1 }
       for mover in inserted where isBefore(mover, arrival) { rank += 1 }
       ranks[arrival.index] = rank
     }
@@ -430,24 +456,30 @@ struct ListState: Sendable {
   /// ``touchThreshold`` objects stays in the caches between saves, and is
   /// not touched.
   ///
-  /// - Returns: A sum of the bytes read, only so that the loads are kept.
-  private func touchSearchPaths(_ edits: [ListEdit]) -> Int {
-    guard content.objects.count >= Self.touchThreshold else { return 0 }
+  /// - Returns: A sum of the bytes read, only so that the loads are kept,
+  ///   and each edited object's encoded sort values as the list holds
+  ///   them (nil for one not listed), for its search; no values when the
+  ///   list is not touched.
+  private func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldKeys: [ListSortKey?]) {
+    guard content.objects.count >= Self.touchThreshold else { return (0, []) }
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
     var keys: [ListSortKey] = []
     keys.reserveCapacity(2 * edits.count)
+    var oldKeys: [ListSortKey?] = []
+    oldKeys.reserveCapacity(edits.count)
     for index in edits.indices {
       let old = withProbe(edits[index].objectID) { $0.pointee.key }
+      oldKeys.append(old)
       if let old { keys.append(old) }
       if let new = edits[index].new?.key, old.map({ $0.first != new.first || $0.second != new.second }) ?? true {
         keys.append(new)
       }
     }
-    return loaded
-      &+ content.objects.touchLeaves(keys.count) { search, element in
-        ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
-      }
+    loaded &+= content.objects.touchLeaves(keys.count) { search, element in
+      ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
+    }
+    return (loaded, oldKeys)
   }
 
   /// The listed object `id` as the list holds it and its rank in the
@@ -459,26 +491,44 @@ struct ListState: Sendable {
   /// - Complexity: O(log *n*).
   @inline(__always)
   func member(_ id: ObjectID) -> (object: ListedObject, rank: Int)? {
+    member(id, key: nil) { $0.pointee }.map { ($0.result, $0.rank) }
+  }
+
+  /// The rank of the listed object `id` in the whole list and `body`'s
+  /// reading of it in place, through a pointer valid during `body`; nil
+  /// when it is not listed. `key`, when given, must be the object's
+  /// encoded sort values as the list holds them (read before, so that
+  /// they are not encoded again).
+  ///
+  /// - Complexity: O(log *n*).
+  @inline(__always)
+  func member<Result>(
+    _ id: ObjectID, key: ListSortKey?, reading body: (UnsafePointer<ListedObject>) -> Result
+  ) -> (rank: Int, result: Result)? {
     let order = content.order
-    let found = withProbe(id) { probe in
-      content.objects.partitionPoint({ order.isBefore($0, probe) }, reading: { $0.pointee })
+    let found = withProbe(id, key: key) { probe in
+      content.objects.partitionPoint({ order.isBefore($0, probe) }) { listed in
+        precondition(listed.pointee.snapshot.objectID == id, "a listed object is missing from its list")
+        return body(listed)
+      }
     }
-    guard let (rank, object) = found else { return nil }
-    precondition(object.objectID == id, "a listed object is missing from its list")
-    return (object, rank)
+    guard let (rank, result) = found else { return nil }
+    return (rank, result)
   }
 
   /// Hands `body` a probe for the listed object `id` (see ``ListProbe``),
   /// made from the values the list keeps for it, in place; nil when `id` is
   /// not listed.
   @inline(__always)
-  private func withProbe<Result>(_ id: ObjectID, _ body: (UnsafePointer<ListProbe>) -> Result) -> Result? {
+  private func withProbe<Result>(
+    _ id: ObjectID, key: ListSortKey? = nil, _ body: (UnsafePointer<ListProbe>) -> Result
+  ) -> Result? {
     let order = content.order
     let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
     return values.withValue(for: id.rawValue) { values in
       values.withUnsafeBufferPointer { values in
         derived.withUnsafeBufferPointer { derived in
-          withUnsafePointer(to: order.probe(id, values: values, derived: derived), body)
+          withUnsafePointer(to: order.probe(id, values: values, derived: derived, key: key), body)
         }
       }
     }
@@ -504,35 +554,48 @@ struct ListState: Sendable {
   ///
   /// - Returns: Where each touched object was inserted, in the list as it
   ///   was then; -1 for one not inserted.
-  private mutating func apply(_ touched: [Touched]) -> [Int] {
-    for object in touched where !object.isRepositioned {
-      let id = object.objectID
-      content.objects.update(at: object.oldRank!) { listed in
-        precondition(listed.objectID == id, "a listed object is missing from its list")
-        listed = object.new.unsafelyUnwrapped
+  private mutating func apply(_ touched: [Touched], edits: [ListEdit]) -> [Int] {
+    // By index, not `for object in touched` (see `commit`).
+    var leaving: [(rank: Int, index: Int)] = []
+    leaving.reserveCapacity(touched.count)
+    for index in touched.indices {
+      guard touched[index].isRepositioned else {
+        let id = touched[index].objectID
+        let edit = touched[index].edit
+        content.objects.update(at: touched[index].oldRank!) { listed in
+          precondition(listed.objectID == id, "a listed object is missing from its list")
+          listed = edits[edit].new.unsafelyUnwrapped
+        }
+        remember(edits[edit].new.unsafelyUnwrapped)
+        continue
       }
-      remember(object.new.unsafelyUnwrapped)
+      if let rank = touched[index].oldRank { leaving.append((rank, index)) }
     }
-    var leaving = touched.filter { $0.isRepositioned && $0.oldRank != nil }
-    leaving.sort { $0.oldRank! > $1.oldRank! }
-    for object in leaving {
-      let old = object.old!
-      let removed = content.objects.remove(at: object.oldRank!)
-      precondition(removed.objectID == old.objectID, "a listed object is missing from its list")
+    leaving.sort { $0.rank > $1.rank }
+    for (rank, index) in leaving {
+      let id = touched[index].objectID
+      let removed = content.objects.remove(at: rank)
+      precondition(removed.objectID == id, "a listed object is missing from its list")
       // An object that moves keeps its table entries, which its insertion
       // below overwrites.
-      if object.new == nil {
-        values.updateValue(nil, for: old.objectID.rawValue)
-        if !order.paths.isEmpty { derivedValues[old.objectID] = nil }
+      if edits[touched[index].edit].new == nil {
+        values.updateValue(nil, for: id.rawValue)
+        if !order.paths.isEmpty { derivedValues[id] = nil }
       }
-      // A move within its section leaves the section's count as it is.
-      if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: old), by: -1) }
+      // A move within its section leaves the section's count as it is;
+      // one that leaves it has its old section in the plan.
+      if !touched[index].staysInSection && order.isSectioned {
+        countSection(touched[index].oldSection!, by: -1)
+      }
     }
-    var insertedAt = [Int](repeating: -1, count: touched.count)
-    for (index, object) in touched.enumerated() where object.isRepositioned {
-      guard let new = object.new else { continue }
-      insertedAt[index] = insert(new)
-      if !object.staysInSection && order.isSectioned { countSection(order.sectionKey(of: new), by: 1) }
+    var insertedAt = [Int](filledWith: -1, count: touched.count)
+    for index in touched.indices where touched[index].isRepositioned {
+      let edit = touched[index].edit
+      guard edits[edit].new != nil else { continue }
+      insertedAt[index] = insert(edits[edit].new.unsafelyUnwrapped)
+      if !touched[index].staysInSection && order.isSectioned {
+        countSection(order.sectionKey(of: edits[edit].new.unsafelyUnwrapped), by: 1)
+      }
     }
     return insertedAt
   }

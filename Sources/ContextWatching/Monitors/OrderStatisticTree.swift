@@ -204,7 +204,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(*k* log *n*) for *k* searches.
   func touchLeaves(_ count: Int, _ isBefore: (Int, UnsafePointer<Element>) -> Bool) -> Int {
     guard let root, count > 0 else { return 0 }
-    var nodes = [Unmanaged<Node>](repeating: Unmanaged.passUnretained(root), count: count)
+    var nodes = [Unmanaged<Node>](filledWith: Unmanaged.passUnretained(root), count: count)
     while !nodes[0]._withUnsafeGuaranteedRef(\.isLeaf) {
       for search in 0..<count {
         nodes[search] = nodes[search]._withUnsafeGuaranteedRef { node in
@@ -533,7 +533,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
         if node.elements.count == node.elements.capacity {
           node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
         }
-        node.elements.insert(element, at: index)
+        insert(element, at: index, into: &node.elements)
         return (index, splitIfFull(node))
       }
       let index = node.childIndex(isBefore)
@@ -545,6 +545,27 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       if inner == 0 { node.firsts[index] = node.children[index].first }
       if let split { node.insertChild(split, at: index + 1) }
       return (position + inner, splitIfFull(node))
+    }
+  }
+
+  /// Inserts `element` at `index` of `elements` by appending it and moving
+  /// it into place: the elements after `index` are moved up one slot as
+  /// bytes (no retain, no release), where `ContiguousArray.insert(_:at:)`
+  /// goes through its general `replaceSubrange`.
+  @inline(__always)
+  private static func insert(_ element: Element, at index: Int, into elements: inout ContiguousArray<Element>) {
+    elements.append(element)
+    let last = elements.count - 1
+    guard index < last else { return }
+    elements.withUnsafeMutableBufferPointer { buffer in
+      // Every slot of `buffer` is initialized before and after: the
+      // appended element is moved out of the last slot, the elements from
+      // `index` on are moved up into the slots after them (leaving slot
+      // `index` uninitialized), and the element is moved into slot `index`.
+      let base = buffer.baseAddress.unsafelyUnwrapped
+      let moved = (base + last).move()
+      (base + index + 1).moveInitialize(from: base + index, count: last - index)
+      (base + index).initialize(to: moved)
     }
   }
 
@@ -759,6 +780,22 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     node.weight += change
     node.weights[index] += change
     return (position + inner, change)
+  }
+}
+
+extension Array {
+  /// An array of `count` copies of `value`, as `init(repeating:count:)`
+  /// makes, through the standard library's inlinable initializer: that one
+  /// allocates through an entry point that is not specialized for
+  /// `Element`, which looks the storage's type up at run time (some 600
+  /// instructions, more than the small arrays of a list's save cost
+  /// otherwise).
+  @inline(__always)
+  init(filledWith value: Element, count: Int) {
+    self.init(unsafeUninitializedCapacity: count) { buffer, initialized in
+      buffer.initialize(repeating: value)
+      initialized = count
+    }
   }
 }
 
