@@ -1,0 +1,145 @@
+extension OrderStatisticTree {
+  // The stored properties skip dynamic exclusivity checks: a node is
+  // written only by the tree that holds it alone (each mutation first makes
+  // the nodes on its path unshared, see `unshare`), inside one of the
+  // tree's `mutating` methods, which the tree's own (static) exclusivity
+  // makes the only access to that tree; and no method writes a node's
+  // property while a read or write of the same property of the same node
+  // is in progress (a recursive call writes the child, not the parent).
+  final class Node {
+    /// Elements below, in this node's subtree.
+    @exclusivity(unchecked) var count: Int
+    /// The sum of the weights of the elements below.
+    @exclusivity(unchecked) var weight: Int
+    /// A leaf's elements, in order; empty in an inner node.
+    @exclusivity(unchecked) var elements: ContiguousArray<Element>
+    /// An inner node's children, in order; empty in a leaf.
+    @exclusivity(unchecked) var children: ContiguousArray<Node>
+    /// Each child's `count` and `weight`, kept beside the children so that
+    /// a position is summed from one contiguous array instead of a visit
+    /// to every child before it (a cache miss each, in a large tree).
+    /// Invariant: `counts[i] == children[i].count` and `weights[i] ==
+    /// children[i].weight` whenever no mutation is in progress.
+    @exclusivity(unchecked) var counts: ContiguousArray<Int>
+    @exclusivity(unchecked) var weights: ContiguousArray<Int>
+    /// The first element of each child, for choosing a child without
+    /// descending into it.
+    @exclusivity(unchecked) var firsts: ContiguousArray<Element>
+    let isLeaf: Bool
+
+    init(elements: ContiguousArray<Element>) {
+      self.count = elements.count
+      weight = elements.reduce(0) { $0 + $1.weight }
+      self.elements = elements
+      children = []
+      counts = []
+      weights = []
+      firsts = []
+      isLeaf = true
+    }
+
+    init(children: ContiguousArray<Node>) {
+      counts = ContiguousArray(children.lazy.map(\.count))
+      weights = ContiguousArray(children.lazy.map(\.weight))
+      self.count = counts.reduce(0, +)
+      weight = weights.reduce(0, +)
+      self.children = children
+      firsts = ContiguousArray(children.map(\.first))
+      elements = []
+      isLeaf = false
+    }
+
+    init(copying node: Node) {
+      count = node.count
+      weight = node.weight
+      elements = node.elements
+      children = node.children
+      counts = node.counts
+      weights = node.weights
+      firsts = node.firsts
+      isLeaf = node.isLeaf
+    }
+
+    func copy() -> Node { Node(copying: self) }
+
+    /// The subtree's first element; the node must not be empty.
+    var first: Element { isLeaf ? elements[0] : firsts[0] }
+
+    /// Items: elements of a leaf, children of an inner node.
+    var itemCount: Int { isLeaf ? elements.count : children.count }
+
+    /// The number of elements in the children before `index`.
+    func count(before index: Int) -> Int {
+      counts.withUnsafeBufferPointer { counts in
+        var sum = 0
+        for child in 0..<index { sum += counts[child] }
+        return sum
+      }
+    }
+
+    /// The sum of the weights of the children before `index`.
+    func weight(before index: Int) -> Int {
+      weights.withUnsafeBufferPointer { weights in
+        var sum = 0
+        for child in 0..<index { sum += weights[child] }
+        return sum
+      }
+    }
+
+    /// The child that holds the element at `offset` in this subtree;
+    /// `offset` becomes the element's offset in that child.
+    func childIndex(containing offset: inout Int) -> Int {
+      counts.withUnsafeBufferPointer { counts in
+        var index = 0
+        while offset >= counts[index] {
+          offset -= counts[index]
+          index += 1
+        }
+        return index
+      }
+    }
+
+    /// Child `index`, unretained: valid while this node holds it (see
+    /// ``OrderStatisticTree/descend(_:)``). Loaded as a plain word, so that
+    /// no retain is made.
+    @inline(__always)
+    func unretainedChild(_ index: Int) -> Unmanaged<Node> {
+      children.withUnsafeBufferPointer { children in
+        precondition(index >= 0 && index < children.count, "child \(index) is out of range 0..<\(children.count)")
+        return UnsafeRawPointer(children.baseAddress.unsafelyUnwrapped)
+          .load(fromByteOffset: index * MemoryLayout<Node>.stride, as: Unmanaged<Node>.self)
+      }
+    }
+
+    /// Reads child `index`'s count and weight into `counts` and `weights`.
+    func refresh(_ index: Int) {
+      let (count, weight) = unretainedChild(index)._withUnsafeGuaranteedRef { ($0.count, $0.weight) }
+      counts[index] = count
+      weights[index] = weight
+    }
+
+    /// Inserts `child` at `index`, with its count, weight and first element.
+    func insertChild(_ child: Node, at index: Int) {
+      children.insert(child, at: index)
+      counts.insert(child.count, at: index)
+      weights.insert(child.weight, at: index)
+      firsts.insert(child.first, at: index)
+    }
+
+    /// Removes the child at `index`, with its count, weight and first
+    /// element.
+    func removeChild(at index: Int) {
+      children.remove(at: index)
+      counts.remove(at: index)
+      weights.remove(at: index)
+      firsts.remove(at: index)
+    }
+
+    /// The child whose subtree holds the partition point: the last child
+    /// whose first element is before it (the first child when none is).
+    @inline(__always)
+    func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
+      Swift.max(0, firsts.partitionPoint(isBefore) - 1)
+    }
+  }
+}
