@@ -42,7 +42,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// compared with a constant in `keys`, one array that every such key of
   /// the predicate reuses (one allocation a compile rather than one a key;
   /// a resolver that keeps a ``KeyPathReference`` keeps its own copy).
-  private func compile<Resolver: KeyResolver<Object>>(
+  func compile<Resolver: KeyResolver<Object>>(
     _ predicate: PredicateSyntax, _ resolver: Resolver, keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
     switch predicate.kind {
@@ -71,7 +71,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// operand that decides the result ends the list, so operands before it
   /// still run (and may still throw), as they would in Apple's evaluation,
   /// and operands after it are not compiled.
-  private func compound<Resolver: KeyResolver<Object>>(
+  func compound<Resolver: KeyResolver<Object>>(
     _ operands: [PredicateSyntax], _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> Condition<Object> {
     try compound(operands[...], resolver, isConjunction: isConjunction, keys: &keys).condition
@@ -84,7 +84,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// code, hundreds of instructions an append). `condition`
   /// is nil when every operand was the neutral constant; `decided` says a
   /// constant ended the list.
-  private func compound<Resolver: KeyResolver<Object>>(
+  func compound<Resolver: KeyResolver<Object>>(
     _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
     guard operands.count > 5 else { return try group(operands, resolver, isConjunction: isConjunction, keys: &keys) }
@@ -101,7 +101,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// closure a conjunction passes through costs a call and its frame on
   /// every evaluation, so ten clauses run through three closures rather
   /// than seven.
-  private func group<Resolver: KeyResolver<Object>>(
+  func group<Resolver: KeyResolver<Object>>(
     _ operands: ArraySlice<PredicateSyntax>, _ resolver: Resolver, isConjunction: Bool, keys: inout [String]
   ) throws(PredicateCompileError) -> (condition: Condition<Object>?, decided: Bool) {
     var first: Test<Object>?
@@ -226,7 +226,7 @@ struct PredicateCompiler<Object>: Sendable {
 
   /// Two operands, the first a test (a constant first operand either
   /// decided the list or was dropped as neutral).
-  private static func combine(
+  static func combine(
     _ first: Condition<Object>, _ second: Condition<Object>, isConjunction: Bool
   ) -> Test<Object> {
     guard case .test(let first, _) = first else { preconditionFailure("a constant first operand is folded away") }
@@ -255,7 +255,7 @@ struct PredicateCompiler<Object>: Sendable {
   /// without a forwarding thunk or an error check each. A probe runs the
   /// same shortcut as its test, so the results, the short circuits and the
   /// errors thrown are the tests'.
-  private static func probedGroup(
+  static func probedGroup(
     _ t1: @escaping Test<Object>, _ p1: @escaping Probe<Object>, _ t2: @escaping Test<Object>,
     _ p2: @escaping Probe<Object>,
     _ t3: Test<Object>?, _ p3: Probe<Object>?, _ t4: Test<Object>?, _ p4: Probe<Object>?,
@@ -415,429 +415,4 @@ struct PredicateCompiler<Object>: Sendable {
       return try g.t3(object, scope)
     }
   }
-
-  // MARK: Comparisons
-
-  private func compile<Resolver: KeyResolver<Object>>(
-    _ comparison: ComparisonSyntax, _ resolver: Resolver, at range: SyntaxRange
-  ) throws(PredicateCompileError) -> Condition<Object> {
-    let site = Site(range: range, source: source)
-    let operation = comparison.operator
-    let options = comparison.options
-    if operation == .utiConformsTo || operation == .utiEquals {
-      throw PredicateCompileError(.unsupported, "\(operation.text) is only available on Apple platforms", at: range)
-    }
-    let lhs = try compile(comparison.lhs, resolver)
-    let rhs = try compile(comparison.rhs, resolver)
-    return try compare(lhs, operation, options: options, quantifier: comparison.quantifier, rhs, site: site)
-  }
-
-  /// A comparison of compiled operands, in the order written: type-checked,
-  /// then quantified or direct.
-  private func compare(
-    _ lhs: Operand<Object>, _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
-    quantifier: ComparisonSyntax.Quantifier, _ rhs: Operand<Object>, site: Site
-  ) throws(PredicateCompileError) -> Condition<Object> {
-    try TypeCheck.check(operation, quantifier, lhs.side, rhs.side, at: site.range)
-    guard quantifier == .direct else {
-      return try quantified(operation, options: options, quantifier: quantifier, lhs, rhs, site: site)
-    }
-    if lhs.constant != nil, rhs.constant == nil, let mirror = operation.mirrored {
-      // `30 < age` runs as `age > 30`, so it takes the fast paths. The
-      // operands are passed in the other order rather than swapped: `swap`
-      // on them is an unspecialised generic call that needs `Operand<…>`'s
-      // metadata, a run-time lookup of a few hundred instructions.
-      return try direct(mirror, options: options, rhs, lhs, site: site)
-    }
-    return try direct(operation, options: options, lhs, rhs, site: site)
-  }
-
-  /// A direct comparison of a key path with a constant, the shape of most
-  /// comparisons, without building an ``Operand`` for either side: the key
-  /// is resolved, type-checked against the constant and fused with its
-  /// prepared test here. In unspecialised code every `Operand<Object>`
-  /// needs its metadata looked up (a few hundred instructions) and goes
-  /// through value witnesses to be copied and destroyed. A resolver that
-  /// covers only part of the path goes on through the general path, with
-  /// the key it resolved. The results, and the errors and their order, are
-  /// those of the general path.
-  private func keyConstant<Resolver: KeyResolver<Object>>(
-    _ parts: consuming PredicateSyntax.KeyConstantComparison, _ resolver: Resolver, at range: SyntaxRange,
-    keys: inout [String]
-  ) throws(PredicateCompileError) -> Condition<Object> {
-    let site = Site(range: range, source: source)
-    parts.keyPath.storeKeyPathComponents(in: &keys)
-    let resolved = try resolver.resolve(KeyPathReference(components: keys, range: parts.keyRange))
-    guard resolved.componentCount == keys.count else {
-      let key = keyOperand(parts.keyPath, keys, resolved, site: Site(range: parts.keyRange, source: source))
-      let constant = Operand<Object>(form: .constant(parts.constant))
-      return parts.constantFirst
-        ? try compare(constant, parts.operator, options: parts.options, quantifier: .direct, key, site: site)
-        : try compare(key, parts.operator, options: parts.options, quantifier: .direct, constant, site: site)
-    }
-    if case .unknown = resolved.type {
-      // Nothing to check: the constant alone has no type to disagree with.
-    } else {
-      let key = TypeCheck.Side(type: resolved.type, key: parts.keyPath, entity: resolved.entity)
-      let constant = TypeCheck.Side(constant: parts.constant)
-      if parts.constantFirst {
-        try TypeCheck.check(parts.operator, .direct, constant, key, at: range)
-      } else {
-        try TypeCheck.check(parts.operator, .direct, key, constant, at: range)
-      }
-    }
-    // `30 < age` runs as `age > 30`.
-    let operation = parts.keyFirstOperator
-    // The closures capture the budget, not `self`: capturing the generic
-    // compiler costs unspecialised code a run-time metadata lookup.
-    let budget = regexBudget
-    let test = try site.fold { () throws(ValueFault) in
-      try ValueTest.make(operation, options: parts.options, constant: parts.constant, regexBudget: budget)
-    }
-    return Self.fused(resolved.reader, resolved.fuse, test, site: site)
-  }
-
-  /// A key's read fused with its test, by the key's fuse hook (built in the
-  /// resolver's module, around its ``KeyReader``, with a probe) or else
-  /// around the read closure: both are ``FusedComparison``, the one
-  /// definition of the fused shortcuts. A closure key keeps no probe: its
-  /// read is a call either way, and groups of its comparisons call their
-  /// tests alone, which the differential tests hold the probed groups to.
-  private static func fused(
-    _ read: @escaping @Sendable (Object) -> FilterValue, _ fuse: FuseHook<Object>?, _ test: ValueTest, site: Site
-  ) -> Condition<Object> {
-    var probe: Probe<Object>?
-    if let fuse {
-      let fused = fuse(test.fast, test.general, site, &probe)
-      return .test(fused, probe: probe)
-    }
-    return .test(FusedComparison.make(ClosureKeyReader(read), test.fast, test.general, site, probe: &probe))
-  }
-
-  /// A comparison without a quantifier, its operands in the order compared.
-  private func direct(
-    _ direct: ComparisonSyntax.Operator, options: ComparisonSyntax.Options,
-    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
-  ) throws(PredicateCompileError) -> Condition<Object> {
-    let budget = regexBudget  // captured instead of `self`, as in keyConstant
-    switch (lhs.form, rhs.form) {
-    case (.constant(let left), .constant(let right)):
-      return .constant(
-        try site.fold { () throws(ValueFault) in
-          try ValueTest.apply(direct, options: options, left, right, regexBudget: budget)
-        })
-    case (.read(let read), .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in
-        try ValueTest.make(direct, options: options, constant: right, regexBudget: budget)
-      }
-      return Self.fused(read, lhs.fuse, test, site: site)
-    case (_, .constant(let right)):
-      let test = try site.fold { () throws(ValueFault) in
-        try ValueTest.make(direct, options: options, constant: right, regexBudget: budget)
-      }
-      let general = GeneralTest(test.general, site: site)
-      let evaluate = lhs.evaluator
-      return .test { object, scope throws(PredicateEvaluationError) in try general(evaluate(object, scope)) }
-    default:
-      let (left, right) = (lhs.evaluator, rhs.evaluator)
-      return .test { object, scope throws(PredicateEvaluationError) in
-        let a = try left(object, scope)
-        let b = try right(object, scope)
-        return try site.run { () throws(ValueFault) in
-          try ValueTest.apply(direct, options: options, a, b, regexBudget: budget)
-        }
-      }
-    }
-  }
-
-  /// `element IN collection` for each of `count` elements against a
-  /// collection computed for this object, as a hashed set when both are
-  /// longer than a scan is cheap; nil when scanning is as good, or the
-  /// right side is not a collection (the scan then reports it).
-  private static func computedMembership(
-    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, _ count: Int, _ other: FilterValue
-  ) -> ValueTest? {
-    guard operation == .in, count > 4, let candidates = other.collectionElements, candidates.count > 8 else {
-      return nil
-    }
-    let set = MembershipSet(candidates, folding: StringFolding(options))
-    return ValueTest { element in !element.isNull && set.contains(element) }
-  }
-
-  /// `ANY`, `ALL` and `NONE`: the comparison applied to each element of the
-  /// left side, which must be a collection (nil counts as empty).
-  private func quantified(
-    _ operation: ComparisonSyntax.Operator, options: ComparisonSyntax.Options, quantifier: ComparisonSyntax.Quantifier,
-    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site
-  ) throws(PredicateCompileError) -> Condition<Object> {
-    let collection = lhs.evaluator
-    let budget = regexBudget  // captured instead of `self`, as in keyConstant
-    let prepared: ValueTest? =
-      if let constant = rhs.constant {
-        try site.fold { () throws(ValueFault) in
-          try ValueTest.make(operation, options: options, constant: constant, regexBudget: budget)
-        }
-      } else { nil }
-    let right = rhs.evaluator
-    return .test { object, scope throws(PredicateEvaluationError) in
-      let value = try collection(object, scope)
-      let other = prepared == nil ? try right(object, scope) : .null
-      return try site.run { () throws(ValueFault) in
-        guard let elements = value.collectionElements else {
-          throw ValueFault(
-            .notACollection,
-            "\(quantifier.keyword) needs a collection, found \(value.typeName) \(value.shortDescription)")
-        }
-        // A computed right side is applied element by element, so that a nil
-        // element is false before the right side's type is looked at. A
-        // computed collection on the right of `IN` is hashed once when both
-        // sides are long: O(n + m), not O(n·m).
-        let test =
-          prepared
-          ?? Self.computedMembership(operation, options: options, elements.count, other)
-          ?? ValueTest { element throws(ValueFault) in
-            try ValueTest.apply(operation, options: options, element, other, regexBudget: budget)
-          }
-        switch quantifier {
-        case .all:
-          for element in elements where try !test.run(element) { return false }
-          return true
-        case .none:
-          for element in elements where try test.run(element) { return false }
-          return true
-        default:
-          for element in elements where try test.run(element) { return true }
-          return false
-        }
-      }
-    }
-  }
-
-  // MARK: Expressions
-
-  func compile<Resolver: KeyResolver<Object>>(
-    _ expression: ExpressionSyntax, _ resolver: Resolver
-  ) throws(PredicateCompileError) -> Operand<Object> {
-    let site = Site(range: expression.range, source: source)
-    switch expression.kind {
-    case .constant(let value):
-      return Operand(form: .constant(value))
-
-    case .evaluatedObject:
-      let resolved = try resolver.resolveSelf(at: expression.range)
-      return Operand(
-        form: .read(resolved.read), type: resolved.type, key: "SELF", entity: resolved.entity, fuse: resolved.fuse)
-
-    case .keyPath(let path):
-      let components = path.keyPathComponents
-      let reference = KeyPathReference(components: components, range: expression.range)
-      return keyOperand(path, components, try resolver.resolve(reference), site: site)
-
-    case .variable(let name):
-      guard let slot = scope.lastIndex(of: name) else {
-        throw PredicateCompileError(.unboundVariable, "no value for variable $\(name)", at: expression.range)
-      }
-      return Operand(form: .computed { _, scope in scope.bindings[slot] })
-
-    case .member(let base, let path):
-      let components = path.keyPathComponents[...]
-      return try unary(compile(base, resolver), site: site) { value throws(ValueFault) in try value.applying(components)
-      }
-
-    case .index(let base, .at(let index)):
-      return try binary(compile(base, resolver), compile(index, resolver), site: site) {
-        base, index throws(ValueFault) in
-        try Indexing.element(of: base, at: index)
-      }
-
-    case .index(let base, let position):
-      let type: KeyValueType = position == .size ? .attribute(.integer) : .unknown
-      var operand = try unary(compile(base, resolver), site: site) { value throws(ValueFault) in
-        try Indexing.apply(position, to: value)
-      }
-      operand.type = operand.constant == nil ? type : .unknown
-      return operand
-
-    case .aggregate(let elements):
-      var operands: [Operand<Object>] = []
-      for element in elements { operands.append(try compile(element, resolver)) }
-      return try nary(operands, site: site) { values throws(ValueFault) in .array(values) }
-
-    case .negation(let operand):
-      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in
-        try Arithmetic.negate(value)
-      }
-
-    case .arithmetic(let operation, let lhs, let rhs):
-      return try binary(compile(lhs, resolver), compile(rhs, resolver), site: site) { a, b throws(ValueFault) in
-        try Arithmetic.apply(operation, a, b)
-      }
-
-    case .function(let function, let arguments):
-      var operands: [Operand<Object>] = []
-      for argument in arguments { operands.append(try compile(argument, resolver)) }
-      return try nary(operands, site: site, foldable: FunctionCall.isDeterministic(function)) {
-        values throws(ValueFault) in try FunctionCall.apply(function, values)
-      }
-
-    case .cast(let operand, let type):
-      guard Casting.supportedClasses.contains(type) else {
-        throw PredicateCompileError(
-          .unsupported,
-          "CAST to \"\(type)\" is not supported (supported: \(Casting.supportedClasses.sorted().joined(separator: ", ")))",
-          at: expression.range)
-      }
-      return try unary(compile(operand, resolver), site: site) { value throws(ValueFault) in
-        try Casting.cast(value, to: type)
-      }
-
-    case .ternary(let condition, let then, let otherwise):
-      let (a, b) = (try compile(then, resolver), try compile(otherwise, resolver))
-      switch try compile(condition, resolver) {
-      case .constant(let value):
-        return value ? a : b
-      case .test(let test, _):
-        let (first, second) = (a.evaluator, b.evaluator)
-        return Operand(
-          form: .computed { object, scope throws(PredicateEvaluationError) in
-            try test(object, scope) ? first(object, scope) : second(object, scope)
-          })
-      }
-
-    case .subquery(let collection, let variable, let predicate):
-      return try subquery(compile(collection, resolver), variable: variable, predicate: predicate, site: site)
-    }
-  }
-
-  /// A key path's operand, from what the resolver gave for it: its read,
-  /// followed by the components the resolver left.
-  private func keyOperand(
-    _ path: String, _ components: [String], _ resolved: ResolvedKey<Object>, site: Site
-  ) -> Operand<Object> {
-    let rest = components[resolved.componentCount...]
-    if rest.isEmpty {
-      return Operand(
-        form: .read(resolved.read), type: resolved.type, key: path, entity: resolved.entity, fuse: resolved.fuse)
-    }
-    let read = resolved.read
-    let type: KeyValueType = rest == ["@count"] ? .attribute(.integer) : .unknown
-    return Operand(
-      form: .computed { object, _ throws(PredicateEvaluationError) in
-        let value = read(object)
-        return try site.run { () throws(ValueFault) in try value.applying(rest) }
-      }, type: type, key: path, entity: resolved.entity)
-  }
-
-  /// `SUBQUERY(collection, $x, predicate)`: the predicate runs on each
-  /// element (key paths in it read the element; `$x` is the element too), and
-  /// the elements for which it holds form the result.
-  private func subquery(
-    _ collection: Operand<Object>, variable: String, predicate: PredicateSyntax, site: Site
-  ) throws(PredicateCompileError) -> Operand<Object> {
-    let inner = PredicateCompiler<FilterValue>(
-      source: source, scope: scope + [variable], keyConstantFastPath: keyConstantFastPath,
-      regexBudgetStorage: regexBudgetStorage)
-    let condition = try inner.compile(predicate, RecordKeyResolver())
-    let slot = scope.count
-    let elementsOf = collection.evaluator
-    return Operand(
-      form: .computed { object, scope throws(PredicateEvaluationError) in
-        let value = try elementsOf(object, scope)
-        guard let elements = value.collectionElements else {
-          throw site.evaluationError(
-            ValueFault(
-              .notACollection, "SUBQUERY needs a collection, found \(value.typeName) \(value.shortDescription)"))
-        }
-        switch condition {
-        case .constant(let keep):
-          return .array(keep ? elements : [])
-        case .test(let test, _):
-          var local = scope
-          local.bindings.append(.null)
-          var kept: [FilterValue] = []
-          for element in elements {
-            local.bindings[slot] = element
-            if try test(element, local) { kept.append(element) }
-          }
-          return .array(kept)
-        }
-      })
-  }
-
-  // MARK: Folding
-
-  private func unary(
-    _ operand: Operand<Object>, site: Site,
-    _ operation: @escaping @Sendable (FilterValue) throws(ValueFault) -> FilterValue
-  ) throws(PredicateCompileError) -> Operand<Object> {
-    if let value = operand.constant {
-      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(value) }))
-    }
-    let evaluate = operand.evaluator
-    return Operand(
-      form: .computed { object, scope throws(PredicateEvaluationError) in
-        let value = try evaluate(object, scope)
-        return try site.run { () throws(ValueFault) in try operation(value) }
-      })
-  }
-
-  private func binary(
-    _ lhs: Operand<Object>, _ rhs: Operand<Object>, site: Site,
-    _ operation: @escaping @Sendable (FilterValue, FilterValue) throws(ValueFault) -> FilterValue
-  ) throws(PredicateCompileError) -> Operand<Object> {
-    if let a = lhs.constant, let b = rhs.constant {
-      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(a, b) }))
-    }
-    let (left, right) = (lhs.evaluator, rhs.evaluator)
-    return Operand(
-      form: .computed { object, scope throws(PredicateEvaluationError) in
-        let a = try left(object, scope)
-        let b = try right(object, scope)
-        return try site.run { () throws(ValueFault) in try operation(a, b) }
-      })
-  }
-
-  private func nary(
-    _ operands: [Operand<Object>], site: Site, foldable: Bool = true,
-    _ operation: @escaping @Sendable ([FilterValue]) throws(ValueFault) -> FilterValue
-  ) throws(PredicateCompileError) -> Operand<Object> {
-    let constants = operands.compactMap(\.constant)
-    if foldable, constants.count == operands.count {
-      return Operand(form: .constant(try site.fold { () throws(ValueFault) in try operation(constants) }))
-    }
-    let evaluators = operands.map(\.evaluator)
-    return Operand(
-      form: .computed { object, scope throws(PredicateEvaluationError) in
-        var values: [FilterValue] = []
-        values.reserveCapacity(evaluators.count)
-        for evaluate in evaluators { values.append(try evaluate(object, scope)) }
-        return try site.run { () throws(ValueFault) in try operation(values) }
-      })
-  }
-}
-
-extension ComparisonSyntax.Quantifier {
-  /// The keyword as printed: `ANY`, `ALL`, `NONE`; empty for a direct comparison.
-  var keyword: String {
-    switch self {
-    case .direct: ""
-    case .any: "ANY"
-    case .all: "ALL"
-    case .none: "NONE"
-    }
-  }
-}
-
-/// The operands of a probed group of three to five, captured as one value.
-struct ProbedOperands<Object>: Sendable {
-  let t1: Test<Object>
-  let p1: Probe<Object>
-  let t2: Test<Object>
-  let p2: Probe<Object>
-  let t3: Test<Object>
-  let p3: Probe<Object>
-  let t4: Test<Object>?
-  let p4: Probe<Object>?
-  let t5: Test<Object>?
-  let p5: Probe<Object>?
 }
