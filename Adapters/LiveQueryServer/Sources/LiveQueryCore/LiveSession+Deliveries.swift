@@ -1,12 +1,59 @@
 import ContextWatching
+import Dispatch
 import ObjectGraph
+import Synchronization
+
+/// The list monitors' updates waiting for a session's queue, in the order
+/// the saving thread handed them over.
+struct ListArrivals {
+  /// One update of one list.
+  struct Arrival {
+    let subscription: ListSubscription
+    let update: ListMonitorUpdate
+    /// The label of the monitor's new request, for a refetch's update.
+    let label: String?
+  }
+
+  var waiting: [Arrival] = []
+  /// A job on the session's queue will take what waits.
+  var isScheduled = false
+}
 
 extension LiveSession {
-  /// Sends a subscription's whole list as it is now, or marks it behind
-  /// when the outbox is full.
+  /// Takes a list monitor's update, on the thread that applied it (the
+  /// saving thread, or the session's queue for an `update`'s refetch): the
+  /// first update of a save to wait queues the one job that hands the
+  /// session all of them.
+  func arrive(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
+    // The request the refetch listed is the monitor's until its next
+    // refetch, which only the session's queue asks for.
+    let label = update.changes.isRefetch ? subscription.monitor.request.label : nil
+    let schedules = arrivals.withLock { arrivals in
+      arrivals.waiting.append(ListArrivals.Arrival(subscription: subscription, update: update, label: label))
+      defer { arrivals.isScheduled = true }
+      return !arrivals.isScheduled
+    }
+    if schedules { queue.async { self.handleArrivals() } }
+  }
+
+  /// Turns the waiting updates into frames, in the order they arrived.
+  func handleArrivals() {
+    assertOnQueue()
+    let waiting = arrivals.withLock { arrivals in
+      defer {
+        arrivals.waiting = []
+        arrivals.isScheduled = false
+      }
+      return arrivals.waiting
+    }
+    for arrival in waiting { listChanged(arrival.subscription, arrival.update, label: arrival.label) }
+  }
+
+  /// Sends a subscription's whole list as the session last saw it, or
+  /// marks it behind when the outbox is full.
   func sendSnapshot(_ subscription: ListSubscription) {
     assertOnQueue()
-    let content = subscription.monitor.content
+    let content = subscription.content
     let access = subscription.access
     var sections: [LiveSection] = []
     for index in 0..<content.numberOfSections {
@@ -15,7 +62,7 @@ extension LiveSession {
     }
     let objects = content.snapshots.map { LiveObject(ref: refs.ref(for: $0.objectID), values: access.values(of: $0)) }
     let message = SnapshotMessage(
-      id: subscription.request.id, sequenceNumber: subscription.monitor.sequenceNumber, sections: sections,
+      id: subscription.request.id, sequenceNumber: subscription.contentSequence, sections: sections,
       objects: objects)
     push(ServerMessage.snapshot(message).text, for: subscription, save: nil, position: message.sequenceNumber)
   }
@@ -26,14 +73,19 @@ extension LiveSession {
   ///
   /// The first delivery under the latest request's label answers the
   /// awaited `update` (saves delivered before it are changes of the old
-  /// request). It is sent even when empty.
-  func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate) {
+  /// request). It is sent even when empty. A save's update that the first
+  /// snapshot holds already is skipped.
+  func listChanged(_ subscription: ListSubscription, _ update: ListMonitorUpdate, label: String?) {
     assertOnQueue()
     guard lists[subscription.request.id] === subscription else { return }
-    let answersUpdate = subscription.awaitsUpdate && subscription.monitor.request.label == subscription.label
+    let changes = update.changes
+    guard changes.isRefetch || changes.sequenceNumber > subscription.skipsThrough else { return }
+    subscription.content = update.content
+    subscription.contentSequence = changes.sequenceNumber
+    if let label { subscription.deliveredLabel = label }
+    let answersUpdate = subscription.awaitsUpdate && subscription.deliveredLabel == subscription.label
     if answersUpdate { subscription.awaitsUpdate = false }
     guard !subscription.isBehind else { return }
-    let changes = update.changes
     let access = subscription.access
     func object(_ snapshot: ObjectSnapshot, _ changedKeys: [String], values: Bool = true) -> LiveObject {
       LiveObject(

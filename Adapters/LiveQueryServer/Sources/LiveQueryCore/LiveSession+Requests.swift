@@ -108,7 +108,9 @@ extension LiveSession {
     }
     let monitor: ListMonitor
     do {
-      monitor = try ListMonitor(context: context, request: listRequest, scheduler: .queue(queue))
+      // Applied on the saving thread: the session takes the updates of a
+      // save together (see `arrive(_:_:)`).
+      monitor = try ListMonitor(context: context, request: listRequest, scheduler: .immediate)
     } catch {
       throw Self.refusal(error, id: request.id)
     }
@@ -116,8 +118,10 @@ extension LiveSession {
     lists[request.id] = subscription
     subscription.token = monitor.observe { [weak self, weak subscription] update in
       guard let self, let subscription else { return }
-      listChanged(subscription, update)
+      arrive(subscription, update)
     }
+    // Observed from now: the snapshot holds the saves before.
+    subscription.takeCurrentContent()
     sendSnapshot(subscription)
   }
 
@@ -170,26 +174,15 @@ extension LiveSession {
     subscription.generation += 1
     subscription.request = request
     subscription.awaitsUpdate = true
-    answerUpdate(subscription)
-  }
-
-  /// Sends an empty `changes` for an update whose lists were equal (the
-  /// monitor reports no change then): once the monitor's delivery queue has
-  /// passed the update, the subscription has either sent its changes or
-  /// still awaits them.
-  private func answerUpdate(_ subscription: ListSubscription) {
-    let monitor = subscription.monitor
-    pendingAnswers.enter()
-    DispatchQueue.global().async { [self] in
-      monitor.flush()
-      queue.async {
-        defer { self.pendingAnswers.leave() }
-        guard self.lists[subscription.request.id] === subscription, subscription.awaitsUpdate else { return }
-        subscription.awaitsUpdate = false
-        self.sendChanges(
-          subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: monitor.sequenceNumber))
-      }
-    }
+    // The monitor listed the new request on this thread: its update waits
+    // behind the updates of earlier saves. None comes when the lists are
+    // equal; an empty `changes` answers then.
+    handleArrivals()
+    guard subscription.awaitsUpdate else { return }
+    subscription.awaitsUpdate = false
+    subscription.deliveredLabel = subscription.label
+    sendChanges(
+      subscription, ChangesMessage(id: subscription.request.id, sequenceNumber: subscription.contentSequence))
   }
 
   /// Ends a subscription or watch and drops its waiting frames.

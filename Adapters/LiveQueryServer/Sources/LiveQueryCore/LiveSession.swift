@@ -2,6 +2,7 @@ public import ContextWatching
 public import Dispatch
 public import ObjectGraph
 public import PredicateDSL
+import Synchronization
 
 /// One client connection's live queries: its subscriptions (a list monitor
 /// each) and watches (on a shared watcher), restricted by row security,
@@ -15,20 +16,23 @@ public import PredicateDSL
 /// ```
 ///
 /// **Threading.** Every request and every delivery runs on the session's
-/// own serial ``queue``: ``receive(_:)`` hops there, and the list monitors'
-/// and watches' schedulers are queues that target it, so the session's
-/// state is touched by one job at a time and a delivery never interleaves
-/// with a request. The saver never waits for a session. The outbox is
+/// own serial ``queue``: ``receive(_:)`` hops there; the list monitors
+/// apply each save on the saving thread and hand their updates to the
+/// session, which takes all those waiting in one job on its queue (one hop
+/// per session a save touches, however many of its lists it changes); the
+/// watches' schedulers are queues that target it. So the session's state
+/// is touched by one job at a time and a delivery never interleaves with a
+/// request. The saver never waits for a session. The outbox is
 /// `Sendable`; the transport drains it from any thread.
 ///
 /// **Watcher.** Create the shared watcher with
 /// `DeliveryTarget.watchHandlers(on:)`: the session gives each watch a
 /// handler of its own, and the watcher then builds no other delivery.
 public final class LiveSession: @unchecked Sendable {
-  // @unchecked Sendable: `lists`, `watches` and `isClosed` are only touched
-  // on `queue` (every entry point hops there or checks it with
-  // `dispatchPrecondition`); the other stored properties are immutable
-  // and Sendable.
+  // @unchecked Sendable: `lists`, `watches`, `polls`, `pollTimer` and
+  // `isClosed` are only touched on `queue` (every entry point hops there
+  // or checks it with `dispatchPrecondition`); `arrivals` is a mutex; the
+  // other stored properties are immutable and Sendable.
 
   /// The frames waiting for the client.
   public let outbox: LiveOutbox
@@ -39,8 +43,9 @@ public final class LiveSession: @unchecked Sendable {
   let security: SessionSecurity
   let refs: ObjectRefs
   let limits: LiveLimits
-  /// Answers to `update`s in flight (see `answerUpdate`).
-  let pendingAnswers = DispatchGroup()
+  /// The list monitors' updates handed over by the saving thread, waiting
+  /// for the session's queue (see `handleArrivals()`).
+  let arrivals = Mutex(ListArrivals())
   var lists: [String: ListSubscription] = [:]
   var watches: [String: WatchSubscription] = [:]
   var isClosed = false
@@ -155,11 +160,10 @@ public final class LiveSession: @unchecked Sendable {
   /// tests; never call it on ``queue``.
   public func flush() {
     dispatchPrecondition(condition: .notOnQueue(queue))
+    // The list monitors applied the saves before the call on the saving
+    // thread, and queued their updates' job on `queue`.
     queue.sync {}
-    let monitors = queue.sync { lists.values.map(\.monitor) }
-    for monitor in monitors { monitor.flush() }
     watcher.flush()
-    pendingAnswers.wait()
     queue.sync {}
   }
 

@@ -267,9 +267,15 @@ struct LiveConnection: Sendable {
     let nanoseconds =
       UInt64(timeout.components.seconds) * 1_000_000_000
       + UInt64(timeout.components.attoseconds / 1_000_000_000)
+    // Wakes when the write in progress, if it goes on stalling, would
+    // pass the limit (a whole limit from now between writes): once per
+    // slow-client time on a healthy connection, and as soon as a stalled
+    // client passes the limit.
+    var stalled: UInt64 = 0
     while true {
-      try await Task.sleep(for: .milliseconds(250))
-      if writes.stalled > nanoseconds { return .tooSlow(seconds: CloseReason.seconds(timeout)) }
+      try await Task.sleep(for: .nanoseconds(Int64(nanoseconds - stalled) + 1_000_000))
+      stalled = writes.stalled
+      if stalled > nanoseconds { return .tooSlow(seconds: CloseReason.seconds(timeout)) }
     }
   }
 
