@@ -41,12 +41,19 @@ struct Collector {
 
   private let records: ScratchBuffer<Record>
   private let flat: ScratchBuffer<WatchMatch>
+  /// The kind of the change value collected.
+  let kind: ContextSave.Kind
+  /// The `SlotInfo` flags that send a record through the watch's options.
+  private let checked: UInt8
   /// The updates of objects reached through relationships.
   private var reached: [ObjectUpdate] = []
   var failures: [WatchFailure] = []
 
-  /// A collector filling `storage`'s lists, emptied first.
-  init(_ storage: Storage) {
+  /// A collector filling `storage`'s lists, emptied first, for a change
+  /// value of `kind`.
+  init(_ storage: Storage, kind: ContextSave.Kind = .save) {
+    self.kind = kind
+    checked = SlotInfo.checkedFlags(kind)
     records = storage.records
     flat = storage.matches
     records.removeAll(keepingCapacityUpTo: Self.retainedCapacity)
@@ -67,9 +74,8 @@ struct Collector {
     _ slot: Int, _ info: SlotInfo, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image,
     in filter: borrowing MasterFilter
   ) {
-    if info.filtersEvents {
-      let options = filter.entries[slot].unsafelyUnwrapped.options
-      guard options.events.contains(WatchEvents(event)), options.objectIDs?.contains(objectID) ?? true else { return }
+    if info.isChecked(checked) {
+      guard filter.entries[slot].unsafelyUnwrapped.reports(event, of: objectID, in: kind) else { return }
     }
     flat.append(WatchMatch(watch: info.id, event: event))
     let bit = WatchEvents(event).rawValue
@@ -161,7 +167,7 @@ struct Collector {
     }
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
-      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures)
+      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures, kind: kind)
   }
 
   /// The changes of each watch with a handler of its own that saw
@@ -184,7 +190,7 @@ struct Collector {
       }
       let route = filter.entries[slot].unsafelyUnwrapped.route.unsafelyUnwrapped
       routes.append(
-        (route, WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author)))
+        (route, WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, kind: kind)))
       if positions != nil {
         positions![slot] = routes.count - 1
       } else if routes.count > 8 {

@@ -25,7 +25,7 @@ extension MasterFilter {
     prepareRanges()
     let sides = SaveSides(save: save, context: context)
     let (before, after) = (SaveGraph(side: .before, sides: sides), SaveGraph(side: .after, sides: sides))
-    var collector = Collector(collected)
+    var collector = Collector(collected, kind: save.kind)
     let (was, now) = (scratch.was, scratch.now)
 
     for (position, snapshot) in save.inserted.enumerated() {
@@ -67,6 +67,14 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
+    // Failures are found for every watch that evaluated the object; report
+    // only those of watches that follow this kind of change.
+    if !collector.failures.isEmpty && (save.kind == .pending || followsOnlyPending > 0) {
+      let kind = ChangeKinds(save.kind)
+      collector.failures.removeAll { failure in
+        !(entry(failure.watch)?.options.follows.contains(kind) ?? false)
+      }
+    }
     // Most saves of a watcher with monitors change no monitored object.
     guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
     collector.sort()

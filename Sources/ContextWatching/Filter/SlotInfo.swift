@@ -1,3 +1,5 @@
+import ObjectGraph
+
 /// What the classifier needs of a watch slot for every candidate and match,
 /// in one small value: reading each watch's `WatchEntry` object instead
 /// would cost a cache miss per match when there are many watches.
@@ -12,10 +14,23 @@ struct SlotInfo {
     predicate = Int32(entry.predicateSlot)
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
-      | (entry.route != nil ? 8 : 0)
+      | (entry.route != nil ? 8 : 0) | (entry.followsPending ? 0 : Self.skipsPending)
   }
 
-  /// Whether the watch's options filter events or objects.
+  /// The flag of a watch that does not follow pending changes.
+  static let skipsPending: UInt8 = 16
+  /// The flags that send a record of a change value of `kind` to the
+  /// options' checks (``filtersEvents``, and for pending changes the
+  /// watches that do not follow them).
+  static func checkedFlags(_ kind: ContextSave.Kind) -> UInt8 { kind == .save ? 1 : 1 | skipsPending }
+
+  /// Whether a record must go through the watch's options (`checked` from
+  /// ``checkedFlags(_:)``).
+  @inline(__always)
+  func isChecked(_ checked: UInt8) -> Bool { flags & checked != 0 }
+
+  /// Whether the watch's options filter events or objects, or leave out
+  /// saves.
   var filtersEvents: Bool { flags & 1 != 0 }
   /// Whether every update counts, whatever keys it changed.
   var countsEveryUpdate: Bool { flags & 2 != 0 }

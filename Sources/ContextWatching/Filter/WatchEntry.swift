@@ -24,8 +24,11 @@ final class WatchEntry {
   /// The attribute slots the predicate reads, as bits; nil when it reads
   /// more (see `PredicateAnalysis.attributeMask`).
   let attributeMask: UInt64?
-  /// Whether the options filter events or objects (most watches do not).
+  /// Whether the options filter events or objects, or leave out saves
+  /// (most watches do none of it).
   let filtersEvents: Bool
+  /// Whether the watch follows pending changes.
+  let followsPending: Bool
   /// Whether every update counts (no watched keys, no ignored keys): most
   /// watches, which then skip looking at the changed keys.
   let countsEveryUpdate: Bool
@@ -66,7 +69,8 @@ final class WatchEntry {
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
     self.attributeMask = attributeMask
-    filtersEvents = options.events != .all || options.objectIDs != nil
+    filtersEvents = options.events != .all || options.objectIDs != nil || !options.follows.contains(.saves)
+    followsPending = options.follows.contains(.pending)
     countsEveryUpdate = options.watchedKeys == nil && ignoredKeys.isEmpty
   }
 
@@ -91,6 +95,13 @@ final class WatchEntry {
       guard let keys else { return update.hasChangedAttributeKey }
       return update.containsChangedKey(where: keys.contains)
     }
+  }
+
+  /// Whether the watch reports `event` of the object `objectID` in a
+  /// change value of `kind`, by its options.
+  func reports(_ event: WatchEvent, of objectID: ObjectID, in kind: ContextSave.Kind) -> Bool {
+    options.follows.contains(ChangeKinds(kind)) && options.events.contains(WatchEvents(event))
+      && options.objectIDs?.contains(objectID) ?? true
   }
 
   /// Whether `update` counts for this watch by its changed keys (it still
