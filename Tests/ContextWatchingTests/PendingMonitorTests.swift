@@ -50,6 +50,30 @@ struct PendingMonitorTests {
     #expect(saves.object?["age"] == 31)
   }
 
+  @Test func recordMonitorsForwardWhatTheyFollow() throws {
+    let context = WatcherFixtures.context()
+    let ann = try context.run { context in
+      let ann = try context.insert(Resident(name: "Ann", city: "Lima", age: 30))
+      try context.save()
+      return ann
+    }
+    let object = try RecordObjectMonitor<Resident>(
+      context: context, objectID: ann.objectID, scheduler: .immediate, follows: .pending)
+    let list = try RecordListMonitor<Resident>(
+      context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]), scheduler: .immediate,
+      follows: .pending)
+    #expect(object.untyped.follows == .pending && list.untyped.follows == .pending)
+    try context.run { context in
+      try ann.setValue(31, forKey: "age")
+      _ = try context.insert(Resident(name: "Bob", city: nil, age: 40))
+    }
+    #expect(try object.record?.age == 31)
+    #expect(try list.records.map(\.name) == ["Ann", "Bob"])
+    context.run { $0.rollback() }
+    #expect(try object.record?.age == 30)
+    #expect(try list.records.map(\.name) == ["Ann"])
+  }
+
   @Test func monitorsThatFollowNothingAreRefused() throws {
     let context = WatcherFixtures.context()
     let ann = try context.run { try $0.insert("Person", values: ["name": "Ann"]) }

@@ -27,8 +27,8 @@ import Synchronization
 public final class ObjectContext: @unchecked Sendable {
   // @unchecked Sendable: every mutable stored property below is touched only
   // on `queue` (each confined entry point begins with `checkQueue()`, in
-  // release builds too); `observers` is a lock-protected registry, and the
-  // `let`s are immutable Sendable values.
+  // release builds too); `observers` and `pendingObservers` are
+  // lock-protected registries, and the `let`s are immutable Sendable values.
 
   /// The schema of the context's objects.
   public let schema: ObjectSchema
