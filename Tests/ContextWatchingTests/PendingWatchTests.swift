@@ -85,6 +85,26 @@ struct PendingWatchTests {
     #expect(rig.recorder.all.count == count)
   }
 
+  @Test func pendingDeliveriesHoldOnlyTheWatchesThatFollowThem() throws {
+    let rig = Rig()
+    let group = try rig.watcher.watch(["Person", "Company"], where: "name BEGINSWITH 'A'", options: pendingOptions())
+    let saves = try rig.watcher.watch("Person")
+    var inserts = WatchOptions(events: [.inserted])
+    inserts.label = "inserts"
+    let savedInserts = try rig.watcher.watch("Person", options: inserts)
+    let (ann, acme) = try rig.context.run { context in
+      (try context.insert("Person", values: ["name": "Ann"]), try context.insert("Company", values: ["name": "Acme"]))
+    }
+    rig.watcher.flush()
+    let pending = try #require(rig.recorder.last)
+    #expect(pending.kind == .pending)
+    #expect(pending.attribution.map(\.objectID) == [ann.objectID, acme.objectID].sorted())
+    #expect(pending.attribution.allSatisfy { $0.matches.map(\.watch) == [group.id] })
+    let saved = try #require(try rig.save { _ in })
+    #expect(saved.matches(for: ann.objectID).map(\.watch) == [saves.id, savedInserts.id])
+    #expect(saved.matches(for: acme.objectID).isEmpty)
+  }
+
   @Test func aWatchThatFollowsNothingIsRefused() throws {
     let rig = Rig()
     #expect {

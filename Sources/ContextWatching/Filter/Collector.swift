@@ -43,8 +43,6 @@ struct Collector {
   private let flat: ScratchBuffer<WatchMatch>
   /// The kind of the change value collected.
   let kind: ContextSave.Kind
-  /// The `SlotInfo` flags that send a record through the watch's options.
-  private let checked: UInt8
   /// The updates of objects reached through relationships.
   private var reached: [ObjectUpdate] = []
   var failures: [WatchFailure] = []
@@ -53,7 +51,6 @@ struct Collector {
   /// value of `kind`.
   init(_ storage: Storage, kind: ContextSave.Kind = .save) {
     self.kind = kind
-    checked = SlotInfo.checkedFlags(kind)
     records = storage.records
     flat = storage.matches
     records.removeAll(keepingCapacityUpTo: Self.retainedCapacity)
@@ -74,7 +71,7 @@ struct Collector {
     _ slot: Int, _ info: SlotInfo, _ event: WatchEvent, objectID: ObjectID, image: @autoclosure () -> Image,
     in filter: borrowing MasterFilter
   ) {
-    if info.isChecked(checked) {
+    if info.filtersEvents {
       guard filter.entries[slot].unsafelyUnwrapped.reports(event, of: objectID, in: kind) else { return }
     }
     flat.append(WatchMatch(watch: info.id, event: event))
@@ -85,6 +82,31 @@ struct Collector {
     } else {
       records.append(Record(objectID: objectID, image: image(), events: bit, start: flat.count - 1, count: 1))
     }
+  }
+
+  /// Drops the matches of the watches `refuses` names, and the records
+  /// left with none, in place (each record's matches stay consecutive, in
+  /// record order).
+  func removeMatches(where refuses: (WatchMatch) -> Bool) {
+    let matches = flat.mutableElements
+    let records = records.mutableElements
+    var (keptMatches, keptRecords) = (0, 0)
+    for index in records.indices {
+      var record = records[index]
+      let start = keptMatches
+      var events: UInt8 = 0
+      for position in record.range where !refuses(matches[position]) {
+        matches[keptMatches] = matches[position]
+        events |= WatchEvents(matches[position].event).rawValue
+        keptMatches += 1
+      }
+      guard keptMatches > start else { continue }
+      (record.start, record.count, record.events) = (start, keptMatches - start, events)
+      records[keptRecords] = record
+      keptRecords += 1
+    }
+    flat.removeLast(matches.count - keptMatches)
+    self.records.removeLast(records.count - keptRecords)
   }
 
   /// Whether something was recorded: a match, or a failure.

@@ -67,6 +67,12 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
+    // Watches that follow saves alone matched pending changes too (the
+    // hot path checks only watches that filter events, which watches that
+    // skip saves do): their matches go now.
+    if save.kind == .pending {
+      collector.removeMatches { !slotInfo[$0.watch.slot].followsPending }
+    }
     // Failures are found for every watch that evaluated the object; report
     // only those of watches that follow this kind of change.
     if !collector.failures.isEmpty && (save.kind == .pending || followsOnlyPending > 0) {

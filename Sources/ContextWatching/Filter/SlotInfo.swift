@@ -14,20 +14,13 @@ struct SlotInfo {
     predicate = Int32(entry.predicateSlot)
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
-      | (entry.route != nil ? 8 : 0) | (entry.followsPending ? 0 : Self.skipsPending)
+      | (entry.route != nil ? 8 : 0) | (entry.followsPending ? 16 : 0)
   }
 
-  /// The flag of a watch that does not follow pending changes.
-  static let skipsPending: UInt8 = 16
-  /// The flags that send a record of a change value of `kind` to the
-  /// options' checks (``filtersEvents``, and for pending changes the
-  /// watches that do not follow them).
-  static func checkedFlags(_ kind: ContextSave.Kind) -> UInt8 { kind == .save ? 1 : 1 | skipsPending }
-
-  /// Whether a record must go through the watch's options (`checked` from
-  /// ``checkedFlags(_:)``).
-  @inline(__always)
-  func isChecked(_ checked: UInt8) -> Bool { flags & checked != 0 }
+  /// Whether the watch follows pending changes. (The collector does not
+  /// read it for each match: a watch that skips saves filters events,
+  /// and the matches of pending changes are sifted once, afterwards.)
+  var followsPending: Bool { flags & 16 != 0 }
 
   /// Whether the watch's options filter events or objects, or leave out
   /// saves.

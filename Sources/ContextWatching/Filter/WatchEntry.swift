@@ -25,7 +25,9 @@ final class WatchEntry {
   /// more (see `PredicateAnalysis.attributeMask`).
   let attributeMask: UInt64?
   /// Whether the options filter events or objects, or leave out saves
-  /// (most watches do none of it).
+  /// (most watches do none of it). Watches that leave out pending changes
+  /// are not flagged: classifying a save checks no more than before, and
+  /// the matches of pending changes are sifted once, afterwards.
   let filtersEvents: Bool
   /// Whether the watch follows pending changes.
   let followsPending: Bool
