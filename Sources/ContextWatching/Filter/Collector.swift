@@ -41,16 +41,12 @@ struct Collector {
 
   private let records: ScratchBuffer<Record>
   private let flat: ScratchBuffer<WatchMatch>
-  /// The kind of the change value collected.
-  let kind: ContextSave.Kind
   /// The updates of objects reached through relationships.
   private var reached: [ObjectUpdate] = []
   var failures: [WatchFailure] = []
 
-  /// A collector filling `storage`'s lists, emptied first, for a change
-  /// value of `kind`.
-  init(_ storage: Storage, kind: ContextSave.Kind = .save) {
-    self.kind = kind
+  /// A collector filling `storage`'s lists, emptied first.
+  init(_ storage: Storage) {
     records = storage.records
     flat = storage.matches
     records.removeAll(keepingCapacityUpTo: Self.retainedCapacity)
@@ -72,7 +68,7 @@ struct Collector {
     in filter: borrowing MasterFilter
   ) {
     if info.filtersEvents {
-      guard filter.entries[slot].unsafelyUnwrapped.reports(event, of: objectID, in: kind) else { return }
+      guard filter.entries[slot].unsafelyUnwrapped.reports(event, of: objectID) else { return }
     }
     flat.append(WatchMatch(watch: info.id, event: event))
     let bit = WatchEvents(event).rawValue
@@ -189,7 +185,7 @@ struct Collector {
     }
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
-      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures, kind: kind)
+      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures, kind: save.kind)
   }
 
   /// The changes of each watch with a handler of its own that saw
@@ -212,7 +208,10 @@ struct Collector {
       }
       let route = filter.entries[slot].unsafelyUnwrapped.route.unsafelyUnwrapped
       routes.append(
-        (route, WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, kind: kind)))
+        (
+          route,
+          WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, kind: save.kind)
+        ))
       if positions != nil {
         positions![slot] = routes.count - 1
       } else if routes.count > 8 {

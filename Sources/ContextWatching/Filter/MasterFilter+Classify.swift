@@ -25,7 +25,7 @@ extension MasterFilter {
     prepareRanges()
     let sides = SaveSides(save: save, context: context)
     let (before, after) = (SaveGraph(side: .before, sides: sides), SaveGraph(side: .after, sides: sides))
-    var collector = Collector(collected, kind: save.kind)
+    var collector = Collector(collected)
     let (was, now) = (scratch.was, scratch.now)
 
     for (position, snapshot) in save.inserted.enumerated() {
@@ -67,25 +67,26 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
-    // Watches that follow saves alone matched pending changes too (the
-    // hot path checks only watches that filter events, which watches that
-    // skip saves do): their matches go now.
-    if save.kind == .pending {
-      collector.removeMatches { !slotInfo[$0.watch.slot].followsPending }
-    }
-    // Failures are found for every watch that evaluated the object; report
-    // only those of watches that follow this kind of change.
-    if !collector.failures.isEmpty && (save.kind == .pending || followsOnlyPending > 0) {
-      let kind = ChangeKinds(save.kind)
-      collector.failures.removeAll { failure in
-        !(entry(failure.watch)?.options.follows.contains(kind) ?? false)
-      }
-    }
+    if save.kind == .pending || followsOnlyPending > 0 { sift(&collector, for: save.kind) }
     // Most saves of a watcher with monitors change no monitored object.
     guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
     collector.sort()
     if routedCount > 0 { routes = collector.routes(for: save, in: self) }
     return delivers ? collector.changes(for: save) : nil
+  }
+
+  /// Drops the matches and failures of the watches that do not follow
+  /// `kind`: every watch is matched against every change value, and what
+  /// it follows is checked once, here, rather than for each match (so
+  /// that a save, which most watches follow, pays nothing for it).
+  @inline(never)
+  private func sift(_ collector: inout Collector, for kind: ContextSave.Kind) {
+    collector.removeMatches { !slotInfo[$0.watch.slot].follows(kind) }
+    guard !collector.failures.isEmpty else { return }
+    let kinds = ChangeKinds(kind)
+    collector.failures.removeAll { failure in
+      !(entry(failure.watch)?.options.follows.contains(kinds) ?? false)
+    }
   }
 
   /// Records the marked slots of an update as updated, entered or exited,

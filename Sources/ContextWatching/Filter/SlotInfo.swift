@@ -14,13 +14,13 @@ struct SlotInfo {
     predicate = Int32(entry.predicateSlot)
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
-      | (entry.route != nil ? 8 : 0) | (entry.followsPending ? 16 : 0)
+      | (entry.route != nil ? 8 : 0) | (entry.options.follows.rawValue << 4)
   }
 
-  /// Whether the watch follows pending changes. (The collector does not
-  /// read it for each match: a watch that skips saves filters events,
-  /// and the matches of pending changes are sifted once, afterwards.)
-  var followsPending: Bool { flags & 16 != 0 }
+  /// Whether the watch follows change values of `kind`. (Not read for each
+  /// match: the matches of a change value are sifted once, afterwards, when
+  /// some watch does not follow its kind.)
+  func follows(_ kind: ContextSave.Kind) -> Bool { flags >> 4 & ChangeKinds(kind).rawValue != 0 }
 
   /// Whether the watch's options filter events or objects, or leave out
   /// saves.

@@ -24,10 +24,10 @@ final class WatchEntry {
   /// The attribute slots the predicate reads, as bits; nil when it reads
   /// more (see `PredicateAnalysis.attributeMask`).
   let attributeMask: UInt64?
-  /// Whether the options filter events or objects, or leave out saves
-  /// (most watches do none of it). Watches that leave out pending changes
-  /// are not flagged: classifying a save checks no more than before, and
-  /// the matches of pending changes are sifted once, afterwards.
+  /// Whether the options filter events or objects (most watches do not).
+  /// What a watch follows is not checked per match: the matches of the
+  /// watches that do not follow a change value's kind are sifted once,
+  /// afterwards (see `MasterFilter.sift(_:for:)`).
   let filtersEvents: Bool
   /// Whether the watch follows pending changes.
   let followsPending: Bool
@@ -71,7 +71,7 @@ final class WatchEntry {
     self.predicateSlot = predicateSlot
     self.dependencies = dependencies
     self.attributeMask = attributeMask
-    filtersEvents = options.events != .all || options.objectIDs != nil || !options.follows.contains(.saves)
+    filtersEvents = options.events != .all || options.objectIDs != nil
     followsPending = options.follows.contains(.pending)
     countsEveryUpdate = options.watchedKeys == nil && ignoredKeys.isEmpty
   }
@@ -99,11 +99,10 @@ final class WatchEntry {
     }
   }
 
-  /// Whether the watch reports `event` of the object `objectID` in a
-  /// change value of `kind`, by its options.
-  func reports(_ event: WatchEvent, of objectID: ObjectID, in kind: ContextSave.Kind) -> Bool {
-    options.follows.contains(ChangeKinds(kind)) && options.events.contains(WatchEvents(event))
-      && options.objectIDs?.contains(objectID) ?? true
+  /// Whether the watch's events and instance filters let `event` of the
+  /// object `objectID` through.
+  func reports(_ event: WatchEvent, of objectID: ObjectID) -> Bool {
+    options.events.contains(WatchEvents(event)) && options.objectIDs?.contains(objectID) ?? true
   }
 
   /// Whether `update` counts for this watch by its changed keys (it still
