@@ -181,10 +181,13 @@ struct RandomWrites {
 
   mutating func city() -> FilterValue { Self.cities.randomElement(using: &random)!.map(FilterValue.string) ?? .null }
 
-  /// One to four writes, then a save; one save in ten has 17 to 40 writes
-  /// (the list monitor counts ranks for up to 16 repositioned objects and
-  /// searches for more).
-  mutating func save(_ context: ObjectContext) throws {
+  /// What a block of writes ends with.
+  enum Ending { case save, rollback, nothing }
+
+  /// One to four writes, then a save (or `ending`); one block in ten has 17
+  /// to 40 writes (the list monitor counts ranks for up to 16 repositioned
+  /// objects and searches for more).
+  mutating func save(_ context: ObjectContext, ending: Ending = .save) throws {
     let writes =
       Int.random(in: 0..<10, using: &random) == 0
       ? Int.random(in: 17...40, using: &random) : Int.random(in: 1...4, using: &random)
@@ -220,7 +223,11 @@ struct RandomWrites {
           break
         }
       }
-      _ = try context.save()
+      switch ending {
+      case .save: _ = try context.save()
+      case .rollback: context.rollback()
+      case .nothing: break
+      }
     }
   }
 

@@ -16,7 +16,11 @@ import PredicateDSL
 /// }
 /// ```
 public struct ContextChanges: Sendable, Hashable {
-  /// The save's sequence number.
+  /// Whether the delivery reports a save or pending changes (see
+  /// ``WatchOptions/follows``).
+  public var kind: ContextSave.Kind
+  /// The save's sequence number; for pending changes, that of the last save
+  /// before them.
   public var sequenceNumber: Int
   /// The save's author label.
   public var author: String?
@@ -53,8 +57,10 @@ public struct ContextChanges: Sendable, Hashable {
   public init(
     sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [],
     entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [], deleted: [ObjectSnapshot] = [],
-    attribution: [ObjectAttribution] = [], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil
+    attribution: [ObjectAttribution] = [], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil,
+    kind: ContextSave.Kind = .save
   ) {
+    self.kind = kind
     self.sequenceNumber = sequenceNumber
     self.author = author
     self.inserted = inserted

@@ -17,7 +17,11 @@ public import ObjectGraph
 public struct WatchChanges: Sendable, Hashable {
   /// The watch.
   public var watch: WatchID
-  /// The save's sequence number.
+  /// Whether the changes are a save's or pending changes (see
+  /// ``WatchOptions/follows``).
+  public var kind: ContextSave.Kind
+  /// The save's sequence number; for pending changes, that of the last save
+  /// before them.
   public var sequenceNumber: Int
   /// The save's author label.
   public var author: String?
@@ -41,8 +45,9 @@ public struct WatchChanges: Sendable, Hashable {
   public init(
     watch: WatchID, sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [],
     updated: [ObjectUpdate] = [], entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [],
-    deleted: [ObjectSnapshot] = [], failures: [WatchFailure] = []
+    deleted: [ObjectSnapshot] = [], failures: [WatchFailure] = [], kind: ContextSave.Kind = .save
   ) {
+    self.kind = kind
     self.watch = watch
     self.sequenceNumber = sequenceNumber
     self.author = author

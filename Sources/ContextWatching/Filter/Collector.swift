@@ -68,8 +68,7 @@ struct Collector {
     in filter: borrowing MasterFilter
   ) {
     if info.filtersEvents {
-      let options = filter.entries[slot].unsafelyUnwrapped.options
-      guard options.events.contains(WatchEvents(event)), options.objectIDs?.contains(objectID) ?? true else { return }
+      guard filter.entries[slot].unsafelyUnwrapped.reports(event, of: objectID) else { return }
     }
     flat.append(WatchMatch(watch: info.id, event: event))
     let bit = WatchEvents(event).rawValue
@@ -79,6 +78,31 @@ struct Collector {
     } else {
       records.append(Record(objectID: objectID, image: image(), events: bit, start: flat.count - 1, count: 1))
     }
+  }
+
+  /// Drops the matches of the watches `refuses` names, and the records
+  /// left with none, in place (each record's matches stay consecutive, in
+  /// record order).
+  func removeMatches(where refuses: (WatchMatch) -> Bool) {
+    let matches = flat.mutableElements
+    let records = records.mutableElements
+    var (keptMatches, keptRecords) = (0, 0)
+    for index in records.indices {
+      var record = records[index]
+      let start = keptMatches
+      var events: UInt8 = 0
+      for position in record.range where !refuses(matches[position]) {
+        matches[keptMatches] = matches[position]
+        events |= WatchEvents(matches[position].event).rawValue
+        keptMatches += 1
+      }
+      guard keptMatches > start else { continue }
+      (record.start, record.count, record.events) = (start, keptMatches - start, events)
+      records[keptRecords] = record
+      keptRecords += 1
+    }
+    flat.removeLast(matches.count - keptMatches)
+    self.records.removeLast(records.count - keptRecords)
   }
 
   /// Whether something was recorded: a match, or a failure.
@@ -161,7 +185,7 @@ struct Collector {
     }
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
-      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures)
+      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures, kind: save.kind)
   }
 
   /// The changes of each watch with a handler of its own that saw
@@ -184,7 +208,10 @@ struct Collector {
       }
       let route = filter.entries[slot].unsafelyUnwrapped.route.unsafelyUnwrapped
       routes.append(
-        (route, WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author)))
+        (
+          route,
+          WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, kind: save.kind)
+        ))
       if positions != nil {
         positions![slot] = routes.count - 1
       } else if routes.count > 8 {

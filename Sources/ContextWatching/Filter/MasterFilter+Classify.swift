@@ -67,11 +67,26 @@ extension MasterFilter {
       }
     }
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
+    if save.kind == .pending || followsOnlyPending > 0 { sift(&collector, for: save.kind) }
     // Most saves of a watcher with monitors change no monitored object.
     guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
     collector.sort()
     if routedCount > 0 { routes = collector.routes(for: save, in: self) }
     return delivers ? collector.changes(for: save) : nil
+  }
+
+  /// Drops the matches and failures of the watches that do not follow
+  /// `kind`: every watch is matched against every change value, and what
+  /// it follows is checked once, here, rather than for each match (so
+  /// that a save, which most watches follow, pays nothing for it).
+  @inline(never)
+  private func sift(_ collector: inout Collector, for kind: ContextSave.Kind) {
+    collector.removeMatches { !slotInfo[$0.watch.slot].follows(kind) }
+    guard !collector.failures.isEmpty else { return }
+    let kinds = ChangeKinds(kind)
+    collector.failures.removeAll { failure in
+      !(entry(failure.watch)?.options.follows.contains(kinds) ?? false)
+    }
   }
 
   /// Records the marked slots of an update as updated, entered or exited,

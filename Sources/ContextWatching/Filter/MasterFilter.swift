@@ -47,6 +47,11 @@ struct MasterFilter: ~Copyable {
   /// How many watches have a handler of their own (a `WatchRoute`): with
   /// none, classifying a save routes nothing.
   private(set) var routedCount = 0
+  /// How many watches (groups' members included) follow pending changes:
+  /// while none does, the watcher does not ask the context for them.
+  private(set) var followsPendingCount = 0
+  /// How many of them do not follow saves.
+  private(set) var followsOnlyPending = 0
   /// How many slots hold members of groups (not watches of their own).
   private var memberCount = 0
   private var buckets: [Bucket]
@@ -272,6 +277,11 @@ struct MasterFilter: ~Copyable {
     guard let layout = schema.layout(named: entityName) else {
       throw unknownEntity(entityName, watch: label(predicate))
     }
+    if options.follows.isEmpty {
+      throw WatchError(
+        .invalidOptions, watch: label(predicate), entity: entityName,
+        message: "a watch follows saves, pending changes or both, not nothing")
+    }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
         .invalidOptions, watch: label(predicate), entity: entityName,
@@ -357,6 +367,10 @@ struct MasterFilter: ~Copyable {
       hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route,
       head: head, groupName: groupName)
     if route != nil && head == nil { routedCount += 1 }
+    if entry.followsPending {
+      followsPendingCount += 1
+      if !options.follows.contains(.saves) { followsOnlyPending += 1 }
+    }
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
@@ -489,6 +503,10 @@ struct MasterFilter: ~Copyable {
       }
     }
     if entry.route != nil && entry.head == nil { routedCount -= 1 }
+    if entry.followsPending {
+      followsPendingCount -= 1
+      if !entry.options.follows.contains(.saves) { followsOnlyPending -= 1 }
+    }
     if entry.head != nil { memberCount -= 1 }
     entries[slot] = nil
     freeSlots.append(slot)

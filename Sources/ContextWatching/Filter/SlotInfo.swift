@@ -1,3 +1,5 @@
+import ObjectGraph
+
 /// What the classifier needs of a watch slot for every candidate and match,
 /// in one small value: reading each watch's `WatchEntry` object instead
 /// would cost a cache miss per match when there are many watches.
@@ -12,10 +14,16 @@ struct SlotInfo {
     predicate = Int32(entry.predicateSlot)
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
-      | (entry.route != nil ? 8 : 0)
+      | (entry.route != nil ? 8 : 0) | (entry.options.follows.rawValue << 4)
   }
 
-  /// Whether the watch's options filter events or objects.
+  /// Whether the watch follows change values of `kind`. (Not read for each
+  /// match: the matches of a change value are sifted once, afterwards, when
+  /// some watch does not follow its kind.)
+  func follows(_ kind: ContextSave.Kind) -> Bool { flags >> 4 & ChangeKinds(kind).rawValue != 0 }
+
+  /// Whether the watch's options filter events or objects, or leave out
+  /// saves.
   var filtersEvents: Bool { flags & 1 != 0 }
   /// Whether every update counts, whatever keys it changed.
   var countsEveryUpdate: Bool { flags & 2 != 0 }

@@ -25,7 +25,12 @@ final class WatchEntry {
   /// more (see `PredicateAnalysis.attributeMask`).
   let attributeMask: UInt64?
   /// Whether the options filter events or objects (most watches do not).
+  /// What a watch follows is not checked per match: the matches of the
+  /// watches that do not follow a change value's kind are sifted once,
+  /// afterwards (see `MasterFilter.sift(_:for:)`).
   let filtersEvents: Bool
+  /// Whether the watch follows pending changes.
+  let followsPending: Bool
   /// Whether every update counts (no watched keys, no ignored keys): most
   /// watches, which then skip looking at the changed keys.
   let countsEveryUpdate: Bool
@@ -67,6 +72,7 @@ final class WatchEntry {
     self.dependencies = dependencies
     self.attributeMask = attributeMask
     filtersEvents = options.events != .all || options.objectIDs != nil
+    followsPending = options.follows.contains(.pending)
     countsEveryUpdate = options.watchedKeys == nil && ignoredKeys.isEmpty
   }
 
@@ -91,6 +97,12 @@ final class WatchEntry {
       guard let keys else { return update.hasChangedAttributeKey }
       return update.containsChangedKey(where: keys.contains)
     }
+  }
+
+  /// Whether the watch's events and instance filters let `event` of the
+  /// object `objectID` through.
+  func reports(_ event: WatchEvent, of objectID: ObjectID) -> Bool {
+    options.events.contains(WatchEvents(event)) && options.objectIDs?.contains(objectID) ?? true
   }
 
   /// Whether `update` counts for this watch by its changed keys (it still

@@ -50,6 +50,9 @@ public final class ListMonitor: Sendable {
   /// The context whose objects are listed (held strongly, as
   /// NSFetchedResultsController holds its context).
   public let context: ObjectContext
+  /// What the monitor follows: saves (the default), pending changes (see
+  /// ``WatchOptions/follows``), or both.
+  public let follows: ChangeKinds
   /// The watcher shared by the context's monitors, kept alive by them.
   private let hub: MonitorHub
   /// Nil until the monitor's watches are registered.
@@ -91,8 +94,29 @@ public final class ListMonitor: Sendable {
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
   ) throws(MonitorError) {
+    try self.init(context: context, request: request, scheduler: scheduler, follows: .saves)
+  }
+
+  /// Creates a monitor of `request` that follows `follows`: with
+  /// ``ChangeKinds/pending``, the list changes as the context publishes its
+  /// pending changes, before any save (see
+  /// `ObjectContext.processPendingChanges()`), as an
+  /// NSFetchedResultsController does; a later save of the same values
+  /// changes nothing more, and tells observers nothing.
+  ///
+  /// ```swift
+  /// let drafts = try ListMonitor(
+  ///   context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]),
+  ///   scheduler: .queue(.main), follows: .pending)
+  /// ```
+  ///
+  /// - Throws: ``MonitorError`` as ``init(context:request:scheduler:)``; an
+  ///   empty `follows` is an invalid request.
+  public convenience init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds
+  ) throws(MonitorError) {
     do {
-      try self.init(context: context, request: request, scheduler: scheduler, follower: nil)
+      try self.init(context: context, request: request, scheduler: scheduler, follows: follows, follower: nil)
     } catch {
       throw MonitorError(refusing: error)
     }
@@ -101,10 +125,12 @@ public final class ListMonitor: Sendable {
   /// Creates a monitor as ``init(context:request:scheduler:)`` does, with a
   /// follower told of each change before and after the observers.
   init(
-    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follower: (any ListChangesRelay)?
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
+    follower: (any ListChangesRelay)?
   ) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
     self.context = context
+    self.follows = follows
     hub = MonitorHub.hub(for: context)
     self.follower = follower
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
@@ -120,7 +146,8 @@ public final class ListMonitor: Sendable {
     // Registered and fetched in one turn of the context's queue, where
     // saves run: no save falls between the fetch and the first edit.
     try context.performAndWait { context throws(WatchError) in
-      let side = try Self.makeSaveSide(request, route: route, watcher: hub.watcher, schema: context.schema)
+      let side = try Self.makeSaveSide(
+        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows)
       let objects = try Self.fetch(request, order: side.order, context: context)
       let sequenceNumber = context.sequenceNumber
       state.withLock { state in
@@ -331,7 +358,8 @@ public final class ListMonitor: Sendable {
   private func replaceList(with request: ListRequest) throws(WatchError) {
     try context.performAndWait { context throws(WatchError) in
       guard let route = saving.withLock({ $0?.route }) else { return }
-      let side = try Self.makeSaveSide(request, route: route, watcher: hub.watcher, schema: context.schema)
+      let side = try Self.makeSaveSide(
+        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows)
       let objects = try Self.fetch(request, order: side.order, context: context)
       guard
         let previous = saving.withLock({ saving in
@@ -385,9 +413,16 @@ public final class ListMonitor: Sendable {
     if !related.isEmpty { Self.appendRelatedEdits(related, order: side.order, context: context, to: &edits) }
     guard !edits.isEmpty, let sequenceNumber = watched.first?.sequenceNumber else { return }
     let batch = edits
+    let skipsUnchanged = follows.contains(.pending)
     delivery.enqueue { [weak self] in
       guard let self else { return }
-      let plan = state.withLock { $0.prepare(batch, sequenceNumber: sequenceNumber) }
+      let plan = state.withLock { state in
+        // Following pending changes, a save usually brings values the list
+        // shows already: such edits are dropped, so that nothing is told.
+        guard skipsUnchanged else { return state.prepare(batch, sequenceNumber: sequenceNumber) }
+        let edits = batch.filter { !state.isUnchanged(by: $0) }
+        return state.prepare(edits, sequenceNumber: sequenceNumber)
+      }
       guard plan.changesListedObjects else {
         // Only objects beyond the limit changed: nothing to tell.
         _ = state.withLock { $0.commit(plan) }
@@ -525,10 +560,10 @@ public final class ListMonitor: Sendable {
   /// every change of a matching object; and one per step of each sort
   /// key's relationship path, on the key that step reads.
   private static func makeSaveSide(
-    _ request: ListRequest, route: WatchRoute, watcher: ContextWatcher, schema: ObjectSchema
+    _ request: ListRequest, route: WatchRoute, watcher: ContextWatcher, schema: ObjectSchema, follows: ChangeKinds
   ) throws(WatchError) -> SaveSide {
     let order = try ListOrder(request, schema: schema)
-    var options = WatchOptions(label: request.displayLabel)
+    var options = WatchOptions(label: request.displayLabel, follows: follows)
     options.countsIgnoredKeys = true
     let list = try watcher.watch(
       request.entity, predicate: request.predicate ?? PredicateSyntax(.constant(true)), source: request.predicateSource,
@@ -539,7 +574,7 @@ public final class ListMonitor: Sendable {
       for (step, (_, destination)) in path.steps.enumerated() {
         let token = try watcher.watch(
           destination.name, predicate: PredicateSyntax(.constant(true)),
-          options: WatchOptions(events: [.updated], watchedKeys: [path.keysRead[step]]), route: route)
+          options: WatchOptions(events: [.updated], watchedKeys: [path.keysRead[step]], follows: follows), route: route)
         tokens.append(token)
         pathWatches[token.id] = (index, step)
       }

@@ -38,6 +38,9 @@ public final class ObjectMonitor: Sendable {
   /// a monitor keeps its context alive, and the context does not keep its
   /// monitors.
   public let context: ObjectContext
+  /// What the monitor follows: saves (the default), pending changes (see
+  /// ``WatchOptions/follows``), or both.
+  public let follows: ChangeKinds
 
   private struct State {
     /// The latest snapshot reported (or taken at creation); nil once the
@@ -88,7 +91,26 @@ public final class ObjectMonitor: Sendable {
   public convenience init(
     context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler
   ) throws(MonitorError) {
-    try self.init(context: context, objectID: objectID, scheduler: scheduler, follower: nil)
+    try self.init(context: context, objectID: objectID, scheduler: scheduler, follows: .saves, follower: nil)
+  }
+
+  /// Creates a monitor of one object that follows `follows`: with
+  /// ``ChangeKinds/pending``, observers hear of the object's changes as the
+  /// context publishes them, before any save (see
+  /// `ObjectContext.processPendingChanges()`); a later save of the same
+  /// values tells them nothing more. A deletion not saved yet ends the
+  /// monitor's reports, as a saved one does, even if a rollback undoes it.
+  ///
+  /// ```swift
+  /// let live = try ObjectMonitor(context: context, objectID: id, scheduler: .queue(.main), follows: .pending)
+  /// ```
+  ///
+  /// - Throws: ``MonitorError`` as ``init(context:objectID:scheduler:)``,
+  ///   and with ``MonitorError/Code/watchRefused`` for an empty `follows`.
+  public convenience init(
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follows: ChangeKinds
+  ) throws(MonitorError) {
+    try self.init(context: context, objectID: objectID, scheduler: scheduler, follows: follows, follower: nil)
   }
 
   /// A monitor built on this one (a ``RecordObjectMonitor``): it sees the
@@ -105,10 +127,12 @@ public final class ObjectMonitor: Sendable {
   /// Creates a monitor as ``init(context:objectID:scheduler:)`` does, with
   /// a follower whose closure is registered before the watch is added.
   init(
-    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follower: Follower?
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follows: ChangeKinds,
+    follower: Follower?
   ) throws(MonitorError) {
     self.objectID = objectID
     self.context = context
+    self.follows = follows
     let hub = MonitorHub.hub(for: context)
     self.hub = hub
     deliveries = MonitorDeliveryQueue(scheduler: scheduler, owner: "ObjectMonitor")
@@ -135,7 +159,7 @@ public final class ObjectMonitor: Sendable {
       do {
         let token = try hub.watcher.watch(
           object.entityName, predicate: PredicateSyntax(.constant(true)),
-          options: WatchOptions(objectIDs: [objectID]), route: route)
+          options: WatchOptions(objectIDs: [objectID], follows: follows), route: route)
         let sequenceNumber = context.sequenceNumber
         state.withLock { state in
           state.object = snapshot
@@ -259,8 +283,12 @@ public final class ObjectMonitor: Sendable {
 
   /// Reports one save's changes of the object; on the monitor's queue.
   private func apply(_ changes: WatchChanges) {
-    // The snapshot taken at creation already shows these.
-    guard changes.sequenceNumber > state.withLock({ $0.firstSequenceNumber }) else { return }
+    // The snapshot taken at creation already shows these saves (and any
+    // pending change made before it: an update to what it shows already is
+    // a no-op below).
+    guard changes.kind == .pending || changes.sequenceNumber > state.withLock({ $0.firstSequenceNumber }) else {
+      return
+    }
     if let last = changes.deleted.first {
       let token = state.withLock { state in
         state.object = nil
@@ -276,7 +304,11 @@ public final class ObjectMonitor: Sendable {
     let after: ObjectSnapshot
     let changedKeys: [String]
     if let update = changes.updated.first ?? changes.entered.first ?? changes.exited.first {
-      (before, after, changedKeys) = (state.withLock { $0.object } ?? update.before, update.after, update.changedKeys)
+      let held = state.withLock { $0.object }
+      // Following pending changes, a save (or a change published before
+      // the monitor was made) may bring what the monitor shows already.
+      if follows.contains(.pending), let held, held == update.after { return }
+      (before, after, changedKeys) = (held ?? update.before, update.after, update.changedKeys)
     } else if let inserted = changes.inserted.first {
       // Monitored before its insert was saved: the keys whose saved
       // values differ from those it was monitored with.

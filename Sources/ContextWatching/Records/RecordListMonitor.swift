@@ -60,18 +60,31 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     // Inlined where the record type is known: the decoding of each
     // change's objects is compiled for it, rather than run through the
     // record type's metadata.
-    try self.init(context: context, request: request, scheduler: scheduler) { RecordListChanges($0) }
+    try self.init(context: context, request: request, scheduler: scheduler, follows: .saves) { RecordListChanges($0) }
+  }
+
+  /// Creates a monitor of `request` that follows saves, pending changes or
+  /// both, as ``ListMonitor/init(context:request:scheduler:follows:)``
+  /// does, reporting records.
+  ///
+  /// - Throws: ``MonitorError`` as ``init(context:request:scheduler:)``.
+  @inlinable
+  public convenience init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds
+  ) throws(MonitorError) {
+    try self.init(context: context, request: request, scheduler: scheduler, follows: follows) { RecordListChanges($0) }
   }
 
   @usableFromInline
   init(
-    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler,
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds,
     read: @escaping @Sendable (ListChanges) -> RecordListChanges<Record>
   ) throws(MonitorError) {
     let relay = Relay()
     do {
       try Self.check(request, schema: context.schema)
-      untyped = try ListMonitor(context: context, request: request, scheduler: scheduler, follower: relay)
+      untyped = try ListMonitor(
+        context: context, request: request, scheduler: scheduler, follows: follows, follower: relay)
     } catch {
       throw MonitorError(refusing: error)
     }

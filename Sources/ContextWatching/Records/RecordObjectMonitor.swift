@@ -52,7 +52,20 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
   ///   does, and with ``MonitorError/Code/entityMismatch`` when the object
   ///   is not of `Record`'s entity nor of one below it, or the schema has no
   ///   entity of `Record`'s name.
-  public init(context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler) throws(MonitorError) {
+  public convenience init(
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler
+  ) throws(MonitorError) {
+    try self.init(context: context, objectID: objectID, scheduler: scheduler, follows: .saves)
+  }
+
+  /// Creates a monitor of one object that follows saves, pending changes
+  /// or both, as ``ObjectMonitor/init(context:objectID:scheduler:follows:)``
+  /// does, reporting records.
+  ///
+  /// - Throws: ``MonitorError`` as ``init(context:objectID:scheduler:)``.
+  public init(
+    context: ObjectContext, objectID: ObjectID, scheduler: DeliveryScheduler, follows: ChangeKinds
+  ) throws(MonitorError) {
     let schema = context.schema
     guard let kinds = schema.kinds(of: Record.entityName) else {
       throw MonitorError(
@@ -84,7 +97,8 @@ public final class RecordObjectMonitor<Record: EntityRecord & Sendable>: Sendabl
       signal: { signal in
         Self.report(signal, state: state, observers: observers, monitor: target.withLock { $0.monitor })
       })
-    untyped = try ObjectMonitor(context: context, objectID: objectID, scheduler: scheduler, follower: follower)
+    untyped = try ObjectMonitor(
+      context: context, objectID: objectID, scheduler: scheduler, follows: follows, follower: follower)
     self.state = state
     self.observers = observers
     target.withLock { $0.monitor = self }

@@ -35,6 +35,15 @@ public struct WatchOptions: Hashable, Sendable {
     get { filters?.values.label }
     set { update { $0.label = newValue } }
   }
+  /// What the watch follows: saves (the default), pending changes as the
+  /// context publishes them before any save, or both. A watch of pending
+  /// changes is classified as a watch of saves is (enter and exit,
+  /// relationships, key filters, attribution); each delivery says which
+  /// kind it reports (``ContextChanges/kind``). An empty set is refused.
+  public var follows: ChangeKinds {
+    get { filters?.values.follows ?? .saves }
+    set { update { $0.follows = newValue } }
+  }
 
   /// Whether the entity's ignored keys from the schema are set aside, so
   /// that every change of a matching object counts: a list monitor keeps
@@ -56,6 +65,7 @@ public struct WatchOptions: Hashable, Sendable {
     var objectIDs: Set<ObjectID>?
     var label: String?
     var countsIgnoredKeys = false
+    var follows: ChangeKinds = .saves
   }
 
   private final class Filters: Sendable {
@@ -73,11 +83,13 @@ public struct WatchOptions: Hashable, Sendable {
   /// Creates options that report every event of every object.
   public init(
     events: WatchEvents = .all, watchedKeys: Set<String>? = nil, ignoredKeys: Set<String> = [],
-    objectIDs: Set<ObjectID>? = nil, label: String? = nil
+    objectIDs: Set<ObjectID>? = nil, label: String? = nil, follows: ChangeKinds = .saves
   ) {
     self.events = events
-    if watchedKeys != nil || !ignoredKeys.isEmpty || objectIDs != nil || label != nil {
-      filters = Filters(Values(watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label))
+    if watchedKeys != nil || !ignoredKeys.isEmpty || objectIDs != nil || label != nil || follows != .saves {
+      filters = Filters(
+        Values(watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label, follows: follows)
+      )
     }
   }
 

@@ -29,6 +29,14 @@ public final class ContextWatcher: Sendable {
   private let filter: LockedState<MasterFilter>
   private let pipeline: DeliveryPipeline
   private let observation = LockedState<SaveObserverToken?>(nil)
+  /// The context watched, and the observation of its pending changes,
+  /// made when the first watch that follows them is added.
+  private let pendingSource = LockedState(PendingSource())
+
+  private struct PendingSource {
+    weak var context: ObjectContext?
+    var token: SaveObserverToken?
+  }
   /// Whether the target receives deliveries (it does, unless it is the
   /// watches' handlers alone).
   private let delivers: Bool
@@ -49,6 +57,7 @@ public final class ContextWatcher: Sendable {
       self?.process(save, context: context)
     }
     observation.withLock { $0 = token }
+    pendingSource.withLock { $0.context = context }
   }
 
   /// Creates a watcher of change values from any source: feed it with
@@ -242,6 +251,7 @@ public final class ContextWatcher: Sendable {
     let id = try filter.withLock { filter throws(WatchError) in
       try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
     }
+    if options.follows.contains(.pending) { followPendingChanges() }
     return WatchToken(id: id, watches: filter)
   }
 
@@ -263,7 +273,20 @@ public final class ContextWatcher: Sendable {
     let id = try filter.withLock { filter throws(WatchError) in
       try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
     }
+    if options.follows.contains(.pending) { followPendingChanges() }
     return WatchToken(id: id, watches: filter)
+  }
+
+  /// Observes the context's pending changes, unless the watcher does
+  /// already (or has no context): only once a watch follows them, so that
+  /// a context no watch asks this of tracks nothing for it.
+  private func followPendingChanges() {
+    pendingSource.withLock { source in
+      guard source.token == nil, let context = source.context else { return }
+      source.token = context.addPendingChangesObserver { [weak self, weak context] changes in
+        self?.process(changes, context: context)
+      }
+    }
   }
 
   /// The route of a watch's handler: on a queue of its own for a handler
@@ -300,7 +323,9 @@ public final class ContextWatcher: Sendable {
 
   /// Runs a change value through the watches and delivers what they saw:
   /// for a watcher fed from a source other than a context. Call it in save
-  /// order, from one thread at a time.
+  /// order, from one thread at a time. A value of kind
+  /// ``ContextSave/Kind/pending`` reaches the watches that follow pending
+  /// changes, any other those that follow saves.
   public func process(_ save: ContextSave) {
     process(save, context: nil)
   }

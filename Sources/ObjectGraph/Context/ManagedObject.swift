@@ -42,6 +42,11 @@ public final class ManagedObject {
   /// ``ObjectUpdate/attributeBit(_:)`` numbers them: the only ones a save
   /// compares with `committed`. Cleared with `committed`.
   @exclusivity(unchecked) var touchedAttributes: UInt64 = 0
+  /// The object as pending-change observers last saw it, kept from its
+  /// first change after the context last published its pending changes,
+  /// while some observer follows them; nil otherwise (see
+  /// `ObjectContext.notePending(_:)`).
+  @exclusivity(unchecked) var published: PublishedImage?
   var lifecycle: Lifecycle
   /// The object's position in its entity's member list, for O(1) removal.
   var memberIndex = 0
@@ -55,6 +60,20 @@ public final class ManagedObject {
     case deleted
     /// Gone: deleted and saved, or inserted and deleted before any save.
     case invalid
+  }
+
+  /// An object's values and relationships as last published, and whether
+  /// it existed then (live: inserted or saved, not deleted).
+  final class PublishedImage {
+    let values: [FilterValue]
+    let relationships: [RelationshipTargets]
+    let existed: Bool
+
+    init(values: [FilterValue], relationships: [RelationshipTargets], existed: Bool) {
+      self.values = values
+      self.relationships = relationships
+      self.existed = existed
+    }
   }
 
   init(objectID: ObjectID, layout: EntityLayout, context: ObjectContext) {

@@ -31,6 +31,10 @@ extension ObjectContext {
   /// survives the save). On failure the context is exactly as before the
   /// call: every pending change is still there, to fix or to roll back.
   ///
+  /// First, changes not yet published to the observers of pending changes
+  /// are published (see ``processPendingChanges()``), even when the save
+  /// then fails.
+  ///
   /// On success the save gets the next sequence number and a ``ContextSave``,
   /// which is handed synchronously, on this queue, to every save observer in
   /// registration order, then posted as ``didSaveNotification``.
@@ -45,6 +49,9 @@ extension ObjectContext {
   @discardableResult
   public func save(author: String? = nil) throws(ContextSaveError) -> ContextSave? {
     checkQueue()
+    // As Core Data's processPendingChanges, until no observer changes
+    // anything more.
+    while !unpublishedObjects.isEmpty { publishPendingChanges(author: author ?? self.author) }
     let problems = validate()
     guard problems.isEmpty else { throw ContextSaveError(problems: problems) }
 
@@ -61,7 +68,7 @@ extension ObjectContext {
       // (Deleted objects keep their saved values for the loop below.)
       guard let committed = object.committed.take() else { continue }
       defer { object.touchedAttributes = 0 }
-      guard let update = Self.update(of: object, from: committed) else { continue }
+      guard let update = Self.update(of: object, from: committed, touched: object.touchedAttributes) else { continue }
       updated.append(update)
     }
     // Objects are changed in identifier order more often than not.
@@ -143,8 +150,12 @@ extension ObjectContext {
     pendingNotifications = []
   }
 
-  private static func update(
-    of object: ManagedObject, from committed: consuming (values: [FilterValue], relationships: [RelationshipTargets])
+  /// The update of `object` from `committed` to its current state, or nil
+  /// when no key differs. Only the attributes whose bits are in `touched`
+  /// (see ``ObjectUpdate/attributeBit(_:)``) are compared.
+  static func update(
+    of object: ManagedObject, from committed: consuming (values: [FilterValue], relationships: [RelationshipTargets]),
+    touched touchedAttributes: UInt64
   ) -> ObjectUpdate? {
     let layout = object.layout
     // Changed keys as slot bits, named only when a reader asks; a layout
@@ -160,8 +171,8 @@ extension ObjectContext {
         // of `touchedAttributes`, where bit 63 stands for every slot from
         // 63 on.
         let wide = ObjectUpdate.attributeBit(63)
-        var touched = object.touchedAttributes & ~wide
-        var nextWide = object.touchedAttributes & wide != 0 ? 63 : old.count
+        var touched = touchedAttributes & ~wide
+        var nextWide = touchedAttributes & wide != 0 ? 63 : old.count
         while true {
           let slot: Int
           if touched != 0 {

@@ -27,8 +27,8 @@ import Synchronization
 public final class ObjectContext: @unchecked Sendable {
   // @unchecked Sendable: every mutable stored property below is touched only
   // on `queue` (each confined entry point begins with `checkQueue()`, in
-  // release builds too); `observers` is a lock-protected registry, and the
-  // `let`s are immutable Sendable values.
+  // release builds too); `observers` and `pendingObservers` are
+  // lock-protected registries, and the `let`s are immutable Sendable values.
 
   /// The schema of the context's objects.
   public let schema: ObjectSchema
@@ -96,6 +96,17 @@ public final class ObjectContext: @unchecked Sendable {
   var lastSequenceNumber: Int = 0
 
   let observers = SaveObserverRegistry()
+  /// The observers of pending changes: while there are none, changes are
+  /// not tracked for them.
+  let pendingObservers = SaveObserverRegistry()
+  /// Objects changed, inserted or deleted since the context last published
+  /// its pending changes, while someone follows them; each holds its
+  /// `published` image.
+  @exclusivity(unchecked) var unpublishedObjects: [ManagedObject] = []
+  /// Pending changes waiting to be handed to their observers while those
+  /// run (see `pendingNotifications`).
+  var pendingChangeNotifications: [ContextSave] = []
+  var isPublishing = false
   /// Saves waiting to be handed to observers while observers run, so that a
   /// save made inside an observer reaches every observer after this one.
   var pendingNotifications: [ContextSave] = []
@@ -135,28 +146,44 @@ public final class ObjectContext: @unchecked Sendable {
   // MARK: Running work on the queue
 
   /// Runs `work` on the context's queue, asynchronously.
+  ///
+  /// When `work` changed something, its changes are published to the
+  /// observers of pending changes when it returns (see
+  /// ``processPendingChanges()``).
   public func perform(_ work: @escaping @Sendable (ObjectContext) -> Void) {
     queue.async { self.asWorker { work(self) } }
   }
 
   /// Runs `body` (on the queue) with the current thread noted as the
-  /// context's worker, and the previous worker restored after (calls nest).
+  /// context's worker, and the previous worker restored after (calls nest);
+  /// then publishes the pending changes `body` made, as Core Data does at
+  /// the end of an event.
   @inline(__always)
   private func asWorker<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
     let previous = worker.exchange(currentThreadID(), ordering: .relaxed)
-    defer { worker.store(previous, ordering: .relaxed) }
+    defer {
+      if !unpublishedObjects.isEmpty { publishPendingChanges() }
+      worker.store(previous, ordering: .relaxed)
+    }
     return try body()
   }
 
   /// Runs `work` on the context's queue and waits for it; runs it at once
   /// when already there.
   ///
+  /// When `work` changed something, its changes are published to the
+  /// observers of pending changes when it returns or throws (see
+  /// ``processPendingChanges()``).
+  ///
   /// - Returns: What `work` returns.
   /// - Throws: What `work` throws.
   public func performAndWait<Result, Failure: Error>(
     _ work: (ObjectContext) throws(Failure) -> Result
   ) throws(Failure) -> Result {
-    if isOnQueue { return try work(self) }
+    if isOnQueue {
+      defer { if !unpublishedObjects.isEmpty { publishPendingChanges() } }
+      return try work(self)
+    }
     let outcome: Swift.Result<Result, Failure> = queue.sync {
       asWorker {
         do throws(Failure) { return .success(try work(self)) } catch { return .failure(error) }
@@ -166,7 +193,7 @@ public final class ObjectContext: @unchecked Sendable {
   }
 
   /// Runs `work` on the context's queue from async code, and returns its
-  /// result.
+  /// result. Pending changes are published as ``perform(_:)->()`` does.
   ///
   /// - Throws: What `work` throws.
   public func perform<Result: Sendable>(
@@ -236,6 +263,7 @@ public final class ObjectContext: @unchecked Sendable {
     let id = ObjectID(rawValue: Self.nextObjectID.wrappingAdd(1, ordering: .relaxed).oldValue)
     let object = ManagedObject(objectID: id, layout: layout, context: self)
     object.values = initial
+    if !pendingObservers.isEmpty { notePending(object, existed: false) }
     allObjects[id] = object
     members[layout.index].append(object)
     insertedObjects.append(object)
@@ -357,10 +385,11 @@ public final class ObjectContext: @unchecked Sendable {
     var work = [object]
     while let next = work.popLast() {
       switch next.lifecycle {
-      case .inserted: next.lifecycle = .invalid
-      case .registered: next.lifecycle = .deleted
+      case .inserted, .registered:
+        if !pendingObservers.isEmpty { notePending(next, existed: true) }
       case .deleted, .invalid: continue
       }
+      next.lifecycle = next.lifecycle == .inserted ? .invalid : .deleted
       deletedObjects.append(next)
       members[next.layout.index].remove(next)
       for (slot, relationship) in next.layout.relationships.enumerated() {
@@ -386,9 +415,19 @@ public final class ObjectContext: @unchecked Sendable {
   /// Discards every change since the last save: inserted objects go, deleted
   /// ones come back, changed ones get their saved values back.
   ///
+  /// Observers of pending changes are told what the rollback undid, as
+  /// pending changes published at once: objects they saw inserted are
+  /// deleted, objects they saw deleted are inserted again, and objects they
+  /// saw change are updated back to their saved values.
+  ///
   /// - Important: Confined to ``queue``.
   public func rollback() {
     checkQueue()
+    if !pendingObservers.isEmpty {
+      for object in insertedObjects { notePending(object) }
+      for object in changedObjects { notePending(object) }
+      for object in deletedObjects { notePending(object) }
+    }
     for object in changedObjects {
       if let committed = object.committed {
         let old = object.values
@@ -413,6 +452,7 @@ public final class ObjectContext: @unchecked Sendable {
     insertedObjects = []
     changedObjects = []
     deletedObjects = []
+    if !unpublishedObjects.isEmpty { publishPendingChanges() }
   }
 
   // MARK: Checks and change tracking
@@ -475,8 +515,10 @@ public final class ObjectContext: @unchecked Sendable {
     }
   }
 
-  /// Keeps the saved values of a registered object before its first change.
+  /// Keeps the saved values of a registered object before its first change
+  /// (and, while someone follows pending changes, its published ones).
   func willChange(_ object: ManagedObject) {
+    if !pendingObservers.isEmpty { notePending(object) }
     guard object.lifecycle == .registered, object.committed == nil else { return }
     object.committed = (object.values, object.relationships)
     changedObjects.append(object)

@@ -10,26 +10,36 @@
 /// Snapshots take the form of ``ObjectSnapshot``'s encoding (`id`, `entity`,
 /// `values`, `relationships`), so decoding needs the schema in the decoder's
 /// `userInfo` under ``ObjectSnapshot/schemaUserInfoKey``. A nil author is
-/// written as `null`; every key is always present.
+/// written as `null`; every key is always present, except `"kind"`, written
+/// (as `"pending"`) only for pending changes.
 extension ContextSave: Codable {
   private enum CodingKeys: String, CodingKey {
-    case sequenceNumber, author, contextName = "context", inserted, updated, deleted
+    case sequenceNumber, author, contextName = "context", inserted, updated, deleted, kind
   }
 
   /// Reads a save written by ``encode(to:)``, against the schema found in the
   /// decoder's `userInfo` under ``ObjectSnapshot/schemaUserInfoKey``.
   ///
-  /// - Throws: `DecodingError` when a key is missing, no schema is given, or
-  ///   a snapshot does not fit the schema.
+  /// - Throws: `DecodingError` when a key is missing, no schema is given, a
+  ///   snapshot does not fit the schema, or the kind is neither `"save"` nor
+  ///   `"pending"`.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
+    let kind: Kind
+    switch try container.decodeIfPresent(String.self, forKey: .kind) {
+    case nil, "save": kind = .save
+    case "pending": kind = .pending
+    case let other?:
+      throw DecodingError.dataCorruptedError(
+        forKey: .kind, in: container, debugDescription: "unknown kind '\(other)' (expected 'save' or 'pending')")
+    }
     self.init(
       sequenceNumber: try container.decode(Int.self, forKey: .sequenceNumber),
       author: try container.decodeIfPresent(String.self, forKey: .author),
       contextName: try container.decode(String.self, forKey: .contextName),
       inserted: try container.decode([ObjectSnapshot].self, forKey: .inserted),
       updated: try container.decode([ObjectUpdate].self, forKey: .updated),
-      deleted: try container.decode([ObjectSnapshot].self, forKey: .deleted))
+      deleted: try container.decode([ObjectSnapshot].self, forKey: .deleted), kind: kind)
   }
 
   /// Writes every key, the author as `null` when there is none.
@@ -41,6 +51,7 @@ extension ContextSave: Codable {
     try container.encode(inserted, forKey: .inserted)
     try container.encode(updated, forKey: .updated)
     try container.encode(deleted, forKey: .deleted)
+    if kind == .pending { try container.encode("pending", forKey: .kind) }
   }
 }
 

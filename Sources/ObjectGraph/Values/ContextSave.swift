@@ -15,27 +15,43 @@ import PredicateDSL
 /// }
 /// ```
 public struct ContextSave: Sendable, Hashable {
+  /// What a change value reports: a save, or changes not saved yet.
+  public enum Kind: Sendable, Hashable {
+    /// A successful save: what Core Data's did-save notification reports.
+    case save
+    /// Changes made since the context last published its pending changes,
+    /// not saved yet: what Core Data's objects-did-change notification
+    /// reports. See ``ObjectContext/processPendingChanges()``.
+    case pending
+  }
+
+  /// Whether this value reports a save or pending changes.
+  public var kind: Kind
   /// The save's number in its context: 1 for the first save, then one more
-  /// for each successful save.
+  /// for each successful save. For pending changes, the number of the last
+  /// save before them (0 before the first save).
   public var sequenceNumber: Int
   /// Who saved, as the context's ``ObjectContext/author`` or the save's own
   /// label named it.
   public var author: String?
   /// The name of the context that saved.
   public var contextName: String
-  /// Objects inserted, as saved, in identifier order.
+  /// Objects inserted, as saved (for pending changes: as they are now), in
+  /// identifier order.
   public var inserted: [ObjectSnapshot]
   /// Objects whose values or relationships changed, in identifier order.
   public var updated: [ObjectUpdate]
   /// Objects deleted, with the values they were last saved with (changes
-  /// made before deleting them were never saved), in identifier order.
+  /// made before deleting them were never saved), in identifier order. For
+  /// pending changes, the values they were last published with.
   public var deleted: [ObjectSnapshot]
 
   /// Creates a change value, as a source other than a context would.
   public init(
     sequenceNumber: Int, author: String?, contextName: String, inserted: [ObjectSnapshot],
-    updated: [ObjectUpdate], deleted: [ObjectSnapshot]
+    updated: [ObjectUpdate], deleted: [ObjectSnapshot], kind: Kind = .save
   ) {
+    self.kind = kind
     self.sequenceNumber = sequenceNumber
     self.author = author
     self.contextName = contextName

@@ -103,6 +103,12 @@ final class ScratchBuffer<Element> {
     count = 0
   }
 
+  /// Keeps the first `newCount` elements.
+  func removeLast(_ dropped: Int) {
+    (base + count - dropped).deinitialize(count: dropped)
+    count -= dropped
+  }
+
   /// Empties the list, and gives back its storage when it grew past
   /// `limit` elements (one very large save does not keep its scratch space
   /// for good).

@@ -490,6 +490,14 @@ struct ListState: Sendable {
   ///
   /// - Complexity: O(log *n*).
   @inline(__always)
+  /// Whether `edit` would leave the list as it is: its object listed with
+  /// the same values already, or not listed and not to be.
+  func isUnchanged(by edit: ListEdit) -> Bool {
+    guard let (listed, _) = member(edit.objectID) else { return edit.new == nil }
+    guard let new = edit.new else { return false }
+    return listed.snapshot == new.snapshot && listed.derived == new.derived
+  }
+
   func member(_ id: ObjectID) -> (object: ListedObject, rank: Int)? {
     member(id, key: nil) { $0.pointee }.map { ($0.result, $0.rank) }
   }
