@@ -26,16 +26,19 @@ public final class ContextWatcher: Sendable {
   /// The watcher's options.
   public let options: WatcherOptions
 
-  private let filter: LockedState<MasterFilter>
-  private let pipeline: DeliveryPipeline
+  let filter: LockedState<MasterFilter>
+  let pipeline: DeliveryPipeline
   private let observation = LockedState<SaveObserverToken?>(nil)
   /// Whether the target receives deliveries (it does, unless it is the
   /// watches' handlers alone).
-  private let delivers: Bool
+  let delivers: Bool
   /// Where the handlers of watches that name no scheduler run, and their
   /// queue, made when the first of them is added.
   private let handlerScheduler: DeliveryScheduler
   private let handlerQueue = LockedState<MonitorDeliveryQueue?>(nil)
+  /// The alarm set for the earliest crossing of the timed watches, and the
+  /// context whose queue crossings are judged on (see `ContextWatcher+Time`).
+  let timing = LockedState(TimingState())
 
   /// Creates a watcher of `context`'s saves.
   ///
@@ -49,6 +52,7 @@ public final class ContextWatcher: Sendable {
       self?.process(save, context: context)
     }
     observation.withLock { $0 = token }
+    timing.withLock { $0.context = context }
   }
 
   /// Creates a watcher of change values from any source: feed it with
@@ -66,6 +70,7 @@ public final class ContextWatcher: Sendable {
 
   deinit {
     pipeline.stream?.finish()
+    timing.withLock { $0.alarm?.cancel() }
     // Tokens hold the table, not the watcher: what they keep must be empty.
     filter.withLock { $0.removeAll() }
   }
@@ -242,6 +247,7 @@ public final class ContextWatcher: Sendable {
     let id = try filter.withLock { filter throws(WatchError) in
       try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
     }
+    startTiming(id)
     return WatchToken(id: id, watches: filter)
   }
 
@@ -263,6 +269,7 @@ public final class ContextWatcher: Sendable {
     let id = try filter.withLock { filter throws(WatchError) in
       try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
     }
+    startTiming(id)
     return WatchToken(id: id, watches: filter)
   }
 
@@ -309,7 +316,14 @@ public final class ContextWatcher: Sendable {
     if let author = save.author, options.ignoredAuthors.contains(author) { return }
     // Filled only for watches with handlers of their own.
     var routes: [RoutedChanges] = []
-    let changes = filter.withLock { $0.classify(save, context: context, delivers: delivers, routes: &routes) }
+    var passed: TimePassed?
+    let changes = filter.withLock { filter in
+      guard filter.hasTimedWatches else {
+        return filter.classify(save, context: context, delivers: delivers, routes: &routes)
+      }
+      return classifyTimed(save, context: context, filter: &filter, routes: &routes, passed: &passed)
+    }
+    if let passed { deliver(passed) }
     if let changes { pipeline.deliver(consume changes) }
     if !routes.isEmpty { WatchRoute.deliver(routes) }
   }
