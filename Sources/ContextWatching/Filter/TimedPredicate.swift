@@ -165,19 +165,29 @@ struct TimedPredicate {
   /// The least time x at which x + offset, rounded as the evaluator adds,
   /// is at least (or, `strictly`, more than) `value`.
   static func firstTime(_ offset: Double, reaching value: Double, strictly: Bool) -> Double {
+    if offset == 0 { return strictly ? value.nextUp : value }
     func reached(_ x: Double) -> Bool { strictly ? x + offset > value : x + offset >= value }
-    var x = value - offset
-    if strictly && offset == 0 { return value.nextUp }
-    if !strictly && offset == 0 { return value }
-    guard x.isFinite else { return x }
-    // The guess is within a few units in the last place; the sum is
-    // monotonic in x, so stepping finds the boundary.
-    while reached(x) {
-      let lower = x.nextDown
-      guard reached(lower) else { return x }
-      x = lower
+    let guess = value - offset
+    guard guess.isFinite else { return guess }
+    // The sum is monotonic in x and the guess is within an ulp of the sum
+    // (which near zero spans many of x's): bracket, then bisect.
+    let unit = Swift.max(guess.ulp, value.ulp, offset.ulp)
+    var (low, high, step) = (guess, guess, unit)
+    while !reached(high) {
+      high += step
+      step *= 2
     }
-    while !reached(x) { x = x.nextUp }
-    return x
+    step = unit
+    while reached(low) {
+      low -= step
+      step *= 2
+    }
+    while low.nextUp < high {
+      let middle = low + (high - low) / 2
+      guard middle > low && middle < high else { break }
+      if reached(middle) { high = middle } else { low = middle }
+    }
+    return high
   }
+
 }
