@@ -1,5 +1,6 @@
 import ContextWatching
 import Dispatch
+import Foundation
 import ObjectGraph
 import PredicateDSL
 import TestSupport
@@ -252,5 +253,60 @@ struct TimePredicateTests {
         1 | done == NO AND now() - dueDate > 300
           |                ^^^^^^^^^^^^^^^
         """)
+  }
+}
+
+@Suite("List monitors: time-relative predicates")
+struct TimeListMonitorTests {
+  @Test(.timeLimit(.minutes(1))) func aListGainsATaskWhenItFallsDueOnTheSystemClock() throws {
+    let context = ObjectContext(schema: TimedFixtures.schema, name: "list", notificationCenter: nil)
+    let start = SystemWatchClock.shared.now
+    try context.run { context in
+      try context.insert("Task", values: ["name": "late", "dueDate": date(start - 10)])
+      try context.insert("Task", values: ["name": "soon", "dueDate": date(start + 0.3)])
+      try context.insert("Task", values: ["name": "later", "dueDate": date(start + 3600)])
+      try context.save()
+    }
+    let request = try ListRequest("Task", where: "dueDate < now()", sortedBy: [.init("dueDate")])
+    let monitor = try ListMonitor(context: context, request: request, scheduler: .immediate)
+    #expect(monitor.count == 1)
+    // The alarm rings on a global queue and hops onto the context's.
+    var waited = 0.0
+    while monitor.count < 2 && waited < 10 {
+      usleep(50_000)
+      waited += 0.05
+      context.run { _ in }
+      monitor.flush()
+    }
+    #expect(monitor.count == 2)
+    #expect(SystemWatchClock.shared.now >= start + 0.3)
+    #expect(monitor.object(at: 1)["name"] == .string("soon"))
+  }
+}
+
+@Suite("Docs: time-relative predicates")
+struct TimeDocExampleTests {
+  @Test func theOverdueExampleDeliversTheTask() throws {
+    let taskContext = ObjectContext(schema: TimedFixtures.schema, name: "doc", notificationCenter: nil)
+    let entered = LockedState<[ObjectID]>([])
+    let clock = ManualWatchClock(now: 0)
+    let watcher = ContextWatcher(
+      context: taskContext,
+      target: .handler(on: .queue(DispatchQueue(label: "doc"))) { changes in
+        guard changes.cause == .timePassed else { return }
+        entered.withLock { $0 += changes.entered.map(\.after.objectID) }
+      },
+      options: WatcherOptions(clock: clock))
+    let overdue = try watcher.watch("Task", where: "dueDate < now() AND done == NO")
+    taskContext.performAndWait { context in
+      _ = try? context.insert(
+        "Task", values: ["name": "Renew the certificate", "dueDate": .date(secondsSinceReferenceDate: 60)])
+      try? context.save()
+    }
+    clock.advance(to: 61)
+    taskContext.run { _ in }
+    watcher.flush()
+    #expect(entered.withLock { $0.count } == 1)
+    withExtendedLifetime(overdue) {}
   }
 }
