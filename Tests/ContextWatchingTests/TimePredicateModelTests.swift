@@ -188,7 +188,7 @@ struct TimePredicateModelTests {
   @Test(arguments: [0, 0.1, -0.3, 2.5, 300, -300, 1e-9, 7.7])
   func theFirstTimeOfAThresholdIsExactUnderRounding(offset: Double) {
     var random = SeededGenerator(seed: SeededGenerator.seed(default: 11))
-    let near = [0, 0.1, 1e-300, -0.1, 5e-324, 0.3, 10]
+    let near = [0, 0.1, 1e-300, -0.1, Double.leastNonzeroMagnitude, 0.3, 10]
     for index in 0..<500 {
       let value =
         index < near.count

@@ -301,7 +301,7 @@ struct TimeDocExampleTests {
     taskContext.performAndWait { context in
       _ = try? context.insert(
         "Task", values: ["name": "Renew the certificate", "dueDate": .date(secondsSinceReferenceDate: 60)])
-      try? context.save()
+      _ = try? context.save()
     }
     clock.advance(to: 61)
     taskContext.run { _ in }

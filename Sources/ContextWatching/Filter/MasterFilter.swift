@@ -292,7 +292,7 @@ struct MasterFilter: ~Copyable {
     // Comparisons with `now()` are refused unless time crossings can be
     // found from one attribute's value.
     var timedPredicate: TimedPredicate?
-    if TimedPredicate.readsNow(predicate) {
+    if TimedPredicate.mayReadNow(source), TimedPredicate.readsNow(predicate) {
       do throws(PredicateCompileError) {
         timedPredicate = try TimedPredicate.analyse(predicate, entity: layout)
       } catch {

@@ -97,6 +97,20 @@ struct TimedPredicate {
     }
   }
 
+  /// Whether predicate text may call `now()` (it holds "now" in any case),
+  /// so that most watches skip walking their predicate; true without text.
+  static func mayReadNow(_ source: String?) -> Bool {
+    guard let source else { return true }
+    let letters: (UInt8, UInt8, UInt8) = (UInt8(ascii: "n"), UInt8(ascii: "o"), UInt8(ascii: "w"))
+    var previous: (UInt8, UInt8) = (0, 0)
+    for byte in source.utf8 {
+      let lower = byte | 0x20
+      if previous.0 == letters.0 && previous.1 == letters.1 && lower == letters.2 { return true }
+      previous = (previous.1, lower)
+    }
+    return false
+  }
+
   /// Whether an expression calls `now()` anywhere inside it.
   static func readsNow(_ expression: ExpressionSyntax) -> Bool {
     switch expression.kind {
