@@ -32,7 +32,8 @@ extension MasterFilter {
 
   /// The entities of a timed watch (or of its group's members).
   func timedEntities(_ id: WatchID) -> [String] {
-    guard let entry = entry(id) else { return [] }
+    // Most watchers have no timed watch: nothing to look up or allocate.
+    guard !timed.isEmpty, let entry = entry(id) else { return [] }
     return ([id.slot] + entry.members).compactMap { timed[$0] != nil ? entries[$0]?.entity.name : nil }
   }
 
