@@ -244,10 +244,11 @@ public final class ContextWatcher: Sendable {
   private func add(
     entities: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions, route: WatchRoute?
   ) throws(WatchError) -> WatchToken {
-    let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+    let (id, timed) = try filter.withLock { filter throws(WatchError) in
+      let id = try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+      return (id, filter.hasTimedWatches)
     }
-    startTiming(id)
+    if timed { startTiming(id) }
     return WatchToken(id: id, watches: filter)
   }
 
@@ -266,10 +267,11 @@ public final class ContextWatcher: Sendable {
     // Moved into the closure through an optional: a closure cannot consume
     // what it captures.
     var moved = Optional(predicate)
-    let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
+    let (id, timed) = try filter.withLock { filter throws(WatchError) in
+      let id = try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
+      return (id, filter.hasTimedWatches)
     }
-    startTiming(id)
+    if timed { startTiming(id) }
     return WatchToken(id: id, watches: filter)
   }
 
