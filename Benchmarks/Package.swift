@@ -69,6 +69,10 @@ let package = Package(
     // object:
     //   swift run -c release RecordListTiming
     tool("RecordListTiming", ["BenchmarkSupport", contextWatching, objectGraph, predicateDSL]),
+    // Time-relative predicates: a save moving one due date among a million
+    // timed objects, and one crossing:
+    //   swift run -c release TimedTiming
+    tool("TimedTiming", [contextWatching, objectGraph, predicateDSL]),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
     // What the benchmarks measure (the predicates and the hand-written
     // closures they are compared with) and the seeded generator that makes

@@ -10,3 +10,14 @@ public let context = ObjectContext(
       "Person", attributes: [.init("name", .string), .init("age", .integer), .init("salary", .double)])
   ]))
 public let auditQueue = DispatchQueue(label: "audit")
+
+/// A context of tasks with due dates, for the section on time-relative predicates.
+public let taskContext = ObjectContext(
+  schema: try! ObjectSchema([
+    EntityDescription(
+      "Task",
+      attributes: [
+        .init("title", .string), .init("dueDate", .date, isOptional: true),
+        .init("done", .boolean, defaultValue: false),
+      ])
+  ]))

@@ -52,6 +52,10 @@ public struct ContextChanges: Sendable, Hashable {
   /// saves were dropped: the consumer fell behind and should refetch. A
   /// delivery that reports an overflow holds no objects.
   public var missedSaves: ClosedRange<Int>?
+  /// Why the delivery was made: a save (most), or time passing for
+  /// watches that compare with `now()`. A delivery caused by time carries
+  /// the sequence number of the last save before it, and no author.
+  public var cause: ChangeCause = .save
 
   /// Creates a delivery.
   public init(

@@ -40,6 +40,9 @@ public struct WatchChanges: Sendable, Hashable {
   /// Objects on which the watch's predicate could not be evaluated (see
   /// ``ContextChanges/failures``).
   public var failures: [WatchFailure]
+  /// Why the changes were delivered: a save, or time passing (see
+  /// ``ContextChanges/cause``).
+  public var cause: ChangeCause = .save
 
   /// Creates a watch's changes.
   public init(

@@ -72,6 +72,12 @@ struct MasterFilter: ~Copyable {
   /// Per entity, the watches that read through relationships into it.
   private var dependents: [[Int: Set<Int>]]
   private let memo = Memo()
+  /// The watches whose predicates compare with `now()`, by slot, with the
+  /// crossing times of their objects (see `MasterFilter+Time`).
+  var timed: [Int: TimedWatch] = [:]
+  /// The sequence number of the last save classified, which deliveries
+  /// caused by time passing carry.
+  var lastSequenceNumber = 0
   /// The compiled shared predicates by slot, for the hot path (a freed slot
   /// holds a constant-false filter until reused).
   private var filters: [FilterEvaluator<WatchImage>] = []
@@ -293,6 +299,18 @@ struct MasterFilter: ~Copyable {
         .unknownKey, watch: label(predicate), entity: entityName, key: key,
         message: "\(entityName) has no key '\(key)' (keys: \(layout.keys.joined(separator: ", ")))")
     }
+    // Comparisons with `now()` are refused unless time crossings can be
+    // found from one attribute's value.
+    var timedPredicate: TimedPredicate?
+    if TimedPredicate.mayReadNow(source), TimedPredicate.readsNow(predicate) {
+      do throws(PredicateCompileError) {
+        timedPredicate = try TimedPredicate.analyse(predicate, entity: layout)
+      } catch {
+        var error = error
+        error.source = source
+        throw WatchError(watch: label(predicate), entity: entityName, compile: error)
+      }
+    }
 
     // The residual is compiled (or shared) below, which validates it. The
     // indexed conjunct is valid as found: it is only formed from constants
@@ -371,6 +389,7 @@ struct MasterFilter: ~Copyable {
       followsPendingCount += 1
       if !options.follows.contains(.saves) { followsOnlyPending += 1 }
     }
+    if let timedPredicate { timed[slot] = TimedWatch(predicate: timedPredicate) }
     if slot == entries.count {
       entries.append(entry)
       slotInfo.append(SlotInfo(entry))
@@ -446,6 +465,7 @@ struct MasterFilter: ~Copyable {
   /// Removes the entry in `slot`: a watch, or a member of a group.
   private mutating func removeEntry(at slot: Int) {
     guard let entry = entries[slot] else { return }
+    if !timed.isEmpty { timed[slot] = nil }
     for kind in entry.entity.kindIndexes {
       if let objectIDs = entry.options.objectIDs {
         for objectID in objectIDs {

@@ -26,8 +26,8 @@ public final class ContextWatcher: Sendable {
   /// The watcher's options.
   public let options: WatcherOptions
 
-  private let filter: LockedState<MasterFilter>
-  private let pipeline: DeliveryPipeline
+  let filter: LockedState<MasterFilter>
+  let pipeline: DeliveryPipeline
   private let observation = LockedState<SaveObserverToken?>(nil)
   /// The context watched, and the observation of its pending changes,
   /// made when the first watch that follows them is added.
@@ -39,11 +39,14 @@ public final class ContextWatcher: Sendable {
   }
   /// Whether the target receives deliveries (it does, unless it is the
   /// watches' handlers alone).
-  private let delivers: Bool
+  let delivers: Bool
   /// Where the handlers of watches that name no scheduler run, and their
   /// queue, made when the first of them is added.
   private let handlerScheduler: DeliveryScheduler
   private let handlerQueue = LockedState<MonitorDeliveryQueue?>(nil)
+  /// The alarm set for the earliest crossing of the timed watches, and the
+  /// context whose queue crossings are judged on (see `ContextWatcher+Time`).
+  let timing = LockedState(TimingState())
 
   /// Creates a watcher of `context`'s saves.
   ///
@@ -58,6 +61,7 @@ public final class ContextWatcher: Sendable {
     }
     observation.withLock { $0 = token }
     pendingSource.withLock { $0.context = context }
+    timing.withLock { $0.context = context }
   }
 
   /// Creates a watcher of change values from any source: feed it with
@@ -75,6 +79,7 @@ public final class ContextWatcher: Sendable {
 
   deinit {
     pipeline.stream?.finish()
+    timing.withLock { $0.alarm?.cancel() }
     // Tokens hold the table, not the watcher: what they keep must be empty.
     filter.withLock { $0.removeAll() }
   }
@@ -248,10 +253,12 @@ public final class ContextWatcher: Sendable {
   private func add(
     entities: [String]?, predicate: PredicateSyntax, source: String?, options: WatchOptions, route: WatchRoute?
   ) throws(WatchError) -> WatchToken {
-    let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+    let (id, timed) = try filter.withLock { filter throws(WatchError) in
+      let id = try filter.add(entities: entities, predicate: predicate, source: source, options: options, route: route)
+      return (id, filter.hasTimedWatches)
     }
     if options.follows.contains(.pending) { followPendingChanges() }
+    if timed { startTiming(id) }
     return WatchToken(id: id, watches: filter)
   }
 
@@ -270,10 +277,12 @@ public final class ContextWatcher: Sendable {
     // Moved into the closure through an optional: a closure cannot consume
     // what it captures.
     var moved = Optional(predicate)
-    let id = try filter.withLock { filter throws(WatchError) in
-      try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
+    let (id, timed) = try filter.withLock { filter throws(WatchError) in
+      let id = try filter.add(entity: entity, predicate: moved.take()!, source: source, options: options, route: route)
+      return (id, filter.hasTimedWatches)
     }
     if options.follows.contains(.pending) { followPendingChanges() }
+    if timed { startTiming(id) }
     return WatchToken(id: id, watches: filter)
   }
 
@@ -334,7 +343,14 @@ public final class ContextWatcher: Sendable {
     if let author = save.author, options.ignoredAuthors.contains(author) { return }
     // Filled only for watches with handlers of their own.
     var routes: [RoutedChanges] = []
-    let changes = filter.withLock { $0.classify(save, context: context, delivers: delivers, routes: &routes) }
+    var passed: TimePassed?
+    let changes = filter.withLock { filter in
+      guard filter.hasTimedWatches else {
+        return filter.classify(save, context: context, delivers: delivers, routes: &routes)
+      }
+      return classifyTimed(save, context: context, filter: &filter, routes: &routes, passed: &passed)
+    }
+    if let passed { deliver(passed) }
     if let changes { pipeline.deliver(consume changes) }
     if !routes.isEmpty { WatchRoute.deliver(routes) }
   }

@@ -16,7 +16,7 @@ package enum FunctionCall {
   {
     switch function {
     case .random: return .double(Double.random(in: 0..<1))
-    case .now: return .date(secondsSinceReferenceDate: Date().timeIntervalSinceReferenceDate)
+    case .now: return .date(secondsSinceReferenceDate: EvaluationTime.now ?? Date().timeIntervalSinceReferenceDate)
     case .add: return try Arithmetic.apply(.add, arguments[0], arguments[1])
     case .subtract: return try Arithmetic.apply(.subtract, arguments[0], arguments[1])
     case .multiply: return try Arithmetic.apply(.multiply, arguments[0], arguments[1])

@@ -1,0 +1,111 @@
+import ObjectGraph
+import PredicateDSL
+
+/// The alarm of a watcher's timed watches, and where their crossings are
+/// judged.
+struct TimingState {
+  /// The context watched, whose queue crossings are judged on (in order
+  /// with its saves); nil for a watcher fed with `process(_:)`.
+  weak var context: ObjectContext?
+  /// The time the alarm is set for, and the alarm.
+  var deadline: Double?
+  var alarm: WatchAlarm?
+}
+
+/// A delivery caused by time passing, and its watches' own changes.
+struct TimePassed {
+  var changes: ContextChanges?
+  var routes: [RoutedChanges]
+}
+
+extension ContextWatcher {
+  /// Classifies a save for a watcher with timed watches: first the
+  /// crossings due at the clock's time (a delivery of their own, in
+  /// `passed`), then the save with `now()` read from the same clock; then
+  /// keeps the saved objects' next crossings and sets the alarm for the
+  /// earliest.
+  func classifyTimed(
+    _ save: ContextSave, context: ObjectContext?, filter: inout MasterFilter, routes: inout [RoutedChanges],
+    passed: inout TimePassed?
+  ) -> ContextChanges? {
+    let now = options.clock.now
+    var timeRoutes: [RoutedChanges] = []
+    let timeChanges = filter.classifyCrossings(at: now, context: context, delivers: delivers, routes: &timeRoutes)
+    if timeChanges != nil || !timeRoutes.isEmpty { passed = TimePassed(changes: timeChanges, routes: timeRoutes) }
+    let changes = EvaluationTime.$now.withValue(now) {
+      filter.classify(save, context: context, delivers: delivers, routes: &routes)
+    }
+    filter.track(save, at: now)
+    setAlarm(for: filter.earliestCrossing)
+    return changes
+  }
+
+  /// Delivers what time passing changed.
+  func deliver(_ passed: TimePassed) {
+    if let changes = passed.changes { pipeline.deliver(changes) }
+    if !passed.routes.isEmpty { WatchRoute.deliver(passed.routes) }
+  }
+
+  /// Sets the alarm for `deadline` unless it is set for it already.
+  /// Called under the filter's lock, so that alarms follow its changes in
+  /// order.
+  func setAlarm(for deadline: Double?) {
+    timing.withLock { timing in
+      guard timing.deadline != deadline || (deadline != nil && timing.alarm == nil) else { return }
+      timing.alarm?.cancel()
+      timing.alarm = nil
+      timing.deadline = deadline
+      guard let deadline else { return }
+      timing.alarm = options.clock.schedule(at: deadline) { [weak self] in self?.alarmRang() }
+    }
+  }
+
+  /// Starts a watch just added on the objects that exist already, if it
+  /// compares with `now()`: on the context's queue, after the work queued
+  /// there before it.
+  func startTiming(_ id: WatchID) {
+    let entities = filter.withLock { $0.timedEntities(id) }
+    guard !entities.isEmpty, let context = timing.withLock({ $0.context }) else { return }
+    context.perform { [weak self] context in
+      guard let self else { return }
+      var snapshots: [ObjectSnapshot] = []
+      for entity in Set(entities).sorted() {
+        guard let objects = try? context.objects(of: entity) else { continue }
+        snapshots.append(contentsOf: objects.map { $0.snapshot() })
+      }
+      let now = options.clock.now
+      filter.withLock { filter in
+        filter.seed(id, with: snapshots, at: now)
+        setAlarm(for: filter.earliestCrossing)
+      }
+    }
+  }
+
+  /// The alarm rang: judge the crossings due, on the context's queue when
+  /// there is one.
+  private func alarmRang() {
+    let context = timing.withLock { timing in
+      timing.alarm = nil
+      timing.deadline = nil
+      return timing.context
+    }
+    guard let context else {
+      processCrossings(context: nil)
+      return
+    }
+    context.perform { [weak self] context in self?.processCrossings(context: context) }
+  }
+
+  /// Delivers the crossings due at the clock's time and sets the alarm for
+  /// the next.
+  func processCrossings(context: ObjectContext?) {
+    var routes: [RoutedChanges] = []
+    let changes = filter.withLock { filter in
+      let changes = filter.classifyCrossings(
+        at: options.clock.now, context: context, delivers: delivers, routes: &routes)
+      setAlarm(for: filter.earliestCrossing)
+      return changes
+    }
+    deliver(TimePassed(changes: changes, routes: routes))
+  }
+}
