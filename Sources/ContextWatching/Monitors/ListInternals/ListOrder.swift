@@ -166,6 +166,8 @@ final class ListOrder: Sendable {
   /// A probe for the listed object `id` whose values and derived values
   /// are `values` and `derived` (see ``ListProbe``); `known`, when given,
   /// must be those values' encoding, which is then not computed again.
+  /// Used only inside the call that made the buffers (invariant 8 in
+  /// Support/OrderStatisticTree/OrderStatisticTree.swift).
   func probe(
     _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>,
     key known: ListSortKey? = nil
@@ -192,6 +194,10 @@ final class ListOrder: Sendable {
   func sectionKey(of object: borrowing ListedObject) -> SectionKey {
     SectionKey(value: value(0, of: object), word: object.key.first)
   }
+
+  // The comparisons below read through pointers valid during the call: a
+  // search's (invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift)
+  // or one to a value at hand or a probe (invariant 8).
 
   /// The order of `a` and `b` on sort key `index`, its direction applied,
   /// read from the values.

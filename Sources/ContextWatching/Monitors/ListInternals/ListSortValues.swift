@@ -20,7 +20,8 @@ protocol ListSortValues {
 /// arrays, and release them after.
 ///
 /// Valid only while the arrays it points into are neither changed nor
-/// released: made and used inside their `withUnsafeBufferPointer`.
+/// released: made and used inside their `withUnsafeBufferPointer`
+/// (invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift).
 struct ListProbe: ListSortValues {
   let key: ListSortKey
   let objectID: ObjectID
@@ -31,6 +32,7 @@ struct ListProbe: ListSortValues {
   let derived: UnsafeBufferPointer<FilterValue>
 
   func sortValue(_ source: ListOrder.Source) -> FilterValue {
+    // Unchecked reads in range: invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     switch source {
     case .attribute(let slot): values[slot]
     case .path(let path): derived[path]

@@ -64,6 +64,7 @@ struct ListState: Sendable {
   /// copied each compared pair (their snapshots' references retained and
   /// released), most of a first fetch's time.
   private static func sorted(_ objects: [ListedObject], by order: ListOrder) -> [ListedObject] {
+    // Invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     objects.withUnsafeBufferPointer { buffer in
       guard let base = buffer.baseAddress else { return [] }
       var positions = Array(0..<buffer.count)
@@ -150,6 +151,9 @@ struct ListState: Sendable {
   ///
   /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
   func prepare(_ edits: [ListEdit], sequenceNumber: Int) -> Plan {
+    // Pointers handed to the closures below: invariant 3 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift; `new`, read
+    // unwrapped where `hasNew` holds, invariant 9.
     let order = content.order
     let limit = content.limit
     let (loaded, oldKeys) = touchSearchPaths(edits)
@@ -298,6 +302,8 @@ struct ListState: Sendable {
     changes.updated.reserveCapacity(touched.count - moverCount)
     // By index, not `for object in touched`, which would copy each
     // touched object (its references retained, then released).
+    // `old` and `new` read unwrapped: invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in touched.indices {
       let from = oldPaths[index]
       let newRank = newRanks[index]
@@ -382,7 +388,8 @@ struct ListState: Sendable {
       let key: ListSortKey
     }
     // Whether `a`'s new object sorts before `b`'s: by their words, and by
-    // the objects only when the words tie.
+    // the objects only when the words tie. An arrival has a new object
+    // (invariant 9 in Support/OrderStatisticTree/OrderStatisticTree.swift).
     func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
       ListSortKey.isBefore(a.key, b.key)
         ?? order.isBefore(
@@ -468,6 +475,8 @@ struct ListState: Sendable {
     keys.reserveCapacity(2 * edits.count)
     var oldKeys: [ListSortKey?] = []
     oldKeys.reserveCapacity(edits.count)
+    // Pointers: invariants 3 and 8 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in edits.indices {
       let old = withProbe(edits[index].objectID) { $0.pointee.key }
       oldKeys.append(old)
@@ -514,6 +523,8 @@ struct ListState: Sendable {
     _ id: ObjectID, key: ListSortKey?, reading body: (UnsafePointer<ListedObject>) -> Result
   ) -> (rank: Int, result: Result)? {
     let order = content.order
+    // Invariants 3, 4 and 8 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
     let found = withProbe(id, key: key) { probe in
       content.objects.partitionPoint({ order.isBefore($0, probe) }) { listed in
         precondition(listed.pointee.snapshot.objectID == id, "a listed object is missing from its list")
@@ -533,6 +544,7 @@ struct ListState: Sendable {
   ) -> Result? {
     let order = content.order
     let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
+    // Invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     return values.withValue(for: id.rawValue) { values in
       values.withUnsafeBufferPointer { values in
         derived.withUnsafeBufferPointer { derived in
@@ -550,6 +562,7 @@ struct ListState: Sendable {
   /// The identifiers of the objects before and after the one at `rank`,
   /// nil past either end.
   private func neighbours(_ rank: Int) -> (before: ObjectID?, after: ObjectID?) {
+    // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     content.objects.readNeighbours(of: rank) { $0?.pointee.snapshot.objectID }
   }
 
@@ -563,7 +576,9 @@ struct ListState: Sendable {
   /// - Returns: Where each touched object was inserted, in the list as it
   ///   was then; -1 for one not inserted.
   private mutating func apply(_ touched: [Touched], edits: [ListEdit]) -> [Int] {
-    // By index, not `for object in touched` (see `commit`).
+    // By index, not `for object in touched` (see `commit`). `new` read
+    // unwrapped: invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
     var leaving: [(rank: Int, index: Int)] = []
     leaving.reserveCapacity(touched.count)
     for index in touched.indices {
@@ -614,6 +629,8 @@ struct ListState: Sendable {
   /// - Returns: Its position.
   private mutating func insert(_ object: ListedObject) -> Int {
     let order = content.order
+    // Invariants 3 and 8 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
     let position = withUnsafePointer(to: object) { pointer in
       content.objects.insert(object, at: { order.isBefore($0, pointer) })
     }
@@ -626,6 +643,7 @@ struct ListState: Sendable {
   private mutating func countSection(_ key: SectionKey, by change: Int) {
     let order = content.order
     var emptied = false
+    // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     let found = content.sectionCounts.update(
       at: { order.isSectionBefore($0, key) }, where: { order.isSameSection($0, key) }
     ) { section in
@@ -653,6 +671,7 @@ struct ListState: Sendable {
     guard before == newBefore && after == newAfter else { return false }
     func stays(_ id: ObjectID?) -> Bool {
       guard let id else { return true }
+      // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
       let index = repositioned.partitionPoint { $0.pointee < id }
       return index == repositioned.count || repositioned[index] != id
     }
@@ -761,6 +780,7 @@ struct ListState: Sendable {
     var tails: ContiguousArray<Int> = []  // index into values of the smallest tail of each length
     var previous = [Int](repeating: -1, count: values.count)
     for (index, value) in values.enumerated() {
+      // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
       let length = tails.partitionPoint { values[$0.pointee] < value }
       if length > 0 { previous[index] = tails[length - 1] }
       if length == tails.count { tails.append(index) } else { tails[length] = index }

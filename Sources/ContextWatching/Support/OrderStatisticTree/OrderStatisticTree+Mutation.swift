@@ -11,6 +11,7 @@ extension OrderStatisticTree {
       return 0
     }
     Self.unshare(&root!)
+    // Invariants 2 and 4 in OrderStatisticTree.swift.
     let (position, split) = Self.insert(element, isBefore, into: Unmanaged.passUnretained(root.unsafelyUnwrapped))
     if let split {
       root = Node(children: [root!, split])
@@ -62,6 +63,7 @@ extension OrderStatisticTree {
   mutating func remove(at position: Int) -> Element {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
     Self.unshare(&root!)
+    // Invariants 2 and 4 in OrderStatisticTree.swift.
     let element = Self.remove(at: position, from: Unmanaged.passUnretained(root.unsafelyUnwrapped))
     if root!.count == 0 {
       root = nil
@@ -79,6 +81,7 @@ extension OrderStatisticTree {
   mutating func update(at position: Int, _ update: (inout Element) -> Void) {
     precondition(position >= 0 && position < count, "position \(position) is out of range 0..<\(count)")
     Self.unshare(&root!)
+    // Invariants 2 and 4 in OrderStatisticTree.swift.
     Self.update(at: position, update, in: Unmanaged.passUnretained(root.unsafelyUnwrapped))
   }
 
@@ -87,10 +90,9 @@ extension OrderStatisticTree {
     if !isKnownUniquelyReferenced(&node) { node = node.copy() }
   }
 
-  // The mutations below descend with each node unretained (as reads do,
-  // see `descend(_:)`): a node is made unshared by its parent (the root by
-  // the tree) before the descent reaches it, so the tree holds it alone
-  // and nothing releases it while the mutation runs.
+  // The mutations below descend with each node unretained and write it
+  // without run-time exclusivity checks: invariants 1 and 2 in
+  // OrderStatisticTree.swift; their pointers, invariants 3 and 5.
   private static func insert(
     _ element: Element, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: Unmanaged<Node>
   ) -> (position: Int, split: Node?) {
@@ -127,10 +129,7 @@ extension OrderStatisticTree {
     let last = elements.count - 1
     guard index < last else { return }
     elements.withUnsafeMutableBufferPointer { buffer in
-      // Every slot of `buffer` is initialized before and after: the
-      // appended element is moved out of the last slot, the elements from
-      // `index` on are moved up into the slots after them (leaving slot
-      // `index` uninitialized), and the element is moved into slot `index`.
+      // Invariant 7 in OrderStatisticTree.swift.
       let base = buffer.baseAddress.unsafelyUnwrapped
       let moved = (base + last).move()
       (base + index + 1).moveInitialize(from: base + index, count: last - index)
@@ -166,6 +165,7 @@ extension OrderStatisticTree {
   private static func remove(
     _ isBefore: (UnsafePointer<Element>) -> Bool, _ isMatch: (UnsafePointer<Element>) -> Bool, from node: inout Node
   ) -> (Int, Element)? {
+    // The predicates' pointers: invariants 3 and 5 in OrderStatisticTree.swift.
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
       guard index < node.elements.count,
@@ -229,6 +229,7 @@ extension OrderStatisticTree {
       if node.isLeaf {
         // In place through a pointer: reading `elements[position]` for its
         // weight would copy the element, retaining each of its references.
+        // Invariants 3 and 5 in OrderStatisticTree.swift.
         let change = node.elements.withUnsafeMutableBufferPointer { elements in
           let element = elements.baseAddress.unsafelyUnwrapped + position
           let before = element.pointee.weight
@@ -257,6 +258,7 @@ extension OrderStatisticTree {
       node.removeChild(at: index)
       return
     }
+    // Invariant 2 in OrderStatisticTree.swift.
     guard node.unretainedChild(index)._withUnsafeGuaranteedRef({ $0.itemCount < minimumFill }),
       node.children.count > 1
     else { return }
@@ -321,6 +323,7 @@ extension OrderStatisticTree {
     _ update: (inout Element) -> Void,
     in node: inout Node
   ) -> (position: Int, weightChange: Int)? {
+    // The predicates' pointers: invariants 3 and 5 in OrderStatisticTree.swift.
     if node.isLeaf {
       let index = node.elements.partitionPoint(isBefore)
       guard index < node.elements.count,

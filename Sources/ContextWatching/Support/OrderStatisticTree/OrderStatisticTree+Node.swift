@@ -1,11 +1,6 @@
 extension OrderStatisticTree {
-  // The stored properties skip dynamic exclusivity checks: a node is
-  // written only by the tree that holds it alone (each mutation first makes
-  // the nodes on its path unshared, see `unshare`), inside one of the
-  // tree's `mutating` methods, which the tree's own (static) exclusivity
-  // makes the only access to that tree; and no method writes a node's
-  // property while a read or write of the same property of the same node
-  // is in progress (a recursive call writes the child, not the parent).
+  // No run-time exclusivity checks on the stored properties: invariant 1 in
+  // OrderStatisticTree.swift.
   final class Node {
     /// Elements below, in this node's subtree.
     @exclusivity(unchecked) var count: Int
@@ -68,6 +63,9 @@ extension OrderStatisticTree {
     /// Items: elements of a leaf, children of an inner node.
     var itemCount: Int { isLeaf ? elements.count : children.count }
 
+    // The unchecked walks of `counts` and `weights` below: invariant 5 in
+    // OrderStatisticTree.swift.
+
     /// The number of elements in the children before `index`.
     func count(before index: Int) -> Int {
       counts.withUnsafeBufferPointer { counts in
@@ -99,9 +97,9 @@ extension OrderStatisticTree {
       }
     }
 
-    /// Child `index`, unretained: valid while this node holds it (see
-    /// ``OrderStatisticTree/descend(_:)``). Loaded as a plain word, so that
-    /// no retain is made.
+    /// Child `index`, unretained: valid while this node holds it
+    /// (invariants 2 and 5 in OrderStatisticTree.swift). Loaded as a plain
+    /// word, so that no retain is made.
     @inline(__always)
     func unretainedChild(_ index: Int) -> Unmanaged<Node> {
       children.withUnsafeBufferPointer { children in
@@ -113,6 +111,7 @@ extension OrderStatisticTree {
 
     /// Reads child `index`'s count and weight into `counts` and `weights`.
     func refresh(_ index: Int) {
+      // Invariant 2 in OrderStatisticTree.swift.
       let (count, weight) = unretainedChild(index)._withUnsafeGuaranteedRef { ($0.count, $0.weight) }
       counts[index] = count
       weights[index] = weight
@@ -139,6 +138,7 @@ extension OrderStatisticTree {
     /// whose first element is before it (the first child when none is).
     @inline(__always)
     func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
+      // Invariant 3 in OrderStatisticTree.swift.
       Swift.max(0, firsts.partitionPoint(isBefore) - 1)
     }
   }

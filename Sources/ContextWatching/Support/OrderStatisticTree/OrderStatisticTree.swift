@@ -1,3 +1,83 @@
+// The order-statistics tree's unsafe code, and that of the list monitor's
+// internals that search it (`ListOrder`, `ListState`, `ListProbe`). Every
+// unsafe invariant of the tree and of those internals is listed here; the
+// code that relies on one names it ("invariant 2 in
+// OrderStatisticTree.swift").
+//
+// 1. A node is written only while one tree holds it alone. Every mutation
+//    first makes each node on its path unshared (`unshare`, which copies a
+//    node unless `isKnownUniquelyReferenced`), inside one of the tree's
+//    `mutating` methods, which the tree's own (static) exclusivity makes the
+//    only access to that tree; and no method writes a node's property while
+//    a read or write of the same property of the same node is in progress (a
+//    recursive call writes the child, not the parent). So `Node`'s stored
+//    properties skip run-time exclusivity checks (`@exclusivity(unchecked)`),
+//    and the tree is `@unchecked Sendable`: copies of a tree on different
+//    threads share only nodes that no one writes, as Array's copy-on-write
+//    storage does.
+// 2. An `Unmanaged<Node>` borrows its node without a retain
+//    (`passUnretained`, `unretainedChild`, `_withUnsafeGuaranteedRef`), and
+//    none outlives the call into the tree that made it. The tree holds its
+//    root and each inner node its children: a read changes no node, so every
+//    node it passes stays alive while the tree is neither mutated nor
+//    released; a mutation makes each node unshared (the root by the tree, a
+//    child by its parent) before its descent reaches it, and no parent
+//    replaces that child until the descent returns, so the tree holds it
+//    alone and nothing releases it. `unretainedChild` loads a child's reference as a plain
+//    word, which is an `Unmanaged<Node>`'s layout, after checking its index
+//    against the children.
+// 3. A pointer to an element that a search or a read hands to a closure (a
+//    predicate, `isMatch`, `body`, `update`; the tree's, and
+//    `partitionPoint(_:)` on a buffer or an array) points into the storage
+//    it searches, inside that storage's `withUnsafe(Mutable)BufferPointer`,
+//    and is valid during that call only: a closure reads fields through it
+//    or copies the element out (an `update` writes that element alone),
+//    never keeps the pointer, and does not reach the tree it searches.
+// 4. `root.unsafelyUnwrapped` only in a tree that is not empty: after
+//    checking a position against `count`, `root` against nil, or a weight
+//    against the root's; in `partitionPoint(_:reading:)` by its precondition
+//    (a partition point below `count`), which `ListState.member` meets by
+//    searching only for an object its value table holds, and so the list.
+// 5. Offsets stay inside a node's buffers. `baseAddress.unsafelyUnwrapped +
+//    offset` comes after a check of the offset (or of the position the
+//    descent turned into it) against the buffer's count, so the buffer is
+//    not empty. The unchecked walks of an inner node's `counts` and
+//    `weights` (`childIndex(containing:)`, `position(coveringWeight:)`,
+//    `count(before:)` and `weight(before:)` up to a child's index), and of a
+//    leaf's elements after them, stop inside: an inner node's counts and
+//    weights sum to its own `count` and `weight` (every mutation restores
+//    that before it returns, see `Node.counts`), and the offset or weight
+//    sought is below those. `firsts` has an entry for each child.
+// 6. Every leaf is at the same depth: `init(sorted:)` builds the tree a
+//    level at a time, and its height changes only at the root (a split root
+//    gets a new parent; a root with one child is replaced by it).
+//    `touchLeaves` descends all its searches a level at a time and stops
+//    when the first is at a leaf.
+// 7. `insert(_:at:into:)` moves a leaf's elements as bytes: every slot of
+//    the buffer is initialized before and after (the appended element is
+//    moved out of the last slot, the elements from `index` on are moved up
+//    one slot, leaving slot `index` uninitialized, and the element is moved
+//    into slot `index`).
+// 8. The list's pointers to objects and values at hand live inside the call
+//    that made them: a `ListProbe` is made and used inside the
+//    `withUnsafeBufferPointer` of the arrays it points into
+//    (`ListState.withProbe`), a pointer from `withUnsafePointer(to:)` inside
+//    that call, and `ListState.sorted(_:by:)` compares through pointers to
+//    its objects' buffer at positions below its count. A probe's arrays are
+//    the `snapshot.values` and `derived` of a listed object (`remember`
+//    stores them whenever the list takes the object in or updates it), so a
+//    slot or path a sort key reads is in range for the probe as it is for
+//    the object, whose reads are checked.
+// 9. `ListEdit.new.unsafelyUnwrapped` in `ListState` only for an edit with a
+//    new object: after checking it (`hasNew`, `!= nil`); for a touched
+//    object that is not repositioned (only an object listed before and after
+//    the edits, in place, is not); for one with a rank after the edits
+//    (`ranksAfterEdits` ranks only objects with a new object).
+//    `Touched.old.unsafelyUnwrapped` only for an object with an old index
+//    path and none after: it has no new object or is past a limit, and
+//    `prepare` keeps `old` for an object without a new one and in a list
+//    with a limit.
+
 /// A sorted sequence with positions: a B+-tree whose nodes count the
 /// elements below them, so that finding an element's position, the element
 /// at a position, inserting and removing all take O(log *n*).
@@ -90,6 +170,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(log *n*).
   func read<Result>(_ position: Int, _ body: (UnsafePointer<Element>) -> Result) -> Result {
     let (leaf, offset) = leaf(containing: position)
+    // Invariants 2, 3 and 5 above.
     return leaf._withUnsafeGuaranteedRef { leaf in
       leaf.elements.withUnsafeBufferPointer { body($0.baseAddress.unsafelyUnwrapped + offset) }
     }
@@ -111,13 +192,13 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   ///
   /// A retain and a release are atomic operations, each costing the time of
   /// dozens of plain instructions, and a read of a large list passes four
-  /// nodes. The nodes stay valid unretained: the tree holds its root and
-  /// each node its children, and no node changes while the tree is read, so
-  /// the leaf is valid as long as the tree is neither mutated nor released.
+  /// nodes. The leaf is valid as long as the tree is neither mutated nor
+  /// released.
   ///
   /// - Precondition: The tree is not empty.
   @inline(__always)
   private func descend(_ step: (Node) -> Int) -> Unmanaged<Node> {
+    // Invariants 2 and 4 above.
     var node = Unmanaged.passUnretained(root.unsafelyUnwrapped)
     while let child = node._withUnsafeGuaranteedRef({ $0.isLeaf ? nil : $0.unretainedChild(step($0)) }) {
       node = child
@@ -135,6 +216,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     of position: Int, _ body: (UnsafePointer<Element>?) -> Result
   ) -> (before: Result, after: Result) {
     let (leaf, offset) = leaf(containing: position)
+    // Invariants 2, 3 and 5 above.
     let inLeaf = leaf._withUnsafeGuaranteedRef { leaf in
       leaf.elements.withUnsafeBufferPointer { elements -> (before: Result, after: Result)? in
         guard offset > 0 && offset + 1 < elements.count else { return nil }
@@ -164,6 +246,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       position += node.count(before: index)
       return index
     }
+    // Invariants 2, 3 and 5 above; the descent, invariant 4.
     let (offset, result) = leaf._withUnsafeGuaranteedRef { leaf -> (Int, Result?) in
       leaf.elements.withUnsafeBufferPointer { elements in
         let offset = elements.partitionPoint(isBefore)
@@ -188,6 +271,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       position += node.count(before: index)
       return index
     }
+    // Invariants 2 and 3 above.
     return position + leaf._withUnsafeGuaranteedRef { $0.elements.partitionPoint(isBefore) }
   }
 
@@ -206,6 +290,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// - Complexity: O(*k* log *n*) for *k* searches.
   func touchLeaves(_ count: Int, _ isBefore: (Int, UnsafePointer<Element>) -> Bool) -> Int {
     guard let root, count > 0 else { return 0 }
+    // Invariants 2, 3 and 6 above.
     var nodes = [Unmanaged<Node>](filledWith: Unmanaged.passUnretained(root), count: count)
     while !nodes[0]._withUnsafeGuaranteedRef(\.isLeaf) {
       for search in 0..<count {
@@ -242,6 +327,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       sum += node.weight(before: index)
       return index
     }
+    // Invariants 2 and 5 above.
     return leaf._withUnsafeGuaranteedRef { leaf in
       leaf.elements.withUnsafeBufferPointer { elements in
         var before = sum
@@ -263,6 +349,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     precondition(weight >= 0 && weight < (root?.weight ?? 0), "weight \(weight) is out of range")
     var position = 0
     var before = 0
+    // Invariants 2, 4 and 5 above.
     let leaf = descend { node in
       var index = 0
       node.weights.withUnsafeBufferPointer { weights in
@@ -288,9 +375,5 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
 
 }
 
-// @unchecked Sendable: a node reachable from more than one tree is never
-// mutated (every mutation first makes each node on its path unshared, with
-// `isKnownUniquelyReferenced`, copying it otherwise), so copies of a tree on
-// different threads share only nodes that no one writes, as Array's
-// copy-on-write storage does.
+// @unchecked Sendable: invariant 1 above.
 extension OrderStatisticTree: @unchecked Sendable where Element: Sendable {}
