@@ -18,7 +18,7 @@ struct PendingWatchTests {
     let ann = try rig.context.run { try $0.insert("Person", values: ["name": "Ann", "age": 40]) }
     rig.watcher.flush()
     var delivery = try #require(rig.recorder.last)
-    #expect(delivery.kind == .pending && delivery.names(.inserted) == ["Ann"])
+    #expect(delivery.cause == .pending && delivery.names(.inserted) == ["Ann"])
     #expect(delivery.objectIDs(for: pending.id, .inserted) == [ann.objectID])
     #expect(delivery.objectIDs(for: saves.id, .inserted).isEmpty)
 
@@ -27,7 +27,7 @@ struct PendingWatchTests {
     try rig.context.run { _ in try ann.setValue(20, forKey: "age") }
     rig.watcher.flush()
     delivery = try #require(rig.recorder.last)
-    #expect(delivery.kind == .pending && delivery.names(.exited) == ["Ann"])
+    #expect(delivery.cause == .pending && delivery.names(.exited) == ["Ann"])
     #expect(delivery.exited.first?.before["age"] == 40)
 
     try rig.context.run { _ in try ann.setValue(50, forKey: "age") }
@@ -37,17 +37,17 @@ struct PendingWatchTests {
     // The save: the save watch sees the insert; the pending watch nothing
     // more (nothing was left to publish).
     let saved = try #require(try rig.save { _ in })
-    #expect(saved.kind == .save && saved.sequenceNumber == 1)
+    #expect(saved.cause == .save && saved.sequenceNumber == 1)
     #expect(saved.objectIDs(for: saves.id, .inserted) == [ann.objectID])
     #expect(saved.matches(for: ann.objectID).map(\.watch) == [saves.id])
-    #expect(rig.recorder.all.map(\.kind) == [.pending, .pending, .pending, .save])
+    #expect(rig.recorder.all.map(\.cause) == [.pending, .pending, .pending, .save])
   }
 
   @Test func aWatchOfBothKindsGetsEachWithItsKind() throws {
     let rig = Rig()
     let both = try rig.watcher.watch("Person", options: pendingOptions(.all))
     try rig.save { context in _ = try context.insert("Person", values: ["name": "Ann"]) }
-    let kinds = rig.recorder.all.map(\.kind)
+    let kinds = rig.recorder.all.map(\.cause)
     #expect(kinds == [.pending, .save])
     #expect(rig.recorder.all.allSatisfy { $0.objectIDs(for: both.id, .inserted).count == 1 })
   }
@@ -68,7 +68,7 @@ struct PendingWatchTests {
     try rig.context.run { _ in try acme.setValue("Acme", forKey: "name") }  // through the relationship
     rig.watcher.flush()
     let last = try #require(rig.recorder.last)
-    #expect(last.kind == .pending)
+    #expect(last.cause == .pending)
     #expect(last.objectIDs(for: acmeStaff.id, .entered) == [ann.objectID])
     #expect(rig.recorder.all.allSatisfy { $0.objectIDs(for: cities.id, .updated).isEmpty })
     try rig.context.run { _ in try ann.setValue("Paris", forKey: "city") }
@@ -97,7 +97,7 @@ struct PendingWatchTests {
     }
     rig.watcher.flush()
     let pending = try #require(rig.recorder.last)
-    #expect(pending.kind == .pending)
+    #expect(pending.cause == .pending)
     #expect(pending.attribution.map(\.objectID) == [ann.objectID, acme.objectID].sorted())
     #expect(pending.attribution.allSatisfy { $0.matches.map(\.watch) == [group.id] })
     let saved = try #require(try rig.save { _ in })
@@ -116,10 +116,10 @@ struct PendingWatchTests {
 
   @Test func aWatchHandlerGetsTheKind() throws {
     let rig = Rig()
-    let kinds = LockedState<[ContextSave.Kind]>([])
+    let kinds = LockedState<[ChangeCause]>([])
     let token = try rig.watcher.watch(
       "Person", options: pendingOptions(.all),
-      handler: .changes { changes in kinds.withLock { $0.append(changes.kind) } })
+      handler: .changes { changes in kinds.withLock { $0.append(changes.cause) } })
     try rig.save { context in _ = try context.insert("Person", values: ["name": "Ann"]) }
     #expect(kinds.withLock { $0 } == [.pending, .save])
     withExtendedLifetime(token) {}
@@ -195,7 +195,7 @@ struct PendingWatchTests {
       }
       rig.watcher.flush()
       for delivery in rig.recorder.deliveries.withLock({ $0 }) {
-        switch delivery.kind {
+        switch delivery.cause {
         case .pending:
           #expect(delivery.attribution.allSatisfy { $0.matches.allSatisfy { $0.watch == pending.id } })
           func note(
@@ -253,6 +253,8 @@ struct PendingWatchTests {
             Issue.record("seed \(seed), save \(saveCount): \(id) saved, never pending")
           }
           net = [:]
+        case .timePassed:
+          Issue.record("no watch here compares with now(): \(delivery)")
         }
       }
       rig.recorder.deliveries.withLock { $0.removeAll() }

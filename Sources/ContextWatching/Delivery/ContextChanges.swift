@@ -16,9 +16,6 @@ import PredicateDSL
 /// }
 /// ```
 public struct ContextChanges: Sendable, Hashable {
-  /// Whether the delivery reports a save or pending changes (see
-  /// ``WatchOptions/follows``).
-  public var kind: ContextSave.Kind
   /// The save's sequence number; for pending changes, that of the last save
   /// before them.
   public var sequenceNumber: Int
@@ -52,19 +49,21 @@ public struct ContextChanges: Sendable, Hashable {
   /// saves were dropped: the consumer fell behind and should refetch. A
   /// delivery that reports an overflow holds no objects.
   public var missedSaves: ClosedRange<Int>?
-  /// Why the delivery was made: a save (most), or time passing for
-  /// watches that compare with `now()`. A delivery caused by time carries
-  /// the sequence number of the last save before it, and no author.
-  public var cause: ChangeCause = .save
+  /// What the delivery reports: a save (most), a context's pending
+  /// changes (for watches that follow them, see ``WatchOptions/follows``),
+  /// or time passing for watches that compare with `now()`. Pending
+  /// changes and a delivery caused by time carry the sequence number of
+  /// the last save before them; time, no author.
+  public var cause: ChangeCause
 
   /// Creates a delivery.
   public init(
     sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [], updated: [ObjectUpdate] = [],
     entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [], deleted: [ObjectSnapshot] = [],
     attribution: [ObjectAttribution] = [], failures: [WatchFailure] = [], missedSaves: ClosedRange<Int>? = nil,
-    kind: ContextSave.Kind = .save
+    cause: ChangeCause = .save
   ) {
-    self.kind = kind
+    self.cause = cause
     self.sequenceNumber = sequenceNumber
     self.author = author
     self.inserted = inserted

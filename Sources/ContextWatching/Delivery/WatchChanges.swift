@@ -17,9 +17,6 @@ public import ObjectGraph
 public struct WatchChanges: Sendable, Hashable {
   /// The watch.
   public var watch: WatchID
-  /// Whether the changes are a save's or pending changes (see
-  /// ``WatchOptions/follows``).
-  public var kind: ContextSave.Kind
   /// The save's sequence number; for pending changes, that of the last save
   /// before them.
   public var sequenceNumber: Int
@@ -40,17 +37,17 @@ public struct WatchChanges: Sendable, Hashable {
   /// Objects on which the watch's predicate could not be evaluated (see
   /// ``ContextChanges/failures``).
   public var failures: [WatchFailure]
-  /// Why the changes were delivered: a save, or time passing (see
-  /// ``ContextChanges/cause``).
-  public var cause: ChangeCause = .save
+  /// What the changes report: a save, pending changes or time passing
+  /// (see ``ContextChanges/cause``).
+  public var cause: ChangeCause
 
   /// Creates a watch's changes.
   public init(
     watch: WatchID, sequenceNumber: Int, author: String?, inserted: [ObjectSnapshot] = [],
     updated: [ObjectUpdate] = [], entered: [ObjectUpdate] = [], exited: [ObjectUpdate] = [],
-    deleted: [ObjectSnapshot] = [], failures: [WatchFailure] = [], kind: ContextSave.Kind = .save
+    deleted: [ObjectSnapshot] = [], failures: [WatchFailure] = [], cause: ChangeCause = .save
   ) {
-    self.kind = kind
+    self.cause = cause
     self.watch = watch
     self.sequenceNumber = sequenceNumber
     self.author = author

@@ -286,7 +286,7 @@ public final class ObjectMonitor: Sendable {
     // The snapshot taken at creation already shows these saves (and any
     // pending change made before it: an update to what it shows already is
     // a no-op below).
-    guard changes.kind == .pending || changes.sequenceNumber > state.withLock({ $0.firstSequenceNumber }) else {
+    guard changes.cause == .pending || changes.sequenceNumber > state.withLock({ $0.firstSequenceNumber }) else {
       return
     }
     if let last = changes.deleted.first {

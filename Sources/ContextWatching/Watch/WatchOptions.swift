@@ -39,7 +39,7 @@ public struct WatchOptions: Hashable, Sendable {
   /// context publishes them before any save, or both. A watch of pending
   /// changes is classified as a watch of saves is (enter and exit,
   /// relationships, key filters, attribution); each delivery says which
-  /// kind it reports (``ContextChanges/kind``). An empty set is refused.
+  /// cause it reports (``ContextChanges/cause``). An empty set is refused.
   public var follows: ChangeKinds {
     get { filters?.values.follows ?? .saves }
     set { update { $0.follows = newValue } }
