@@ -20,21 +20,6 @@ let updateCount = 10_000
 
 let schema = BenchmarkSchemas.datedPeople
 
-/// A small deterministic generator with SplitMix64's steps, so that every
-/// run stores the same people. The second multiplier is not SplitMix64's
-/// published one (…1CE4_E5B9); the figures in docs/benchmarks.md were
-/// measured on the people this one makes.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// Names of at most 15 UTF-8 bytes, which Swift stores inline in the
 /// string (no heap allocation), so the values are exactly five
 /// `FilterValue`s.
@@ -42,7 +27,7 @@ let names = ["Alice", "Albert", "Anna", "Ariane", "Bob", "Alexandre", "Amelie", 
 
 /// The attribute values of `count` people, as `insert(_:values:)` takes them.
 func people(_ count: Int, seed: UInt64 = 42) -> [[String: FilterValue]] {
-  var generator = SplitMix64(state: seed)
+  var generator = SeededGenerator(seed: seed)
   return (0..<count).map { _ in
     [
       "name": .string(names[Int(generator.next() % UInt64(names.count))]),

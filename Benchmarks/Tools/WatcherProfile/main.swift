@@ -70,22 +70,8 @@ import PredicateDSL
 
 let schema = BenchmarkSchemas.cityPeople
 
-/// SplitMix64's steps, so that every run builds the same data. The second
-/// multiplier is not SplitMix64's published one (…1CE4_E5B9): the data,
-/// and the instruction baseline counted on it, were made with this one.
-struct Generator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 func watches(_ count: Int, cities: Int, ranges: Bool) -> [(String, [FilterValue])] {
-  var generator = Generator(state: 5)
+  var generator = SeededGenerator(seed: 5)
   var equalities = 0
   return (0..<count).map { index in
     if ranges && index % 3 == 2 {
@@ -101,7 +87,7 @@ func watches(_ count: Int, cities: Int, ranges: Bool) -> [(String, [FilterValue]
 }
 
 func people(_ count: Int, cities: Int, into context: ObjectContext) -> [ManagedObject] {
-  var generator = Generator(state: 11)
+  var generator = SeededGenerator(seed: 11)
   return context.performAndWait { context in
     let objects = (0..<count).map { index in
       try! context.insert(
@@ -131,7 +117,8 @@ func tenDigits(_ number: Int) -> String {
 
 /// The format and the arguments of `count` range watches of one form
 /// (see `range-form` above).
-func rangeFormWatches(_ form: String, _ count: Int, using generator: inout Generator) -> (String, [[FilterValue]]) {
+func rangeFormWatches(_ form: String, _ count: Int, using generator: inout SeededGenerator) -> (String, [[FilterValue]])
+{
   let format =
     switch form {
     case "between": "score BETWEEN {%@, %@}"
@@ -180,7 +167,7 @@ case "process", "ranges":
   }
   let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
   let objects = people(1_000, cities: cities, into: context)
-  var generator = Generator(state: 13)
+  var generator = SeededGenerator(seed: 13)
   let save = context.performAndWait { context in
     for object in objects[..<100] {
       guard case .int(let age)? = object["age"] else { fatalError() }
@@ -203,7 +190,7 @@ case "range-form":
     target: .handler(on: .immediate) { changes in
       for attributed in changes.attribution { counter.matches += attributed.matches.count }
     })
-  var generator = Generator(state: 7)
+  var generator = SeededGenerator(seed: 7)
   let (format, values) = rangeFormWatches(form, count, using: &generator)
   let tokens = values.map { try! watcher.watch("Person", where: format, arguments: $0) }
   let cities = max(1, count / 100)
@@ -229,7 +216,7 @@ case "register-range-form":
   let form = arguments.dropFirst().first ?? "between"
   let count = numbers.first ?? 100_000
   let watcher = ContextWatcher(schema: schema, target: .handler(on: .immediate) { _ in })
-  var generator = Generator(state: 7)
+  var generator = SeededGenerator(seed: 7)
   let (format, values) = rangeFormWatches(form, count, using: &generator)
   var tokens: [WatchToken] = []
   tokens.reserveCapacity(count)
@@ -347,7 +334,7 @@ case "list", "list-cold":
     context: context,
     request: ListRequest("Person", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city"),
     scheduler: .immediate)
-  var generator = Generator(state: 17)
+  var generator = SeededGenerator(seed: 17)
   var round = 0
   let eviction = mode == "list-cold" ? [Int](repeating: 1, count: 8 << 20) : []
   measuredLoop(rounds) {
