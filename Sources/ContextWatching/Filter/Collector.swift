@@ -185,7 +185,8 @@ struct Collector {
     }
     return ContextChanges(
       sequenceNumber: save.sequenceNumber, author: save.author, inserted: inserted, updated: updated, entered: entered,
-      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures, cause: ChangeCause(save.kind))
+      exited: exited, deleted: deleted, attribution: attribution, failures: distinctFailures,
+      cause: ChangeCause(save.kind))
   }
 
   /// The changes of each watch with a handler of its own that saw
@@ -210,7 +211,8 @@ struct Collector {
       routes.append(
         (
           route,
-          WatchChanges(watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, cause: ChangeCause(save.kind))
+          WatchChanges(
+            watch: match.watch, sequenceNumber: save.sequenceNumber, author: save.author, cause: ChangeCause(save.kind))
         ))
       if positions != nil {
         positions![slot] = routes.count - 1
