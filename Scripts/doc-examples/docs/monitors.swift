@@ -1,6 +1,7 @@
 // What docs/monitors.md's blocks take as given: a context of people in
 // departments, and Ann, one of them.
-import ObjectGraph
+@_exported import ContextWatching
+@_exported import ObjectGraph
 
 public let context = ObjectContext(
   schema: try! ObjectSchema {
