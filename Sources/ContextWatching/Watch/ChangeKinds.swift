@@ -15,10 +15,10 @@ public struct ChangeKinds: OptionSet, Hashable, Sendable {
   /// Creates a set from its bits.
   public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-  /// Saves: ``ContextSave/Kind/save``. What a watch follows by default.
+  /// Saves: `ContextSave.Kind.save`. What a watch follows by default.
   public static let saves = ChangeKinds(rawValue: 1 << 0)
   /// Pending changes, as the context publishes them (see
-  /// `ObjectContext.processPendingChanges()`): ``ContextSave/Kind/pending``.
+  /// `ObjectContext.processPendingChanges()`): `ContextSave.Kind.pending`.
   public static let pending = ChangeKinds(rawValue: 1 << 1)
   /// Saves and pending changes.
   public static let all: ChangeKinds = [.saves, .pending]

@@ -333,7 +333,7 @@ public final class ContextWatcher: Sendable {
   /// Runs a change value through the watches and delivers what they saw:
   /// for a watcher fed from a source other than a context. Call it in save
   /// order, from one thread at a time. A value of kind
-  /// ``ContextSave/Kind/pending`` reaches the watches that follow pending
+  /// `ContextSave.Kind.pending` reaches the watches that follow pending
   /// changes, any other those that follow saves.
   public func process(_ save: ContextSave) {
     process(save, context: nil)

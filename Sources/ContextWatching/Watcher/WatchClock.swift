@@ -16,7 +16,7 @@ import Synchronization
 /// ```
 ///
 /// Times are seconds since the reference date (1 January 2001, UTC), as
-/// ``FilterValue/date(secondsSinceReferenceDate:)`` holds them.
+/// `FilterValue.date(secondsSinceReferenceDate:)` holds them.
 public protocol WatchClock: AnyObject, Sendable {
   /// The current time, in seconds since the reference date.
   var now: Double { get }
