@@ -179,14 +179,7 @@ extension OrderStatisticTree {
       node.weight -= element.weight
       return (index, element)
     }
-    var index = node.childIndex(isBefore)
-    // The partition point may be the end of one child and the match (an
-    // element sorts in one place only) the first element of the next.
-    if index + 1 < node.children.count,
-      node.firsts.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) })
-    {
-      index += 1
-    }
+    let index = node.childIndex(isBefore, matching: isMatch)
     unshare(&node)
     var position = 0
     position += node.count(before: index)
@@ -338,12 +331,7 @@ extension OrderStatisticTree {
       node.weight += change
       return (index, change)
     }
-    var index = node.childIndex(isBefore)
-    if index + 1 < node.children.count,
-      node.firsts.withUnsafeBufferPointer({ isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) })
-    {
-      index += 1
-    }
+    let index = node.childIndex(isBefore, matching: isMatch)
     unshare(&node)
     let position = node.count(before: index)
     guard let (inner, change) = Self.update(isBefore, isMatch, update, in: &node.children[index]) else { return nil }

@@ -141,5 +141,20 @@ extension OrderStatisticTree {
       // Invariant 3 in OrderStatisticTree.swift.
       Swift.max(0, firsts.partitionPoint(isBefore) - 1)
     }
+
+    /// The child that holds the element `isMatch` looks for at the
+    /// partition point of `isBefore`: the partition point may be the end of
+    /// one child and the match (an element sorts in one place only) the
+    /// first element of the next.
+    @inline(__always)
+    func childIndex(
+      _ isBefore: (UnsafePointer<Element>) -> Bool, matching isMatch: (UnsafePointer<Element>) -> Bool
+    ) -> Int {
+      let index = childIndex(isBefore)
+      guard index + 1 < children.count else { return index }
+      // Invariants 3 and 5 in OrderStatisticTree.swift.
+      let nextIsMatch = firsts.withUnsafeBufferPointer { isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) }
+      return nextIsMatch ? index + 1 : index
+    }
   }
 }
