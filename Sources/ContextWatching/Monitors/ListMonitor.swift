@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import ObjectGraph
 import PredicateDSL
 import Synchronization
@@ -57,12 +57,16 @@ public final class ListMonitor: Sendable {
   private let hub: MonitorHub
   /// Nil until the monitor's watches are registered.
   private let saving: LockedState<SaveSide?>
+  // `state`, `currentRequest`, `delivery`, `observers` and
+  // `hasHadSequences` are internal, not private: the reading and observing
+  // halves of the monitor (ListMonitor+Reading.swift, +Observing.swift)
+  // reach them. Nothing else in the module does.
   /// The whole list. Delivery jobs (which run one at a time, in order)
   /// change it; readers copy its content under the lock.
-  private let state: LockedState<ListState>
+  let state: LockedState<ListState>
   /// The request listed, as of the last delivery.
-  private let currentRequest: LockedState<ListRequest>
-  private let delivery: MonitorDeliveryQueue
+  let currentRequest: LockedState<ListRequest>
+  let delivery: MonitorDeliveryQueue
   /// What closures registered on the monitor receive: an update, or the
   /// end of the monitor's reports (which only sequences act on).
   enum Signal: Sendable {
@@ -70,10 +74,10 @@ public final class ListMonitor: Sendable {
     case finished
   }
 
-  private let observers = ObserverList<any ListObserver, Signal>()
+  let observers = ObserverList<any ListObserver, Signal>()
   /// Whether an update sequence was ever registered: only then does the
   /// monitor's release have sequences to end.
-  private let hasHadSequences = Atomic<Bool>(false)
+  let hasHadSequences = Atomic<Bool>(false)
   /// A monitor built on this one (a ``RecordListMonitor``'s relay), held
   /// strongly and told of every change as a whole.
   private let follower: (any ListChangesRelay)?
@@ -166,165 +170,6 @@ public final class ListMonitor: Sendable {
       if case .closure(let closure) = member { closure(.finished) }
     }
   }
-
-  // MARK: Reading
-
-  /// The content as of the last delivered change.
-  ///
-  /// Keeping a content costs nothing until the list changes; then the list
-  /// copies the parts it changes (O(log *n*) each) for as long as a
-  /// content of an earlier save is kept.
-  public var content: ListContent { state.withLock { $0.content } }
-
-  /// The request listed.
-  public var request: ListRequest { currentRequest.withLock { $0 } }
-
-  /// The last save the monitor applied (the context's sequence number at
-  /// creation until then).
-  public var sequenceNumber: Int { state.withLock { $0.sequenceNumber } }
-
-  /// The number of objects listed.
-  public var count: Int { content.count }
-
-  /// Whether any object is listed (CoreStore's `hasObjects()`).
-  public var hasObjects: Bool { content.hasObjects }
-
-  /// Whether section `index` lists any object; false for a section the
-  /// list does not have.
-  public func hasObjects(inSection index: Int) -> Bool { content.hasObjects(inSection: index) }
-
-  /// The object at a position in the whole list: `people[3]`.
-  ///
-  /// - Precondition: `position` is less than ``count``.
-  public subscript(position: Int) -> ObjectSnapshot { content.object(at: position) }
-
-  /// The object at item `item` of section `section`: `people[0, 3]`.
-  ///
-  /// - Precondition: The index path is in the list.
-  public subscript(section: Int, item: Int) -> ObjectSnapshot { content[section, item] }
-
-  /// The object at an index path.
-  ///
-  /// - Precondition: The index path is in the list.
-  public subscript(indexPath: ListIndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
-
-  /// The object at an `IndexPath` (section, then item).
-  ///
-  /// - Precondition: The index path has two indexes and is in the list.
-  public subscript(indexPath: IndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
-
-  /// The section index's entries: each section's title, each once, in
-  /// order (see ``ListContent/sectionIndexTitles``).
-  public var sectionIndexTitles: [String] { content.sectionIndexTitles }
-
-  /// The first section with a section index entry; nil when none has it
-  /// (see ``ListContent/section(forSectionIndexTitle:at:)``).
-  public func section(forSectionIndexTitle title: String, at index: Int) -> Int? {
-    content.section(forSectionIndexTitle: title, at: index)
-  }
-
-  /// The number of sections (1 for a list without sections).
-  public var numberOfSections: Int { content.numberOfSections }
-
-  /// A section's value, name and count.
-  public func section(at index: Int) -> ListSectionInfo { content.section(at: index) }
-
-  /// Every section, in order.
-  public var sections: [ListSectionInfo] { content.sections }
-
-  /// The objects of a section, in order.
-  public func objects(inSection index: Int) -> [ObjectSnapshot] { content.objects(inSection: index) }
-
-  /// The object at a position in the whole list.
-  public func object(at index: Int) -> ObjectSnapshot { content.object(at: index) }
-
-  /// The object at an index path.
-  public func object(at indexPath: ListIndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
-
-  /// The object at an `IndexPath` (section, then item).
-  public func object(at indexPath: IndexPath) -> ObjectSnapshot { content.object(at: indexPath) }
-
-  /// The identifiers of the listed objects, in order.
-  public var objectIDs: [ObjectID] { content.objectIDs }
-
-  /// The index path of a listed object; nil when it is not listed.
-  ///
-  /// - Complexity: O(log *n*).
-  public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
-    state.withLock { state in
-      guard let rank = state.member(objectID)?.rank else { return nil }
-      guard rank < state.content.count else { return nil }
-      return state.content.indexPath(rank: rank)
-    }
-  }
-
-  // MARK: Observing
-
-  /// Adds an observer, held weakly: ``ListObserver`` for will/did change,
-  /// ``ListObjectObserver`` for each object, ``ListSectionObserver`` for
-  /// sections too. Adding one twice changes nothing.
-  public func addObserver(_ observer: any ListObserver) { observers.add(observer) }
-
-  /// Removes an observer.
-  public func removeObserver(_ observer: any ListObserver) { observers.remove(observer) }
-
-  /// Calls `handler` on the monitor's scheduler once per change of the list,
-  /// with the changes and the new content, as long as the returned token
-  /// lives.
-  public func observe(_ handler: @escaping @Sendable (ListMonitorUpdate) -> Void) -> ObserverToken {
-    observers.add { signal in
-      if case .update(let update) = signal { handler(update) }
-    }
-  }
-
-  /// The changes of the list, one element per change with the new
-  /// content, from the moment each `for await` loop starts (its iterator is
-  /// made); a loop ends when the monitor is released.
-  ///
-  /// ```swift
-  /// for await update in people.updates { print(update.changes.inserted.count, update.content.count) }
-  /// ```
-  ///
-  /// Each loop buffers every update its consumer has not taken yet: a
-  /// batch update applies only after the ones before it, so none is
-  /// dropped. A consumer that wants only the latest list reads the last
-  /// buffered update's ``ListMonitorUpdate/content``.
-  public var updates: ListMonitorUpdates {
-    MonitorSequence { [weak self] continuation in
-      guard let self else {
-        continuation.finish()
-        return nil
-      }
-      return register(continuation)
-    }
-  }
-
-  /// Registers an update sequence's continuation; it is finished when the
-  /// monitor goes.
-  func register(_ continuation: AsyncStream<ListMonitorUpdate>.Continuation) -> ObserverToken {
-    hasHadSequences.store(true, ordering: .relaxed)
-    return observers.add { signal in
-      switch signal {
-      case .update(let update): continuation.yield(update)
-      case .finished: continuation.finish()
-      }
-    }
-  }
-
-  /// Whether observers are called on the main actor.
-  var deliversOnMainActor: Bool { delivery.runsOnMainActor }
-
-  /// Blocks until every change of the saves made before the call has been
-  /// delivered: for deterministic tests.
-  ///
-  /// - Important: Not from the monitor's scheduler's queue, nor from the
-  ///   main thread with the ``DeliveryScheduler/mainActor`` scheduler: it
-  ///   would wait forever, so it traps.
-  public func flush() { delivery.flush() }
-
-  /// Waits without blocking until every change of the saves made before
-  /// the call has been delivered.
-  public func flush() async { await delivery.flush() }
 
   // MARK: Changing the request
 

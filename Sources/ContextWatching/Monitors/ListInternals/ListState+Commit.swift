@@ -1,0 +1,235 @@
+import ObjectGraph
+import PredicateDSL
+
+// Committing a plan: the tree and section counts changed, and the batch
+// update that tells observers.
+
+extension ListState {
+  /// Applies a prepared save's edits in place and tells what they did to
+  /// the listed objects as a batch update (empty when
+  /// ``Plan/changesListedObjects`` is false).
+  ///
+  /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
+  mutating func commit(_ plan: Plan) -> ListChanges {
+    sequenceNumber = plan.sequenceNumber
+    content.generation += 1
+    let insertedAt = apply(plan.touched, edits: plan.edits)
+    var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
+    guard plan.changesListedObjects else { return changes }
+    let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
+    let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
+    let limit = content.limit
+
+    var repositioned: [ObjectID] = []
+    repositioned.reserveCapacity(touched.count)
+    for index in touched.indices where touched[index].isRepositioned { repositioned.append(touched[index].objectID) }
+    let moverCount = repositioned.count
+    repositioned.sort()
+    let newRanks = ranksAfterEdits(of: touched, edits: edits, insertedAt: insertedAt, moverCount: moverCount)
+    changes.moved.reserveCapacity(moverCount)
+    changes.updated.reserveCapacity(touched.count - moverCount)
+    // By index, not `for object in touched`, which would copy each
+    // touched object (its references retained, then released).
+    // `old` and `new` read unwrapped: invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    for index in touched.indices {
+      let from = oldPaths[index]
+      let newRank = newRanks[index]
+      let to = newRank.flatMap { rank -> ListIndexPath? in
+        guard rank < limit else { return nil }
+        // With every section's count as it was, an object stays at its
+        // section's index, and the section starts where it did.
+        if !plan.changesSectionCounts, let from, let oldRank = touched[index].oldRank {
+          return ListIndexPath(item: from.item + rank - oldRank, section: from.section)
+        }
+        return content.indexPath(rank: rank)
+      }
+      let edit = touched[index].edit
+      switch (from, to) {
+      case (nil, nil):
+        continue
+      case (let from?, nil):
+        // An object no longer listed, or past the limit: the plan kept it.
+        changes.deleted.append(.init(indexPath: from, object: touched[index].old.unsafelyUnwrapped.snapshot))
+      case (nil, let to?):
+        changes.inserted.append(.init(indexPath: to, object: edits[edit].new.unsafelyUnwrapped.snapshot))
+      case (let from?, let to?):
+        let snapshot = edits[edit].new.unsafelyUnwrapped.snapshot
+        if touched[index].isRepositioned
+          && !keepsItsPlace(touched[index], newRank: newRank!, repositioned: repositioned)
+        {
+          changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: edits[edit].changedKeys))
+        } else if !edits[edit].changedKeys.isEmpty {
+          changes.updated.append(.init(indexPath: to, object: snapshot, changedKeys: edits[edit].changedKeys))
+        }
+      }
+    }
+    for (bystander, from) in zip(bystanders, bystanderPaths) {
+      let newRank = content.rank(of: bystander.object)
+      switch (from, newRank < limit) {
+      case (let from?, false):
+        changes.deleted.append(.init(indexPath: from, object: bystander.object.snapshot))
+      case (nil, true):
+        changes.inserted.append(
+          .init(indexPath: content.indexPath(rank: newRank), object: bystander.object.snapshot))
+      default:
+        break
+      }
+    }
+    for section in sections {
+      let index = content.listedSectionIndex(of: section.key)
+      switch (section.listed, index) {
+      case (let before?, nil):
+        let value = section.key.value
+        changes.deletedSections.append(
+          .init(
+            index: before.index,
+            info: ListSectionInfo(value: value, name: content.sectionName(value), count: before.count)))
+      case (nil, let index?):
+        changes.insertedSections.append(.init(index: index, info: content.section(at: index)))
+      default:
+        break
+      }
+    }
+    Self.finish(&changes)
+    return changes
+  }
+
+  /// Turns a move out of a deleted section, or into an inserted one, into
+  /// a deletion and an insertion (a table view moves rows only between
+  /// sections that stay), and sorts every array.
+  static func finish(_ changes: inout ListChanges) {
+    if !changes.moved.isEmpty && !(changes.deletedSections.isEmpty && changes.insertedSections.isEmpty) {
+      let deleted = Set(changes.deletedSections.map(\.index))
+      let inserted = Set(changes.insertedSections.map(\.index))
+      var moves: [ListChanges.Move] = []
+      for move in changes.moved {
+        if deleted.contains(move.from.section) || inserted.contains(move.to.section) {
+          changes.deleted.append(.init(indexPath: move.from, object: move.object))
+          changes.inserted.append(.init(indexPath: move.to, object: move.object))
+        } else {
+          moves.append(move)
+        }
+      }
+      changes.moved = moves
+    }
+    changes.deletedSections.sort { $0.index < $1.index }
+    changes.insertedSections.sort { $0.index < $1.index }
+    changes.deleted.sort { $0.indexPath < $1.indexPath }
+    changes.inserted.sort { $0.indexPath < $1.indexPath }
+    changes.updated.sort { $0.indexPath < $1.indexPath }
+    changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+  }
+
+  /// Applies the edits of the touched objects, finding the objects that
+  /// leave their place by their ranks before the edits: the objects
+  /// updated in place first (they move nothing, so every rank read in
+  /// ``prepare(_:sequenceNumber:)`` still holds), then the ones that leave,
+  /// the last first (each removal leaves the ranks before it as they
+  /// were), then the ones that come in, each where it sorts.
+  ///
+  /// - Returns: Where each touched object was inserted, in the list as it
+  ///   was then; -1 for one not inserted.
+  mutating func apply(_ touched: [Touched], edits: [ListEdit]) -> [Int] {
+    // By index, not `for object in touched` (see `commit`). `new` read
+    // unwrapped: invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    var leaving: [(rank: Int, index: Int)] = []
+    leaving.reserveCapacity(touched.count)
+    for index in touched.indices {
+      guard touched[index].isRepositioned else {
+        let id = touched[index].objectID
+        let edit = touched[index].edit
+        content.objects.update(at: touched[index].oldRank!) { listed in
+          precondition(listed.objectID == id, "a listed object is missing from its list")
+          listed = edits[edit].new.unsafelyUnwrapped
+        }
+        remember(edits[edit].new.unsafelyUnwrapped)
+        continue
+      }
+      if let rank = touched[index].oldRank { leaving.append((rank, index)) }
+    }
+    leaving.sort { $0.rank > $1.rank }
+    for (rank, index) in leaving {
+      let id = touched[index].objectID
+      let removed = content.objects.remove(at: rank)
+      precondition(removed.objectID == id, "a listed object is missing from its list")
+      // An object that moves keeps its table entries, which its insertion
+      // below overwrites.
+      if edits[touched[index].edit].new == nil {
+        values.updateValue(nil, for: id.rawValue)
+        if !order.paths.isEmpty { derivedValues[id] = nil }
+      }
+      // A move within its section leaves the section's count as it is;
+      // one that leaves it has its old section in the plan.
+      if !touched[index].staysInSection && order.isSectioned {
+        countSection(touched[index].oldSection!, by: -1)
+      }
+    }
+    var insertedAt = [Int](filledWith: -1, count: touched.count)
+    for index in touched.indices where touched[index].isRepositioned {
+      let edit = touched[index].edit
+      guard edits[edit].new != nil else { continue }
+      insertedAt[index] = insert(edits[edit].new.unsafelyUnwrapped)
+      if !touched[index].staysInSection && order.isSectioned {
+        countSection(order.sectionKey(of: edits[edit].new.unsafelyUnwrapped), by: 1)
+      }
+    }
+    return insertedAt
+  }
+
+  /// Inserts `object` into the list's objects (not into its section's
+  /// count).
+  ///
+  /// - Returns: Its position.
+  mutating func insert(_ object: ListedObject) -> Int {
+    let order = content.order
+    // Invariants 3 and 8 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    let position = withUnsafePointer(to: object) { pointer in
+      content.objects.insert(object, at: { order.isBefore($0, pointer) })
+    }
+    remember(object)
+    return position
+  }
+
+  /// Adds `change` to section `key`'s count: a section counted down to
+  /// zero goes, one counted up from none comes.
+  mutating func countSection(_ key: SectionKey, by change: Int) {
+    let order = content.order
+    var emptied = false
+    // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
+    let found = content.sectionCounts.update(
+      at: { order.isSectionBefore($0, key) }, where: { order.isSameSection($0, key) }
+    ) { section in
+      section.count += change
+      emptied = section.count == 0
+    }
+    if found == nil {
+      precondition(change > 0, "a listed object's section is missing from its list")
+      content.sectionCounts.insert(SectionCount(key: key, count: change), at: { order.isSectionBefore($0, key) })
+    } else if emptied {
+      content.sectionCounts.remove(at: { order.isSectionBefore($0, key) }, where: { order.isSameSection($0, key) })
+    }
+  }
+
+  /// Whether a repositioned object that stays listed sits between the
+  /// same two neighbours as before, neither of which moved, and in the same
+  /// section: then every other object keeps its order relative to it, and
+  /// the change is an update, not a move.
+  ///
+  /// `repositioned` holds the identifiers of the repositioned objects,
+  /// sorted.
+  func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: [ObjectID]) -> Bool {
+    guard let (before, after) = object.oldNeighbours, object.staysInSection else { return false }
+    let (newBefore, newAfter) = neighbours(newRank)
+    guard before == newBefore && after == newAfter else { return false }
+    func stays(_ id: ObjectID?) -> Bool {
+      guard let id else { return true }
+      // Invariant 3 in Support/OrderStatisticTree/OrderStatisticTree.swift.
+      let index = repositioned.partitionPoint { $0.pointee < id }
+      return index == repositioned.count || repositioned[index] != id
+    }
+    return stays(before) && stays(after)
+  }
+}

@@ -1,0 +1,307 @@
+import ObjectGraph
+import PredicateDSL
+
+// Planning a save's edits: what each touched object was and will be, the
+// ranks after the edits, and the leaves the searches will load.
+
+extension ListState {
+  /// An object whose place or presence an edit changes, and where it was.
+  ///
+  /// Its object after the edits and its changed keys stay in the plan's
+  /// edit number ``edit``: a plan copies no listed object it can read
+  /// there (each copy retains four references, released with the plan).
+  struct Touched {
+    /// The index of the object's edit in ``Plan/edits``.
+    let edit: Int
+    let objectID: ObjectID
+    /// The object as it was listed, kept only when the edits may report
+    /// it deleted: when it leaves the list, or when the list has a limit
+    /// (it may go past it); nil otherwise, and for an object not listed.
+    let old: ListedObject?
+    /// The section of the object as it was listed, when it leaves its
+    /// section (``staysInSection`` is false) in a sectioned list; nil
+    /// otherwise.
+    let oldSection: SectionKey?
+    /// Whether the object leaves its old place (or had none, or has none
+    /// now): false for an object updated where it stands.
+    let isRepositioned: Bool
+    /// Whether the object is listed before and after the edits, in one
+    /// section (always, in a list without sections).
+    let staysInSection: Bool
+    /// Its rank in the list before the edits.
+    let oldRank: Int?
+    /// Its neighbours before the edits (nil at either end), for an object
+    /// that stays listed and is repositioned.
+    let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+  }
+
+  /// An object no edit touches, close enough to the limit that the edits
+  /// may carry it across.
+  struct Bystander {
+    let object: ListedObject
+    let oldRank: Int
+  }
+
+  /// A section an edit may create, empty or carry across the limit: its
+  /// place before the edits.
+  struct SectionBefore {
+    let key: SectionKey
+    /// The section's index and listed objects before the edits, when it
+    /// was listed (within the limit). Its name is made only for a section
+    /// the edits delete.
+    let listed: (index: Int, count: Int)?
+  }
+
+  /// What a save's edits will do, read from the list before they change
+  /// it: the old coordinates of everything that may change. Valid until
+  /// the list changes otherwise.
+  struct Plan {
+    /// The save's edits, as ``prepare(_:sequenceNumber:)`` received them.
+    var edits: [ListEdit]
+    var touched: [Touched]
+    var bystanders: [Bystander]
+    var sections: [SectionBefore]
+    var oldPaths: [ListIndexPath?]
+    var bystanderPaths: [ListIndexPath?]
+    /// Whether an edit changes a section's count (every object stays in its
+    /// section otherwise): only then can sections come or go, or an
+    /// object's section index or a section's start change.
+    var changesSectionCounts: Bool
+    /// Whether the listed objects (within the limit) change: only then do
+    /// observers hear of the save.
+    let changesListedObjects: Bool
+    let sequenceNumber: Int
+  }
+
+  /// Reads where a save's edits stand in the list before they apply.
+  ///
+  /// The old coordinates are read before anything changes, so that no copy
+  /// of the old list is kept (which would make every edit copy the nodes
+  /// on its path).
+  ///
+  /// - Complexity: O(*k* log *n*) for *k* edits in a list of *n* objects.
+  func prepare(_ edits: [ListEdit], sequenceNumber: Int) -> Plan {
+    // Pointers handed to the closures below: invariant 3 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift; `new`, read
+    // unwrapped where `hasNew` holds, invariant 9.
+    let order = content.order
+    let limit = content.limit
+    let (loaded, oldKeys) = touchSearchPaths(edits)
+
+    // Where each touched object stands, and whether any of them is, or
+    // will be, within the limit.
+    var touched: [Touched] = []
+    touched.reserveCapacity(edits.count)
+    var isListedChange = false
+    var shift = 0
+    // By index, not `for edit in edits`, which would copy each edit whole
+    // (its object's references retained, then released).
+    for index in edits.indices {
+      let objectID = edits[index].objectID
+      let hasNew = edits[index].new != nil
+      // Read from the listed object in place: whether its sort values
+      // change, and whether it leaves its section. Two flags, so that
+      // handing them out copies no reference.
+      let member = self.member(objectID, key: oldKeys.isEmpty ? nil : oldKeys[index]) {
+        listed -> (inPlace: Bool, leavesSection: Bool) in
+        guard hasNew else { return (false, order.isSectioned) }
+        let new = edits[index].new.unsafelyUnwrapped
+        let inPlace = order.hasSameKeys(listed, new)
+        let leavesSection =
+          !inPlace && order.isSectioned
+          && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new))
+        return (inPlace, leavesSection)
+      }
+      let touchedObject: Touched
+      if let (rank, (inPlace, leavesSection)) = member {
+        if rank < limit { isListedChange = true }
+        // The object as listed, only when the edits may report it deleted
+        // (it leaves the list, or may go past the limit), and its section
+        // only when it leaves it: each read again by rank, which is rare.
+        let old = !hasNew || limit < Int.max ? content.objects[rank] : nil
+        let oldSection =
+          leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
+        if hasNew {
+          if !inPlace {
+            shift += 1
+            // Where the object would go among the old list: within the
+            // limit, it changes what is listed.
+            if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit {
+              isListedChange = true
+            }
+          }
+          touchedObject = Touched(
+            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
+            staysInSection: oldSection == nil, oldRank: rank,
+            oldNeighbours: inPlace ? nil : neighbours(rank))
+        } else {
+          shift += 1
+          touchedObject = Touched(
+            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
+            staysInSection: false, oldRank: rank, oldNeighbours: nil)
+        }
+      } else {
+        guard !edits[index].isRelatedOnly, hasNew else { continue }
+        shift += 1
+        if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit { isListedChange = true }
+        touchedObject = Touched(
+          edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
+          oldRank: nil, oldNeighbours: nil)
+      }
+      touched.append(touchedObject)
+    }
+    // Keeps the loads: a sum of bytes is never negative.
+    guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
+    guard isListedChange else {
+      return Plan(
+        edits: edits, touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        changesSectionCounts: false,
+        changesListedObjects: false, sequenceNumber: sequenceNumber)
+    }
+
+    // Objects no edit touches cross the limit only when others leave or
+    // enter before them, so only those within `shift` places of it can,
+    // before or after: take every object within twice that before.
+    var bystanders: [Bystander] = []
+    if limit < Int.max && shift > 0 {
+      var touchedIDs = Set<ObjectID>(minimumCapacity: touched.count)
+      for object in touched { touchedIDs.insert(object.objectID) }
+      let low = Swift.max(0, limit - 2 * shift)
+      let high = Swift.min(content.objects.count, limit + 2 * shift)
+      if low < high {
+        for rank in low..<high where !touchedIDs.contains(content.objects.read(rank) { $0.pointee.snapshot.objectID }) {
+          bystanders.append(Bystander(object: content.objects[rank], oldRank: rank))
+        }
+      }
+    }
+    var sections: [SectionBefore] = []
+    let changesSectionCounts = order.isSectioned && touched.contains { !$0.staysInSection }
+    if changesSectionCounts {
+      var keys: [SectionKey] = []
+      // An object that stays in its section is in its new object's.
+      for object in touched {
+        if let old = object.oldSection { keys.append(old) }
+        if let new = edits[object.edit].new { keys.append(order.sectionKey(of: new)) }
+      }
+      for bystander in bystanders { keys.append(order.sectionKey(of: bystander.object)) }
+      // Each section once: sections are few next to objects, and sorting
+      // the keys puts equal ones side by side.
+      keys.sort { order.isSectionBefore($0, $1) }
+      var previous: SectionKey?
+      for key in keys {
+        if let previous, order.isSameSection(previous, key) { continue }
+        previous = key
+        let index = content.listedSectionIndex(of: key)
+        sections.append(SectionBefore(key: key, listed: index.map { ($0, content.listedCount(ofSectionAt: $0)) }))
+      }
+    }
+    let oldPaths = touched.map { object in
+      object.oldRank.flatMap { $0 < limit ? content.indexPath(rank: $0) : nil }
+    }
+    let bystanderPaths = bystanders.map {
+      $0.oldRank < limit ? content.indexPath(rank: $0.oldRank) : nil
+    }
+    return Plan(
+      edits: edits, touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths,
+      bystanderPaths: bystanderPaths,
+      changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
+  }
+
+  /// Each touched object's rank after the edits (nil for one no longer
+  /// listed), `insertedAt` being where ``apply(_:)`` inserted each.
+  ///
+  /// With few repositioned objects (the movers), ranks are counted from
+  /// them instead of searched for: an object updated in place has its rank
+  /// from before, less the movers that left from before it, plus those that
+  /// came in before it; a mover has the position it was inserted at, plus
+  /// the movers inserted after it that sort before it.
+  func ranksAfterEdits(
+    of touched: [Touched], edits: [ListEdit], insertedAt: [Int], moverCount: Int
+  ) -> [Int?] {
+    guard moverCount <= 16 else {
+      return touched.map { object in edits[object.edit].new.map { content.rank(of: $0) } }
+    }
+    /// A touched object listed after the edits (its index in `touched`),
+    /// with its words read once.
+    struct Arrival {
+      let index: Int
+      let key: ListSortKey
+    }
+    // Whether `a`'s new object sorts before `b`'s: by their words, and by
+    // the objects only when the words tie. An arrival has a new object
+    // (invariant 9 in Support/OrderStatisticTree/OrderStatisticTree.swift).
+    func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
+      ListSortKey.isBefore(a.key, b.key)
+        ?? order.isBefore(
+          edits[touched[a.index].edit].new.unsafelyUnwrapped, edits[touched[b.index].edit].new.unsafelyUnwrapped)
+    }
+    var stayed: [Arrival] = []
+    var inserted: [Arrival] = []
+    stayed.reserveCapacity(touched.count - moverCount)
+    inserted.reserveCapacity(moverCount)
+    var moverRanks: [Int] = []
+    moverRanks.reserveCapacity(moverCount)
+    for index in touched.indices {
+      if touched[index].isRepositioned, let rank = touched[index].oldRank { moverRanks.append(rank) }
+      guard let key = edits[touched[index].edit].new?.key else { continue }
+      let arrival = Arrival(index: index, key: key)
+      if touched[index].isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
+    }
+    var ranks = [Int?](filledWith: nil, count: touched.count)
+    for arrival in stayed {
+      let oldRank = touched[arrival.index].oldRank!
+      var rank = oldRank
+      for moverRank in moverRanks where moverRank < oldRank { rank -= 1 }
+      for mover in inserted where isBefore(mover, arrival) { rank += 1 }
+      ranks[arrival.index] = rank
+    }
+    for (number, arrival) in inserted.enumerated() {
+      var rank = insertedAt[arrival.index]
+      for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
+      ranks[arrival.index] = rank
+    }
+    return ranks
+  }
+
+  /// The fewest listed objects for which ``touchSearchPaths(_:)`` pays:
+  /// 16,384 objects' leaves take some 900 KB, about what a core's own
+  /// caches hold.
+  static let touchThreshold = 1 << 14
+
+  /// Loads what the searches for a save's edits will read, the edits'
+  /// misses overlapping (see ``OrderStatisticTree/touchLeaves(_:_:)``):
+  /// the value table's buckets, then the leaf of each object's place before
+  /// the edit and, for one whose first sort values change, after it. In a
+  /// list larger than the caches, these are most of a save's misses, each
+  /// a wait when the searches run one after another. A list of fewer than
+  /// ``touchThreshold`` objects stays in the caches between saves, and is
+  /// not touched.
+  ///
+  /// - Returns: A sum of the bytes read, only so that the loads are kept,
+  ///   and each edited object's encoded sort values as the list holds
+  ///   them (nil for one not listed), for its search; no values when the
+  ///   list is not touched.
+  func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldKeys: [ListSortKey?]) {
+    guard content.objects.count >= Self.touchThreshold else { return (0, []) }
+    var loaded = 0
+    for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
+    var keys: [ListSortKey] = []
+    keys.reserveCapacity(2 * edits.count)
+    var oldKeys: [ListSortKey?] = []
+    oldKeys.reserveCapacity(edits.count)
+    // Pointers: invariants 3 and 8 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    for index in edits.indices {
+      let old = withProbe(edits[index].objectID) { $0.pointee.key }
+      oldKeys.append(old)
+      if let old { keys.append(old) }
+      if let new = edits[index].new?.key, old.map({ $0.first != new.first || $0.second != new.second }) ?? true {
+        keys.append(new)
+      }
+    }
+    loaded &+= content.objects.touchLeaves(keys.count) { search, element in
+      ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
+    }
+    return (loaded, oldKeys)
+  }
+}
