@@ -352,8 +352,9 @@ public final class ContextWatcher: Sendable {
   // MARK: Delivery
 
   /// The deliveries, for a watcher created with
-  /// ``DeliveryTarget/asyncSequence``; for any other target, a sequence that
-  /// ends at once.
+  /// ``DeliveryTarget/asyncSequence``, buffered from the watcher's creation
+  /// and ending when it is released (see ``ContextChangesSequence``); for
+  /// any other target, a sequence that ends at once.
   public var changes: ContextChangesSequence {
     ContextChangesSequence(buffer: pipeline.stream ?? Self.finishedBuffer)
   }
