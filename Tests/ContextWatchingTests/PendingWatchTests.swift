@@ -58,8 +58,8 @@ struct PendingWatchTests {
     #expect(rig.context.hasPendingChangesObservers)
     rig.watcher.removeWatch(second.id)
     #expect(!rig.context.hasPendingChangesObservers)
-    // Pending changes are no longer published to the watcher: only the
-    // save reaches it.
+    // With no watch following them, pending changes do not reach the
+    // watcher: only the save does.
     try rig.save { context in _ = try context.insert("Person", values: ["name": "Ann", "age": 40]) }
     #expect(rig.recorder.all.map(\.cause) == [.save])
 
