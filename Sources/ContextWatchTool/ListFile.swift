@@ -7,7 +7,7 @@ import WatchFormats
 /// The lists file of `replay --lists`: a JSON array of `{"name": String,
 /// "entity": String, "predicate": String?, "arguments": [JSON]?, "sortBy":
 /// [{"key": String, "ascending": Bool?}], "sectionBy": String?, "limit":
-/// Int?}`, sort keys ascending unless they say otherwise.
+/// Int?, "offset": Int?}`, sort keys ascending unless they say otherwise.
 ///
 /// Reading checks the shape of each list and parses its predicate; the
 /// schema's checks (entity, keys, sort and section keys) come when the
@@ -32,7 +32,7 @@ enum ListFile {
   }
 
   /// The fields a list may have, in the order messages name them.
-  static let fields = ["name", "entity", "predicate", "arguments", "sortBy", "sectionBy", "limit"]
+  static let fields = ["name", "entity", "predicate", "arguments", "sortBy", "sectionBy", "limit", "offset"]
   /// The fields a sort key may have.
   static let sortKeyFields = ["key", "ascending"]
 
@@ -116,23 +116,29 @@ enum ListFile {
     case .string(let text)?: sectionKey = text
     case let other?: problem("\"sectionBy\" is a string, not \(other.phrase)")
     }
-    var limit: Int?
-    switch item["limit"] {
-    case nil, .null?: break
-    case .int(let number)?: limit = Int(exactly: number)
-    case .double(let number)? where number == number.rounded() && abs(number) > Double(Int64.max) / 2:
-      // An integer literal beyond Int64, which the JSON reader keeps as a
-      // double: its exact value, in decimal.
-      let bound = number > 0 ? "at most \(Int64.max)" : "at least \(Int64.min)"
-      problem(
-        "\"limit\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range (\(bound))")
-    case let other?: problem("\"limit\" is an integer, not \(other.phrase)")
+    func integer(_ field: String) -> Int? {
+      switch item[field] {
+      case nil, .null?: return nil
+      case .int(let number)?: return Int(exactly: number)
+      case .double(let number)? where number == number.rounded() && abs(number) > Double(Int64.max) / 2:
+        // An integer literal beyond Int64, which the JSON reader keeps as a
+        // double: its exact value, in decimal.
+        let bound = number > 0 ? "at most \(Int64.max)" : "at least \(Int64.min)"
+        problem(
+          "\"\(field)\" is an integer, not \(String(format: "%.0f", number)), which is beyond the 64-bit range (\(bound))"
+        )
+      case let other?: problem("\"\(field)\" is an integer, not \(other.phrase)")
+      }
+      return nil
     }
+    let limit = integer("limit")
+    let offset = integer("offset") ?? 0
     guard problems.count == problemsBefore, let entity, let sortKeys else { return nil }
     guard let predicate else {
       return List(
         name: name,
-        request: ListRequest(entity, sortedBy: sortKeys, sectionedBy: sectionKey, limit: limit, label: name),
+        request: ListRequest(
+          entity, sortedBy: sortKeys, sectionedBy: sectionKey, limit: limit, offset: offset, label: name),
         place: place)
     }
     do {
@@ -140,7 +146,7 @@ enum ListFile {
         name: name,
         request: try ListRequest(
           entity, where: predicate, arguments: arguments, sortedBy: sortKeys, sectionedBy: sectionKey, limit: limit,
-          label: name),
+          offset: offset, label: name),
         place: place)
     } catch {
       problems.append(message(error))

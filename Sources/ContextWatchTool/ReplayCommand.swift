@@ -23,10 +23,14 @@ import WatchFormats
 /// nothing of it is applied: later lines go on from the state before it.
 ///
 /// With `--watches WATCHES.json` (`[{"id", "entity", "predicate", "args"?,
-/// "events"?, "keys"?, "ignoredKeys"?}]`), a `ContextWatcher` watches the
-/// context, and each saved line is followed by one line per watch that saw
-/// something, in watch order: `{"save", "watch", "inserted", "updated",
-/// "entered", "exited", "deleted"}` with sorted refs. Watches that do not
+/// "events"?, "keys"?, "ignoredKeys"?, "follows"?}]`), a `ContextWatcher`
+/// watches the context, and each saved line is followed by one line per
+/// watch that saw something, in watch order: `{"save", "watch",
+/// "inserted", "updated", "entered", "exited", "deleted"}` with sorted
+/// refs. A watch whose `"follows"` is `"pending"` or `"all"` also sees each
+/// line's changes as the save publishes them, before the save: those
+/// lines come first, with `"cause": "pending"` after `"watch"` and the
+/// previous save's number. Watches that do not
 /// validate are reported before any save, and the exit status is 1.
 ///
 /// With `--lists LISTS.json` (see ``ListFile``), a `ListMonitor` per list

@@ -5,7 +5,10 @@ public import ObjectGraph
 /// `context-watch replay` and `pg-watch watch` print after each save's
 /// line: `{"save", "watch", "inserted", "updated", "entered", "exited",
 /// "deleted"}`, one per watch that saw something, in watch order, each
-/// array of refs sorted.
+/// array of refs sorted. A delivery of pending changes (to a watch that
+/// follows them) has `"cause": "pending"` after `"watch"`, and `"save"` is
+/// the last save before them; one of time passing has
+/// `"cause": "timePassed"`.
 ///
 /// The watches deliver on the saving thread, during the save; the caller
 /// takes the lines once the save is done (after `save()` returns, or in a
@@ -96,10 +99,16 @@ public final class WatchLines: Sendable {
         seen[match.watch, default: Array(repeating: [], count: events.count)][slot].append(name)
       }
     }
+    let cause: [(String, JSONValue)] =
+      switch changes.cause {
+      case .save: []
+      case .pending: [("cause", .string("pending"))]
+      case .timePassed: [("cause", .string("timePassed"))]
+      }
     return watches.compactMap { watch in
       guard let refs = seen[watch.id] else { return nil }
       return .object(
-        [("save", .int(Int64(changes.sequenceNumber))), ("watch", .string(watch.label))]
+        [("save", .int(Int64(changes.sequenceNumber))), ("watch", .string(watch.label))] + cause
           + zip(events, refs).map { ($0.rawValue, .array($1.sorted().map(JSONValue.string))) })
     }
   }

@@ -3,7 +3,10 @@ package import PredicateDSL
 
 /// A watches file, the `--watches WATCHES.json` of `context-watch replay`
 /// and `pg-watch watch`: a JSON array of watches, each `{"id", "entity",
-/// "predicate", "args"?, "events"?, "keys"?, "ignoredKeys"?}`.
+/// "predicate", "args"?, "events"?, "keys"?, "ignoredKeys"?, "follows"?}`.
+/// `"follows"` is `"saves"` (the default), `"pending"` or `"all"`, as
+/// `WatchOptions.follows` is ``ChangeKinds/saves``, ``ChangeKinds/pending``
+/// or ``ChangeKinds/all``.
 ///
 /// Reading checks each watch's shape and collects every problem, so that
 /// one run reports them all; the watches that read well are in
@@ -12,7 +15,7 @@ package import PredicateDSL
 /// ```swift
 /// let file = try WatchesFile.read("watches.json")
 /// for problem in file.problems { print(problem) }
-/// // watch 'adults': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)
+/// // watch 'adults': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys, follows)
 /// ```
 public struct WatchesFile: Sendable {
   /// One watch of the file, read well: what ``WatchLines`` registers.
@@ -25,7 +28,7 @@ public struct WatchesFile: Sendable {
     package var predicate: String
     /// The format arguments of `"args"`.
     package var arguments: [FilterValue]
-    /// Its label, events and keys.
+    /// Its label, events, keys and what it follows.
     package var options: WatchOptions
   }
 
@@ -40,7 +43,12 @@ public struct WatchesFile: Sendable {
   }
 
   /// The fields a watch may have, in the order messages name them.
-  static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys"]
+  static let fields = ["id", "entity", "predicate", "args", "events", "keys", "ignoredKeys", "follows"]
+
+  /// The values of `"follows"`, by name, in the order messages name them.
+  static let followedKinds: [(name: String, kinds: ChangeKinds)] = [
+    ("saves", .saves), ("pending", .pending), ("all", .all),
+  ]
 
   /// The watches that read well, in file order; a watch whose only
   /// problem is an id that an earlier watch took is among them, so that
@@ -121,6 +129,11 @@ public struct WatchesFile: Sendable {
         problem(error.description)
       }
       do {
+        if let follows = item["follows"] { options.follows = try Self.followedKinds(follows) }
+      } catch {
+        problem(error.description)
+      }
+      do {
         arguments = try JSONValue.formatArguments(item["args"], field: "args")
       } catch {
         problem(error.description)
@@ -145,6 +158,18 @@ public struct WatchesFile: Sendable {
       texts.append(text)
     }
     return texts
+  }
+
+  /// The kinds of change a `"follows"` value names.
+  private static func followedKinds(_ value: JSONValue) throws(Problems) -> ChangeKinds {
+    let names = followedKinds.map(\.name).joined(separator: ", ")
+    guard case .string(let name) = value else {
+      throw Problems(messages: ["\"follows\" is a string (\(names)), not \(value.phrase)"])
+    }
+    guard let kinds = followedKinds.first(where: { $0.name == name })?.kinds else {
+      throw Problems(messages: ["unknown value '\(name)' of \"follows\" (values: \(names))"])
+    }
+    return kinds
   }
 
   private static func eventSet(_ value: JSONValue) throws(Problems) -> WatchEvents {

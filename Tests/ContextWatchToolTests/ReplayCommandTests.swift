@@ -54,6 +54,52 @@ struct ReplayCommandTests {
       lines.map { $0.hasPrefix(#"{"save":"#) ? ($0.contains(#""watch""#) ? "w" : "s") : "e" }.joined() == "swwswswwesw")
   }
 
+  /// A watch that follows pending changes sees each line's changes as the
+  /// save publishes them, before the save; its line says so.
+  @Test func aWatchThatFollowsPendingChangesMarksItsLines() throws {
+    let watches = """
+      [{"id": "drafts", "entity": "Person", "predicate": "age > 30", "follows": "pending"},
+       {"id": "both", "entity": "Person", "predicate": "age > 30", "follows": "all"},
+       {"id": "saved", "entity": "Person", "predicate": "age > 30"}]
+      """
+    let outcome = try replay(
+      [
+        #"{"insert": [{"entity": "Person", "ref": "bob", "values": {"name": "Bob", "age": 50}}]}"#,
+        #"{"update": [{"ref": "bob", "values": {"age": 20}}]}"#,
+      ], watches: watches)
+    #expect(outcome.status == 0)
+    let lines = outcome.output.split(separator: "\n").map(String.init)
+    #expect(
+      lines.filter { $0.contains(#""watch""#) } == [
+        // Each line's pending changes come first, numbered by the save
+        // before them.
+        #"{"save":0,"watch":"drafts","cause":"pending","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":0,"watch":"both","cause":"pending","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":1,"watch":"both","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":1,"watch":"saved","inserted":["bob"],"updated":[],"entered":[],"exited":[],"deleted":[]}"#,
+        #"{"save":1,"watch":"drafts","cause":"pending","inserted":[],"updated":[],"entered":[],"exited":["bob"],"deleted":[]}"#,
+        #"{"save":1,"watch":"both","cause":"pending","inserted":[],"updated":[],"entered":[],"exited":["bob"],"deleted":[]}"#,
+        #"{"save":2,"watch":"both","inserted":[],"updated":[],"entered":[],"exited":["bob"],"deleted":[]}"#,
+        #"{"save":2,"watch":"saved","inserted":[],"updated":[],"entered":[],"exited":["bob"],"deleted":[]}"#,
+      ])
+  }
+
+  @Test func aBadFollowsValueIsReportedBeforeAnySave() throws {
+    let watches = """
+      [{"id": "drafts", "entity": "Person", "predicate": "age > 30", "follows": "unsaved"}]
+      """
+    let outcome = try replay([], watches: watches)
+    #expect(outcome.status == 1)
+    #expect(outcome.output == "")
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : a watch is invalid
+        watch 'drafts': unknown value 'unsaved' of "follows" (values: saves, pending, all)
+
+        """))
+  }
+
   @Test func invalidWatchesAreReportedBeforeAnySave() throws {
     let watches = """
       [{"id": "bad", "entity": "Person", "predicate": "agee > 3"},
@@ -272,7 +318,7 @@ struct ReplayCommandTests {
       Array(lines) == [
         #"watch 'a': "args" is an array, not the number 5"#,
         "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
-        "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
+        "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys, follows)",
         #"watch 'b': needs an "entity" string, not the number 3"#,
         "watch 'b': keys[1] is a string, not the number 2",
         #"watches[3]: needs an "id" string"#,

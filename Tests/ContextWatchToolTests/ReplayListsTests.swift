@@ -85,6 +85,46 @@ struct ReplayListsTests {
       ])
   }
 
+  @Test func anOffsetSkipsTheFirstObjectsAndTheWindowFollowsSaves() throws {
+    let lists = """
+      [{"name": "second", "entity": "Person", "sortBy": [{"key": "age", "ascending": false}], "limit": 2,
+        "offset": 1}]
+      """
+    let outcome = try replay(
+      [
+        #"{"insert": [{"entity": "Person", "ref": "a", "values": {"name": "A", "age": 20}}, {"entity": "Person", "ref": "b", "values": {"name": "B", "age": 30}}, {"entity": "Person", "ref": "c", "values": {"name": "C", "age": 40}}]}"#,
+        #"{"delete": ["c"]}"#,
+        #"{"insert": [{"entity": "Person", "ref": "d", "values": {"name": "D", "age": 50}}]}"#,
+      ], lists: lists)
+    #expect(outcome.status == 0)
+    #expect(
+      lines(outcome).filter { $0.contains(#""list""#) } == [
+        // c is first, before the window.
+        #"{"save":1,"list":"second","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0],[0,1]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["b","a"]}]}"#,
+        // c goes: b is first, and a alone is in the window.
+        #"{"save":2,"list":"second","deletedSections":[],"insertedSections":[],"deleted":[[0,0]],"inserted":[],"moved":[],"updated":[],"sections":[{"name":null,"refs":["a"]}]}"#,
+        // d comes first: b is back in the window.
+        #"{"save":3,"list":"second","deletedSections":[],"insertedSections":[],"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[],"sections":[{"name":null,"refs":["b","a"]}]}"#,
+      ])
+  }
+
+  @Test func aBadOffsetIsReportedWithItsValue() throws {
+    let lists = """
+      [{"name": "back", "entity": "Person", "sortBy": [{"key": "name"}], "offset": -3},
+       {"name": "half", "entity": "Person", "sortBy": [{"key": "name"}], "offset": 1.5}]
+      """
+    let outcome = try replay([], lists: lists)
+    #expect(outcome.status == 1)
+    #expect(
+      outcome.errorOutput.hasSuffix(
+        """
+        : lists are invalid
+        list 'back' on Person: a list's offset cannot be negative (-3)
+        list 'half': "offset" is an integer, not the number 1.5
+
+        """))
+  }
+
   @Test func listLinesFollowTheWatchLinesInListOrder() throws {
     let watches = #"[{"id": "adults", "entity": "Person", "predicate": "age >= 18"}]"#
     let lists = """
@@ -185,7 +225,7 @@ struct ReplayListsTests {
         list 'unsorted' on Person: a list needs at least one sort key (ties are then broken by object identifier)
         list 'sortTypo' on Person: Person has no attribute 'nam' (in the sort key 'nam')
         list 'sections' on Person: the section key 'city' must be the first sort key (it is 'name'): sections appear in the order of their first object, so the sort must group them
-        list 'shape': unknown field 'extra' (fields: name, entity, predicate, arguments, sortBy, sectionBy, limit)
+        list 'shape': unknown field 'extra' (fields: name, entity, predicate, arguments, sortBy, sectionBy, limit, offset)
         list 'shape': needs an "entity" string, not the number 3
         list 'shape': "predicate" is a string, not the number 4
         list 'shape': sortBy[0]: unknown field 'order' (fields: key, ascending)

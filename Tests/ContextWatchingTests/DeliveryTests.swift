@@ -225,6 +225,31 @@ struct DeliveryTests {
     #expect(await consumer.value == [1, 3])
   }
 
+  /// The sequence buffers from the watcher's creation, not from when it is
+  /// read or iterated: saves made before any loop are delivered to the
+  /// first one. Released, the watcher ends the sequence once the buffered
+  /// deliveries are taken, and a loop started after that ends at once.
+  @Test(.timeLimit(.minutes(1)))
+  func theSequenceKeepsSavesMadeBeforeIterationAndEndsWithTheWatcher() async throws {
+    let context = WatcherFixtures.context()
+    var watcher: ContextWatcher? = ContextWatcher(context: context, target: .asyncSequence)
+    let token = try watcher!.watch("Person", where: "age > 30")
+    for age in [40, 50] {
+      try context.run { context in
+        try context.insert("Person", values: ["name": "P", "age": .int(Int64(age))])
+        try context.save()
+      }
+    }
+    let changes = watcher!.changes
+    watcher = nil
+    var received: [Int] = []
+    for await delivery in changes { received.append(delivery.sequenceNumber) }
+    #expect(received == [1, 2])
+    var again = changes.makeAsyncIterator()
+    #expect(await again.next() == nil)
+    withExtendedLifetime(token) {}
+  }
+
   @Test(.timeLimit(.minutes(1)))
   func cancellingTheConsumerEndsItsIteration() async throws {
     let context = WatcherFixtures.context()

@@ -1,7 +1,7 @@
 // A list monitor against a fresh fetch after every save of a random
 // workload: inserts, deletes, updates of predicate, sort and section keys,
-// relationship changes and renames of related objects, limits, and changes
-// of request. Seeded; CONTEXTWATCHER_SEED replays.
+// relationship changes and renames of related objects, limits, offsets,
+// and changes of request. Seeded; CONTEXTWATCHER_SEED replays.
 
 import ContextWatching
 import Dispatch
@@ -59,17 +59,19 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
   var sortKeys: [(key: String, ascending: Bool)]
   var sectionKey: String?
   var limit: Int?
+  var offset = 0
 
   var request: ListRequest {
     let keys = sortKeys.map { ObjectFetchRequest.SortKey($0.key, ascending: $0.ascending) }
     if let predicate {
-      return try! ListRequest("Person", where: predicate, sortedBy: keys, sectionedBy: sectionKey, limit: limit)
+      return try! ListRequest(
+        "Person", where: predicate, sortedBy: keys, sectionedBy: sectionKey, limit: limit, offset: offset)
     }
-    return ListRequest("Person", sortedBy: keys, sectionedBy: sectionKey, limit: limit)
+    return ListRequest("Person", sortedBy: keys, sectionedBy: sectionKey, limit: limit, offset: offset)
   }
 
   var description: String {
-    "\(predicate ?? "all") by \(sortKeys.map { "\($0.key)\($0.ascending ? "" : " desc")" }) sections \(sectionKey ?? "none") limit \(limit.map(String.init) ?? "none")"
+    "\(predicate ?? "all") by \(sortKeys.map { "\($0.key)\($0.ascending ? "" : " desc")" }) sections \(sectionKey ?? "none") limit \(limit.map(String.init) ?? "none") offset \(offset)"
   }
 
   /// What the list must hold: fetched, sorted and grouped here, on the
@@ -107,7 +109,10 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
       }
       return a.0 < b.0
     }
-    let listed = limit.map { Array(sorted.prefix($0)) } ?? sorted
+    // The window [offset, offset + limit) of the fetch, as a fetch
+    // request's offset and limit slice it.
+    let window = sorted.dropFirst(offset)
+    let listed = limit.map { Array(window.prefix($0)) } ?? Array(window)
     guard sectionKey != nil else { return ListPicture(sections: [.init(name: nil, ids: listed.map(\.0))]) }
     var sections: [ListPicture.Section] = []
     var last: FilterValue?
@@ -147,6 +152,17 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
     // request between them keeps the sections' values but not their order.
     ListConfiguration(
       predicate: "age > 10", sortKeys: [("city", false), ("age", false)], sectionKey: "city", limit: nil),
+    // Windows: an offset with a limit, with and without sections; an
+    // offset alone; an offset near the list's length, so that saves take
+    // the window past the end and back.
+    ListConfiguration(
+      predicate: "age > 10", sortKeys: [("city", true), ("age", false)], sectionKey: "city", limit: 9, offset: 7),
+    ListConfiguration(predicate: nil, sortKeys: [("name", true)], sectionKey: nil, limit: 10, offset: 15),
+    ListConfiguration(
+      predicate: "city != nil", sortKeys: [("department.name", true), ("name", true)], sectionKey: "department.name",
+      limit: nil, offset: 11),
+    ListConfiguration(
+      predicate: "age < 30", sortKeys: [("age", true), ("name", false)], sectionKey: "age", limit: 6, offset: 30),
   ]
 }
 

@@ -43,6 +43,63 @@ struct PendingWatchTests {
     #expect(rig.recorder.all.map(\.cause) == [.pending, .pending, .pending, .save])
   }
 
+  /// The watcher subscribes to the context's pending changes while a
+  /// watch follows them, and only then: the last such watch removed, by
+  /// its token or by identifier, ends the subscription, and the context
+  /// tracks nothing more for the watcher.
+  @Test func theWatcherFollowsPendingChangesOnlyWhileAWatchDoes() throws {
+    let rig = Rig()
+    let saves = try rig.watcher.watch("Person", where: "age > 30")
+    #expect(!rig.context.hasPendingChangesObservers)
+    let first = try rig.watcher.watch("Person", where: "age > 30", options: pendingOptions())
+    let second = try rig.watcher.watch(["Person", "Company"], where: "name == 'x'", options: pendingOptions(.all))
+    #expect(rig.context.hasPendingChangesObservers)
+    first.cancel()
+    #expect(rig.context.hasPendingChangesObservers)
+    rig.watcher.removeWatch(second.id)
+    #expect(!rig.context.hasPendingChangesObservers)
+    // With no watch following them, pending changes do not reach the
+    // watcher: only the save does.
+    try rig.save { context in _ = try context.insert("Person", values: ["name": "Ann", "age": 40]) }
+    #expect(rig.recorder.all.map(\.cause) == [.save])
+
+    // A watch that follows them again subscribes again; releasing its
+    // token ends it again.
+    var third: WatchToken? = try rig.watcher.watch("Person", options: pendingOptions())
+    #expect(rig.context.hasPendingChangesObservers)
+    try rig.save { context in _ = try context.insert("Person", values: ["name": "Bob", "age": 41]) }
+    #expect(rig.recorder.all.map(\.cause) == [.save, .pending, .save])
+    withExtendedLifetime(third) {}
+    third = nil
+    #expect(!rig.context.hasPendingChangesObservers)
+    withExtendedLifetime(saves) {}
+  }
+
+  /// Watches that follow pending changes, added and removed on several
+  /// threads at once, leave the watcher subscribed exactly while one is
+  /// registered.
+  @Test func addingAndRemovingPendingWatchesConcurrentlyKeepsTheSubscriptionRight() throws {
+    let rig = Rig()
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for round in 0..<200 {
+        let token = try? rig.watcher.watch(
+          "Person", where: "age > %d", arguments: [.int(Int64(round))], options: pendingOptions())
+        token?.cancel()
+      }
+    }
+    #expect(!rig.context.hasPendingChangesObservers)
+    let last = try rig.watcher.watch("Person", options: pendingOptions())
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for _ in 0..<200 {
+        let token = try? rig.watcher.watch("Person", where: "age > 3", options: pendingOptions())
+        token?.cancel()
+      }
+    }
+    #expect(rig.context.hasPendingChangesObservers)
+    last.cancel()
+    #expect(!rig.context.hasPendingChangesObservers)
+  }
+
   @Test func aWatchOfBothKindsGetsEachWithItsKind() throws {
     let rig = Rig()
     let both = try rig.watcher.watch("Person", options: pendingOptions(.all))

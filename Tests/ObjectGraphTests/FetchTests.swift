@@ -34,6 +34,11 @@ struct FetchTests {
         try namesOf(context.fetch("Person", sortedBy: [.ascending("name")], limit: 2, offset: 1)) == ["Bob", "Cid"])
       #expect(try namesOf(context.fetch("Person", limit: 0)) == [])
       #expect(try namesOf(context.fetch("Person", offset: 10)) == [])
+      // A limit that would overflow past the offset takes the rest.
+      #expect(
+        try namesOf(context.fetch("Person", sortedBy: [.ascending("name")], limit: Int.max, offset: 2)) == [
+          "Cid", "Dee",
+        ])
       #expect(try context.count(ObjectFetchRequest(entity: "Person", predicate: "age >= 30")) == 3)
       #expect(try context.count(ObjectFetchRequest(entity: "Person", limit: 2)) == 2)
     }
@@ -96,6 +101,11 @@ struct FetchTests {
         try context.fetch("Person", sortedBy: [.ascending("employer")])
       }
       #expect(sort.message == "Person has no attribute 'employer' to sort by")
+      let offset = try #require(throws: ObjectGraphError.self) { try context.fetch("Person", offset: -4) }
+      #expect(offset.code == .invalidRequest)
+      #expect(offset.message == "a fetch's offset cannot be negative (-4)")
+      let limit = try #require(throws: ObjectGraphError.self) { try context.fetch("Person", limit: -1) }
+      #expect(limit.message == "a fetch's limit cannot be negative (-1)")
       #expect(throws: PredicateParseError.self) { try context.fetch("Person", where: "age >") }
     }
   }

@@ -52,8 +52,8 @@ struct WatchesFileTests {
       file.problems == [
         #"watch 'a': "args" is an array, not the number 5"#,
         "watch 'a': the id is taken by watches[0]; each watch needs an id of its own",
-        "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
-        "watch 'a': unknown field 'shade' (fields: id, entity, predicate, args, events, keys, ignoredKeys)",
+        "watch 'a': unknown field 'colour' (fields: id, entity, predicate, args, events, keys, ignoredKeys, follows)",
+        "watch 'a': unknown field 'shade' (fields: id, entity, predicate, args, events, keys, ignoredKeys, follows)",
         #"watch 'b': needs an "entity" string, not the number 3"#,
         #"watch 'b': needs a "predicate" string"#,
         "watch 'b': keys[1] is a string, not the number 2",
@@ -65,6 +65,34 @@ struct WatchesFileTests {
         #"watches[7]: a watch is a JSON object, not the string "e""#,
       ])
     #expect(file.watches.map(\.id) == ["fine"])
+  }
+
+  @Test func readsWhatAWatchFollows() throws {
+    let file = try file(
+      """
+      [{"id": "saved", "entity": "Person", "predicate": "age > 1", "follows": "saves"},
+       {"id": "drafts", "entity": "Person", "predicate": "age > 1", "follows": "pending"},
+       {"id": "both", "entity": "Person", "predicate": "age > 1", "follows": "all"},
+       {"id": "default", "entity": "Person", "predicate": "age > 1"}]
+      """)
+    #expect(file.problems == [])
+    #expect(file.watches.map(\.options.follows) == [.saves, .pending, .all, .saves])
+  }
+
+  @Test func aBadFollowsValueIsAProblemNamingTheValues() throws {
+    let file = try file(
+      """
+      [{"id": "typo", "entity": "Person", "predicate": "age > 1", "follows": "pendng"},
+       {"id": "list", "entity": "Person", "predicate": "age > 1", "follows": ["saves"]},
+       {"id": "empty", "entity": "Person", "predicate": "age > 1", "follows": ""}]
+      """)
+    #expect(
+      file.problems == [
+        #"watch 'typo': unknown value 'pendng' of "follows" (values: saves, pending, all)"#,
+        #"watch 'list': "follows" is a string (saves, pending, all), not an array"#,
+        #"watch 'empty': unknown value '' of "follows" (values: saves, pending, all)"#,
+      ])
+    #expect(file.watches.isEmpty)
   }
 
   @Test func aFileThatIsNotAnArrayIsOneProblem() throws {

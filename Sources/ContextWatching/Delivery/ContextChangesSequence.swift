@@ -14,7 +14,12 @@ import ObjectGraph
 /// }
 /// ```
 ///
-/// The sequence ends when the watcher is released. At most the watcher's
+/// Deliveries wait in the watcher's buffer from its creation, whether or
+/// not a loop runs: a watcher has no state to read before a loop starts,
+/// so its deliveries are kept for the first loop rather than lost (the
+/// monitors' `MonitorSequence`, whose monitors have, subscribes when a
+/// loop starts instead). The sequence ends when the watcher is released,
+/// once the buffered deliveries are taken. At most the watcher's
 /// ``WatcherOptions/bufferLimit`` deliveries wait; beyond that they are
 /// dropped and the next delivery that fits reports them in
 /// ``ContextChanges/missedSaves``.

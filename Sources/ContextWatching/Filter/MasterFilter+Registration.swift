@@ -212,10 +212,17 @@ extension MasterFilter {
 
   /// Removes a watch (a group with its members); removing one that is
   /// gone changes nothing.
-  mutating func remove(_ id: WatchID) {
-    guard let entry = entry(id) else { return }
+  ///
+  /// - Returns: The pending-changes subscription, when the watch was the
+  ///   last to follow pending changes: the caller ends it
+  ///   (``PendingSubscription/stopIfUnfollowed(_:)``) once out of the lock.
+  @discardableResult
+  mutating func remove(_ id: WatchID) -> PendingSubscription? {
+    guard let entry = entry(id) else { return nil }
+    let followedPending = followsPendingCount > 0
     for member in entry.members { removeEntry(at: member) }
     removeEntry(at: id.slot)
+    return followedPending && followsPendingCount == 0 ? pendingSubscription : nil
   }
 
   /// Removes the entry in `slot`: a watch, or a member of a group.

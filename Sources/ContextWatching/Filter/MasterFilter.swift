@@ -53,6 +53,10 @@ struct MasterFilter: ~Copyable {
   /// How many watches (groups' members included) follow pending changes:
   /// while none does, the watcher does not ask the context for them.
   var followsPendingCount = 0
+  /// The watcher's subscription to its context's pending changes, handed
+  /// back by a removal that leaves no watch following them; nil for a
+  /// watcher without a context.
+  var pendingSubscription: PendingSubscription?
   /// How many of them do not follow saves.
   var followsOnlyPending = 0
   /// How many slots hold members of groups (not watches of their own).

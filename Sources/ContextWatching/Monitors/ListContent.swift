@@ -11,12 +11,15 @@ import PredicateDSL
 /// otherwise.
 public struct ListContent: Sendable {
   var objects: OrderStatisticTree<ListedObject>
-  /// Sections in order with their full counts (limit not applied); empty
-  /// for a list without sections.
+  /// Sections in order with their full counts (window not applied);
+  /// empty for a list without sections.
   var sectionCounts: OrderStatisticTree<SectionCount>
   let order: ListOrder
   /// The request's limit, or `Int.max`.
   let limit: Int
+  /// The request's offset: the rank in the whole list of the first listed
+  /// object. The listed objects are those ranked `offset..<end`.
+  let offset: Int
   let sectionName: @Sendable (FilterValue) -> String?
   /// The request's ``ListRequest/sectionIndexTitle``, or its default.
   var sectionIndexTitle: @Sendable (String) -> String? = ListRequest.defaultSectionIndexTitle
@@ -25,8 +28,26 @@ public struct ListContent: Sendable {
   /// of one monitor the later has the greater generation.
   var generation = 0
 
+  /// One past the rank of the last place the window covers:
+  /// `offset + limit`, or `Int.max` without a limit (or past it).
+  var end: Int { limit > Int.max - offset ? Int.max : offset + limit }
+
+  /// Whether the object at `rank` in the whole list is listed: in the
+  /// window `offset..<end`.
+  @inline(__always)
+  func isListed(rank: Int) -> Bool { rank >= offset && rank < end }
+
+  /// The index in `sectionCounts` of the first listed section: the one
+  /// holding the object at `offset`; the number of sections when the
+  /// window is past the end.
+  var firstListedSection: Int {
+    guard offset > 0 else { return 0 }
+    guard offset < objects.count else { return sectionCounts.count }
+    return sectionCounts.position(coveringWeight: offset).position
+  }
+
   /// The number of objects listed.
-  public var count: Int { Swift.min(objects.count, limit) }
+  public var count: Int { Swift.max(0, Swift.min(objects.count, end) - offset) }
 
   /// Whether no object is listed.
   public var isEmpty: Bool { count == 0 }
@@ -45,16 +66,17 @@ public struct ListContent: Sendable {
   /// among the listed objects.
   public var numberOfSections: Int {
     guard order.isSectioned else { return 1 }
-    if limit >= objects.count { return sectionCounts.count }
-    // Sections are listed while the objects before them are fewer than the
-    // limit: a prefix of them.
-    var low = 0
+    let first = firstListedSection
+    if end >= objects.count { return sectionCounts.count - first }
+    // Sections are listed from the first while the objects before them are
+    // fewer than the window's end: a run of them.
+    var low = first
     var high = sectionCounts.count
     while low < high {
       let middle = (low + high) / 2
-      if sectionCounts.weight(before: middle) < limit { low = middle + 1 } else { high = middle }
+      if sectionCounts.weight(before: middle) < end { low = middle + 1 } else { high = middle }
     }
-    return low
+    return low - first
   }
 
   /// A section's value, name and count.
@@ -63,21 +85,28 @@ public struct ListContent: Sendable {
   public func section(at index: Int) -> ListSectionInfo {
     precondition(index >= 0 && index < numberOfSections, "section \(index) is out of range 0..<\(numberOfSections)")
     guard order.isSectioned else { return ListSectionInfo(value: .null, name: nil, count: count) }
-    let (value, count) = sectionCounts.read(index) { ($0.pointee.value, $0.pointee.count) }
-    return ListSectionInfo(value: value, name: sectionName(value), count: listed(count, ofSectionAt: index))
+    let full = firstListedSection + index
+    let (value, count) = sectionCounts.read(full) { ($0.pointee.value, $0.pointee.count) }
+    return ListSectionInfo(value: value, name: sectionName(value), count: listed(count, ofSectionAt: full))
   }
 
-  /// The number of objects section `index` lists, within the limit.
+  /// The number of objects listed section `index` lists, within the
+  /// window.
   ///
   /// - Precondition: The list has sections, and `index` is less than
   ///   ``numberOfSections``.
   func listedCount(ofSectionAt index: Int) -> Int {
-    listed(sectionCounts.read(index) { $0.pointee.count }, ofSectionAt: index)
+    let full = firstListedSection + index
+    return listed(sectionCounts.read(full) { $0.pointee.count }, ofSectionAt: full)
   }
 
-  /// How many of the `count` objects of section `index` the limit lets in.
-  private func listed(_ count: Int, ofSectionAt index: Int) -> Int {
-    limit == Int.max ? count : Swift.min(count, limit - sectionCounts.weight(before: index))
+  /// How many of the `count` objects of section `full` (an index among
+  /// every section) the window lets in.
+  private func listed(_ count: Int, ofSectionAt full: Int) -> Int {
+    guard limit != Int.max || offset != 0 else { return count }
+    let start = sectionCounts.weight(before: full)
+    let high = count > end - start ? end : start + count
+    return Swift.max(0, high - Swift.max(start, offset))
   }
 
   /// Every section, in order.
@@ -85,12 +114,13 @@ public struct ListContent: Sendable {
   /// - Complexity: O(*s* log *n*) for *s* sections.
   public var sections: [ListSectionInfo] { (0..<numberOfSections).map(section(at:)) }
 
-  /// The object at a position in the whole list.
+  /// The object at a position in the list (0 for the first listed
+  /// object, whatever the request's offset).
   ///
   /// - Precondition: `index` is less than ``count``.
   public func object(at index: Int) -> ObjectSnapshot {
     precondition(index >= 0 && index < count, "index \(index) is out of range 0..<\(count)")
-    return objects[index].snapshot
+    return objects[offset + index].snapshot
   }
 
   /// The object at an index path.
@@ -109,7 +139,8 @@ public struct ListContent: Sendable {
     return object(at: ListIndexPath(item: indexPath[1], section: indexPath[0]))
   }
 
-  /// The object at a position in the whole list: `content[3]`.
+  /// The object at a position in the list, across its sections:
+  /// `content[3]`.
   ///
   /// - Precondition: `position` is less than ``count``.
   public subscript(position: Int) -> ObjectSnapshot { object(at: position) }
@@ -136,36 +167,42 @@ public struct ListContent: Sendable {
   /// - Complexity: O(*m* log *n*) for *m* objects in the section.
   public func objects(inSection index: Int) -> [ObjectSnapshot] {
     let info = section(at: index)
-    let first = order.isSectioned ? sectionCounts.weight(before: index) : 0
+    let start = order.isSectioned ? sectionCounts.weight(before: firstListedSection + index) : 0
+    let first = Swift.max(start, offset)
     return (first..<first + info.count).map { objects[$0].snapshot }
   }
 
-  /// The index path of the object at a position in the whole list.
+  /// The index path of the object at a position in the list, across its
+  /// sections.
   ///
   /// - Precondition: `index` is less than ``count``.
   public func indexPath(ofObjectAt index: Int) -> ListIndexPath {
     precondition(index >= 0 && index < count, "index \(index) is out of range 0..<\(count)")
-    return indexPath(rank: index)
+    return indexPath(rank: offset + index)
   }
 
   /// The identifiers of the listed objects, in order.
   ///
   /// - Complexity: O(*n*).
-  public var objectIDs: [ObjectID] { objects.prefix(count).map(\.objectID) }
+  public var objectIDs: [ObjectID] { objects.dropFirst(offset).prefix(count).map(\.objectID) }
 
   /// The listed objects, in order.
   ///
   /// - Complexity: O(*n*).
-  public var snapshots: [ObjectSnapshot] { objects.prefix(count).map(\.snapshot) }
+  public var snapshots: [ObjectSnapshot] { objects.dropFirst(offset).prefix(count).map(\.snapshot) }
 
   // MARK: Positions
 
-  /// The index path of the object at `rank` in the whole list (limit not
-  /// checked), found by the sections' counts alone.
+  /// The index path of the object at `rank` in the whole list, counted
+  /// from the window's start (the window's end not checked), found by the
+  /// sections' counts alone.
+  ///
+  /// - Precondition: `rank` is at least ``offset``.
   func indexPath(rank: Int) -> ListIndexPath {
-    guard order.isSectioned else { return ListIndexPath(item: rank, section: 0) }
+    guard order.isSectioned else { return ListIndexPath(item: rank - offset, section: 0) }
     let (section, start) = sectionCounts.position(coveringWeight: rank)
-    return ListIndexPath(item: rank - start, section: section)
+    guard offset > 0 else { return ListIndexPath(item: rank - start, section: section) }
+    return ListIndexPath(item: rank - Swift.max(start, offset), section: section - firstListedSection)
   }
 
   /// The position `object` has, or would have, in the whole list.
@@ -183,13 +220,14 @@ public struct ListContent: Sendable {
     return index
   }
 
-  /// The index of section `key` when it has a listed object (within the
-  /// limit), else nil.
+  /// The index among the listed sections of section `key` when it has a
+  /// listed object (within the window), else nil.
   func listedSectionIndex(of key: SectionKey) -> Int? {
-    guard let index = sectionIndex(of: key), limit == Int.max || sectionCounts.weight(before: index) < limit else {
-      return nil
-    }
-    return index
+    guard let index = sectionIndex(of: key) else { return nil }
+    guard limit != Int.max || offset != 0 else { return index }
+    let start = sectionCounts.weight(before: index)
+    guard start < end, start + sectionCounts.read(index, { $0.pointee.count }) > offset else { return nil }
+    return index - firstListedSection
   }
 
   private func position(of indexPath: ListIndexPath) -> Int {
@@ -198,6 +236,7 @@ public struct ListContent: Sendable {
     let info = section(at: indexPath.section)
     precondition(indexPath.item >= 0 && indexPath.item < info.count, "index path \(indexPath) is out of range")
     guard order.isSectioned else { return indexPath.item }
-    return sectionCounts.weight(before: indexPath.section) + indexPath.item
+    let start = sectionCounts.weight(before: firstListedSection + indexPath.section)
+    return Swift.max(start, offset) - offset + indexPath.item
   }
 }

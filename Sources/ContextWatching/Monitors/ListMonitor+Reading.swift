@@ -88,7 +88,7 @@ extension ListMonitor {
   public func indexPath(of objectID: ObjectID) -> ListIndexPath? {
     state.withLock { state in
       guard let rank = state.member(objectID)?.rank else { return nil }
-      guard rank < state.content.count else { return nil }
+      guard state.content.isListed(rank: rank) else { return nil }
       return state.content.indexPath(rank: rank)
     }
   }

@@ -139,7 +139,8 @@ public final class ListMonitor: Sendable {
     self.follower = follower
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
-    var empty = ListState(order: order, limit: request.limit, sectionName: sectionName, sequenceNumber: 0)
+    var empty = ListState(
+      order: order, limit: request.limit, offset: request.offset, sectionName: sectionName, sequenceNumber: 0)
     empty.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
     saving = LockedState(nil)
     state = LockedState(empty)
@@ -174,8 +175,8 @@ public final class ListMonitor: Sendable {
   // MARK: Changing the request
 
   /// Lists another request (a new predicate, arguments, sort or section
-  /// keys, limit): one delivery with the changes from the old list to the
-  /// new, after those of earlier saves.
+  /// keys, limit, offset): one delivery with the changes from the old list
+  /// to the new, after those of earlier saves.
   ///
   /// - Throws: ``MonitorError`` as ``init(context:request:scheduler:)``;
   ///   the monitor then keeps its request.
@@ -220,7 +221,8 @@ public final class ListMonitor: Sendable {
         // change still read the old one.
         var next = state.withLock { $0 }
         var changes = next.replace(
-          order: side.order, limit: request.limit, sectionName: request.sectionName ?? ListRequest.defaultSectionName,
+          order: side.order, limit: request.limit, offset: request.offset,
+          sectionName: request.sectionName ?? ListRequest.defaultSectionName,
           objects: objects, sectionsAreComparable: sectionsAreComparable)
         next.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
         changes.isRefetch = true
@@ -269,7 +271,7 @@ public final class ListMonitor: Sendable {
         return state.prepare(edits, sequenceNumber: sequenceNumber)
       }
       guard plan.changesListedObjects else {
-        // Only objects beyond the limit changed: nothing to tell.
+        // Only objects outside the window changed: nothing to tell.
         _ = state.withLock { $0.commit(plan) }
         return
       }
@@ -393,7 +395,7 @@ public final class ListMonitor: Sendable {
       }
     }
     for observer in listObservers { observer.listMonitorDidChange(self) }
-    // A change inside the limit can end outside it: no update to hand out.
+    // A change inside the window can end outside it: no update to hand out.
     guard !handlers.isEmpty, !changes.isEmpty else { return }
     let update = Signal.update(ListMonitorUpdate(changes: changes, content: content))
     for handler in handlers { handler(update) }

@@ -3,7 +3,8 @@ public import PredicateDSL
 
 /// What a ``ListMonitor`` lists: the objects of an entity (sub-entities
 /// included) that match a predicate, in the order of its sort keys, grouped
-/// in sections, up to a limit. NSFetchedResultsController's fetch request
+/// in sections, a window of them when it has an offset or a limit.
+/// NSFetchedResultsController's fetch request
 /// and section key path, and CoreStore's `From`, `Where`, `OrderBy` and
 /// `SectionBy`, in one value.
 ///
@@ -48,6 +49,22 @@ public struct ListRequest: Sendable {
   public var sectionIndexTitle: (@Sendable (String) -> String?)?
   /// The most objects listed; nil for no limit.
   public var limit: Int?
+  /// How many of the sorted, matching objects are skipped before the first
+  /// one listed, as NSFetchRequest's `fetchOffset`: the list shows the
+  /// objects ranked `offset..<offset + limit` (every one from `offset` on
+  /// without a limit). The window stays where it is as saves change the
+  /// list: an object deleted before it lets the next one in at its end,
+  /// one inserted before it pushes the last one out. 0 by default.
+  ///
+  /// Sections are those of the objects in the window, numbered from 0 at
+  /// the first of them, as an NSFetchedResultsController with a fetch
+  /// offset numbers them. A negative offset is refused with a
+  /// ``WatchError`` whose code is ``WatchError/Code/invalidOptions``:
+  ///
+  /// ```
+  /// watch 'page' on Person: a list's offset cannot be negative (-1)
+  /// ```
+  public var offset: Int
   /// A name for messages; by default the entity and the predicate.
   public var label: String?
 
@@ -71,7 +88,8 @@ public struct ListRequest: Sendable {
   public init(
     _ entity: String, where format: String, arguments: [FilterValue] = [],
     sortedBy sortKeys: [ObjectFetchRequest.SortKey], sectionedBy sectionKey: String? = nil,
-    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, label: String? = nil
+    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, offset: Int = 0,
+    label: String? = nil
   ) throws(WatchError) {
     let predicate: PredicateSyntax
     do {
@@ -81,14 +99,15 @@ public struct ListRequest: Sendable {
     }
     self.init(
       entity, predicate: predicate, source: format, sortedBy: sortKeys, sectionedBy: sectionKey,
-      sectionName: sectionName, limit: limit, label: label)
+      sectionName: sectionName, limit: limit, offset: offset, label: label)
   }
 
   /// Creates a request with a parsed predicate, or none.
   public init(
     _ entity: String, predicate: PredicateSyntax? = nil, source: String? = nil,
     sortedBy sortKeys: [ObjectFetchRequest.SortKey], sectionedBy sectionKey: String? = nil,
-    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, label: String? = nil
+    sectionName: (@Sendable (FilterValue) -> String?)? = nil, limit: Int? = nil, offset: Int = 0,
+    label: String? = nil
   ) {
     self.entity = entity
     self.predicate = predicate
@@ -97,6 +116,7 @@ public struct ListRequest: Sendable {
     self.sectionKey = sectionKey
     self.sectionName = sectionName
     self.limit = limit
+    self.offset = offset
     self.label = label
   }
 

@@ -29,14 +29,6 @@ public final class ContextWatcher: Sendable {
   let filter: LockedState<MasterFilter>
   let pipeline: DeliveryPipeline
   private let observation = LockedState<SaveObserverToken?>(nil)
-  /// The context watched, and the observation of its pending changes,
-  /// made when the first watch that follows them is added.
-  private let pendingSource = LockedState(PendingSource())
-
-  private struct PendingSource {
-    weak var context: ObjectContext?
-    var token: SaveObserverToken?
-  }
   /// Whether the target receives deliveries (it does, unless it is the
   /// watches' handlers alone).
   let delivers: Bool
@@ -60,7 +52,11 @@ public final class ContextWatcher: Sendable {
       self?.process(save, context: context)
     }
     observation.withLock { $0 = token }
-    pendingSource.withLock { $0.context = context }
+    // The observation of the context's pending changes, made when the
+    // first watch that follows them is added and ended when the last one
+    // is removed.
+    let subscription = PendingSubscription(context: context)
+    filter.withLock { $0.pendingSubscription = subscription }
     timing.withLock { $0.context = context }
   }
 
@@ -78,6 +74,7 @@ public final class ContextWatcher: Sendable {
   }
 
   deinit {
+    filter.withLock { $0.pendingSubscription }?.stop()
     pipeline.stream?.finish()
     timing.withLock { $0.alarm?.cancel() }
     // Tokens hold the table, not the watcher: what they keep must be empty.
@@ -287,14 +284,11 @@ public final class ContextWatcher: Sendable {
   }
 
   /// Observes the context's pending changes, unless the watcher does
-  /// already (or has no context): only once a watch follows them, so that
+  /// already (or has no context): only while a watch follows them, so that
   /// a context no watch asks this of tracks nothing for it.
   private func followPendingChanges() {
-    pendingSource.withLock { source in
-      guard source.token == nil, let context = source.context else { return }
-      source.token = context.addPendingChangesObserver { [weak self, weak context] changes in
-        self?.process(changes, context: context)
-      }
+    filter.withLock { $0.pendingSubscription }?.start { [weak self] changes, context in
+      self?.process(changes, context: context)
     }
   }
 
@@ -319,7 +313,7 @@ public final class ContextWatcher: Sendable {
   /// Removes a watch; removing one that is gone changes nothing. Safe from
   /// any thread, during a delivery too.
   public func removeWatch(_ id: WatchID) {
-    filter.withLock { $0.remove(id) }
+    filter.withLock { $0.remove(id) }?.stopIfUnfollowed(filter)
   }
 
   /// The number of watches.
@@ -358,8 +352,9 @@ public final class ContextWatcher: Sendable {
   // MARK: Delivery
 
   /// The deliveries, for a watcher created with
-  /// ``DeliveryTarget/asyncSequence``; for any other target, a sequence that
-  /// ends at once.
+  /// ``DeliveryTarget/asyncSequence``, buffered from the watcher's creation
+  /// and ending when it is released (see ``ContextChangesSequence``); for
+  /// any other target, a sequence that ends at once.
   public var changes: ContextChangesSequence {
     ContextChangesSequence(buffer: pipeline.stream ?? Self.finishedBuffer)
   }

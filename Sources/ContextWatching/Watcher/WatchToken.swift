@@ -18,8 +18,12 @@ public final class WatchToken: Sendable {
   }
 
   /// Removes the watch. Deliveries already made still name it; later saves
-  /// do not. Cancelling twice changes nothing.
-  public func cancel() { watches.withLock { $0.remove(id) } }
+  /// do not. Cancelling twice changes nothing. The last watch of a watcher
+  /// to follow pending changes takes the watcher's subscription to them
+  /// with it.
+  public func cancel() {
+    watches.withLock { $0.remove(id) }?.stopIfUnfollowed(watches)
+  }
 
   deinit { cancel() }
 }

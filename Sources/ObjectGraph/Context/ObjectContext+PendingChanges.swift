@@ -61,6 +61,12 @@ extension ObjectContext {
     SaveObserverToken(registry: pendingObservers, id: pendingObservers.add(observer))
   }
 
+  /// Whether some observer of pending changes is registered, so that the
+  /// context tracks its changes for them: for tests of who subscribes.
+  /// Safe from any thread; one being added or removed on another thread
+  /// may or may not count yet.
+  package var hasPendingChangesObservers: Bool { !pendingObservers.isEmpty }
+
   /// Keeps `object` as observers of pending changes last saw it, before its
   /// first change since the last publication. Call it only while some
   /// observer follows pending changes, before the change.

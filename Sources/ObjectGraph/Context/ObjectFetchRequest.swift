@@ -352,8 +352,11 @@ private struct FetchPlan {
         .unknownEntity,
         "unknown entity '\(request.entityName)' (entities: \(schema.entityNames().joined(separator: ", ")))")
     }
-    guard request.offset >= 0, (request.limit ?? 0) >= 0 else {
-      throw ObjectGraphError(.invalidRequest, "a fetch's limit and offset cannot be negative")
+    if let limit = request.limit, limit < 0 {
+      throw ObjectGraphError(.invalidRequest, "a fetch's limit cannot be negative (\(limit))")
+    }
+    guard request.offset >= 0 else {
+      throw ObjectGraphError(.invalidRequest, "a fetch's offset cannot be negative (\(request.offset))")
     }
     self.request = request
     self.layout = layout
@@ -496,7 +499,7 @@ private struct FetchPlan {
 
   func window(_ objects: [ManagedObject]) -> [ManagedObject] {
     let start = min(request.offset, objects.count)
-    let end = request.limit.map { min(objects.count, start + $0) } ?? objects.count
+    let end = request.limit.map { start + min(objects.count - start, $0) } ?? objects.count
     return start == 0 && end == objects.count ? objects : Array(objects[start..<end])
   }
 }

@@ -5,7 +5,7 @@
 /// The list monitor calls ``listMonitorWillChange(_:)`` before its
 /// observers' "will change", and ``listMonitor(_:didApply:)`` after the
 /// change, before its observers' callbacks, with the changes (empty when a
-/// save changed only objects beyond the limit).
+/// save changed only objects outside the window).
 protocol ListChangesRelay: AnyObject, Sendable {
   /// The list is about to change: the monitor still holds the old content.
   func listMonitorWillChange(_ monitor: ListMonitor)

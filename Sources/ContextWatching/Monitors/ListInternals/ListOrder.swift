@@ -49,8 +49,8 @@ final class ListOrder: Sendable {
   ///
   /// - Throws: ``WatchError`` naming the key for an unknown key, a key of a
   ///   type without an order, a to-many step, no sort key, more distinct
-  ///   sort keys than ``ListRequest/maximumSortKeyCount``, or a section key
-  ///   that is not the first sort key.
+  ///   sort keys than ``ListRequest/maximumSortKeyCount``, a section key
+  ///   that is not the first sort key, or a negative limit or offset.
   /// - Complexity: O(*k*) in the sort keys to drop repeats, before any is
   ///   resolved.
   init(_ request: ListRequest, schema: ObjectSchema) throws(WatchError) {
@@ -76,6 +76,11 @@ final class ListOrder: Sendable {
     if let limit = request.limit, limit < 0 {
       throw WatchError(
         .invalidOptions, watch: label, entity: request.entity, message: "a list's limit cannot be negative (\(limit))")
+    }
+    if request.offset < 0 {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity,
+        message: "a list's offset cannot be negative (\(request.offset))")
     }
     var seen: Set<String> = []
     let sortKeys = request.sortKeys.filter { seen.insert($0.key).inserted }

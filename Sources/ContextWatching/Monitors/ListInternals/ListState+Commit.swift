@@ -18,7 +18,6 @@ extension ListState {
     guard plan.changesListedObjects else { return changes }
     let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
     let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
-    let limit = content.limit
 
     var repositioned: [ObjectID] = []
     repositioned.reserveCapacity(touched.count)
@@ -36,7 +35,7 @@ extension ListState {
       let from = oldPaths[index]
       let newRank = newRanks[index]
       let to = newRank.flatMap { rank -> ListIndexPath? in
-        guard rank < limit else { return nil }
+        guard content.isListed(rank: rank) else { return nil }
         // With every section's count as it was, an object stays at its
         // section's index, and the section starts where it did.
         if !plan.changesSectionCounts, let from, let oldRank = touched[index].oldRank {
@@ -49,7 +48,8 @@ extension ListState {
       case (nil, nil):
         continue
       case (let from?, nil):
-        // An object no longer listed, or past the limit: the plan kept it.
+        // An object no longer listed, or out of the window: the plan kept
+        // it.
         changes.deleted.append(.init(indexPath: from, object: touched[index].old.unsafelyUnwrapped.snapshot))
       case (nil, let to?):
         changes.inserted.append(.init(indexPath: to, object: edits[edit].new.unsafelyUnwrapped.snapshot))
@@ -66,7 +66,7 @@ extension ListState {
     }
     for (bystander, from) in zip(bystanders, bystanderPaths) {
       let newRank = content.rank(of: bystander.object)
-      switch (from, newRank < limit) {
+      switch (from, content.isListed(rank: newRank)) {
       case (let from?, false):
         changes.deleted.append(.init(indexPath: from, object: bystander.object.snapshot))
       case (nil, true):

@@ -15,8 +15,9 @@ extension ListState {
     let edit: Int
     let objectID: ObjectID
     /// The object as it was listed, kept only when the edits may report
-    /// it deleted: when it leaves the list, or when the list has a limit
-    /// (it may go past it); nil otherwise, and for an object not listed.
+    /// it deleted: when it leaves the list, or when the list has a window
+    /// (an offset or a limit: it may leave it); nil otherwise, and for an
+    /// object not listed.
     let old: ListedObject?
     /// The section of the object as it was listed, when it leaves its
     /// section (``staysInSection`` is false) in a sectioned list; nil
@@ -35,19 +36,19 @@ extension ListState {
     let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
   }
 
-  /// An object no edit touches, close enough to the limit that the edits
-  /// may carry it across.
+  /// An object no edit touches, close enough to either end of the window
+  /// that the edits may carry it across.
   struct Bystander {
     let object: ListedObject
     let oldRank: Int
   }
 
-  /// A section an edit may create, empty or carry across the limit: its
-  /// place before the edits.
+  /// A section an edit may create, empty or carry across either end of the
+  /// window: its place before the edits.
   struct SectionBefore {
     let key: SectionKey
     /// The section's index and listed objects before the edits, when it
-    /// was listed (within the limit). Its name is made only for a section
+    /// was listed (within the window). Its name is made only for a section
     /// the edits delete.
     let listed: (index: Int, count: Int)?
   }
@@ -67,8 +68,8 @@ extension ListState {
     /// section otherwise): only then can sections come or go, or an
     /// object's section index or a section's start change.
     var changesSectionCounts: Bool
-    /// Whether the listed objects (within the limit) change: only then do
-    /// observers hear of the save.
+    /// Whether the listed objects (within the window) may change: only
+    /// then do observers hear of the save.
     let changesListedObjects: Bool
     let sequenceNumber: Int
   }
@@ -85,11 +86,21 @@ extension ListState {
     // Support/OrderStatisticTree/OrderStatisticTree.swift; `new`, read
     // unwrapped where `hasNew` holds, invariant 9.
     let order = content.order
-    let limit = content.limit
+    let (offset, end) = (content.offset, content.end)
+    let total = content.objects.count
+    let isWindowed = content.limit < Int.max || offset > 0
+    // The window holds an object before or after the edits only when the
+    // list reaches past its start then: each edit adds one object at most.
+    let reachesWindow = total > offset || edits.count > offset - total
+    // Whether an object leaving rank `rank`, or coming in at `rank` of the
+    // old list, may change the listed objects: one within the window
+    // leaves or enters it, and one before it moves the window's objects
+    // along, when the list reaches it.
+    func mayChangeListed(at rank: Int) -> Bool { rank < end && (rank >= offset || reachesWindow) }
     let (loaded, oldKeys) = touchSearchPaths(edits)
 
     // Where each touched object stands, and whether any of them is, or
-    // will be, within the limit.
+    // will be, within the window or moves it.
     var touched: [Touched] = []
     touched.reserveCapacity(edits.count)
     var isListedChange = false
@@ -114,20 +125,24 @@ extension ListState {
       }
       let touchedObject: Touched
       if let (rank, (inPlace, leavesSection)) = member {
-        if rank < limit { isListedChange = true }
+        if content.isListed(rank: rank) { isListedChange = true }
         // The object as listed, only when the edits may report it deleted
-        // (it leaves the list, or may go past the limit), and its section
+        // (it leaves the list, or may leave the window), and its section
         // only when it leaves it: each read again by rank, which is rare.
-        let old = !hasNew || limit < Int.max ? content.objects[rank] : nil
+        let old = !hasNew || isWindowed ? content.objects[rank] : nil
         let oldSection =
           leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
         if hasNew {
           if !inPlace {
             shift += 1
-            // Where the object would go among the old list: within the
-            // limit, it changes what is listed.
-            if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit {
-              isListedChange = true
+            // Where it leaves, and where it would go among the old list:
+            // within the window or before it, it changes what is listed,
+            // unless it stays before the window (the window's objects
+            // keep their ranks then).
+            if !isListedChange {
+              let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
+              let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
+              if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
             }
           }
           touchedObject = Touched(
@@ -136,6 +151,7 @@ extension ListState {
             oldNeighbours: inPlace ? nil : neighbours(rank))
         } else {
           shift += 1
+          if mayChangeListed(at: rank) { isListedChange = true }
           touchedObject = Touched(
             edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
             staysInSection: false, oldRank: rank, oldNeighbours: nil)
@@ -143,7 +159,9 @@ extension ListState {
       } else {
         guard !edits[index].isRelatedOnly, hasNew else { continue }
         shift += 1
-        if !isListedChange && content.rank(of: edits[index].new.unsafelyUnwrapped) < limit { isListedChange = true }
+        if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
+          isListedChange = true
+        }
         touchedObject = Touched(
           edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
           oldRank: nil, oldNeighbours: nil)
@@ -159,17 +177,33 @@ extension ListState {
         changesListedObjects: false, sequenceNumber: sequenceNumber)
     }
 
-    // Objects no edit touches cross the limit only when others leave or
-    // enter before them, so only those within `shift` places of it can,
-    // before or after: take every object within twice that before.
+    // Objects no edit touches cross an end of the window only when others
+    // leave or enter before them, so only those within `shift` places of
+    // it can, before or after: take every object within twice that of
+    // either end.
     var bystanders: [Bystander] = []
-    if limit < Int.max && shift > 0 {
+    if isWindowed && shift > 0 {
       var touchedIDs = Set<ObjectID>(minimumCapacity: touched.count)
       for object in touched { touchedIDs.insert(object.objectID) }
-      let low = Swift.max(0, limit - 2 * shift)
-      let high = Swift.min(content.objects.count, limit + 2 * shift)
-      if low < high {
-        for rank in low..<high where !touchedIDs.contains(content.objects.read(rank) { $0.pointee.snapshot.objectID }) {
+      // The ranks within twice `shift` of `boundary`, in the list.
+      func around(_ boundary: Int) -> Range<Int> {
+        let low = Swift.min(total, Swift.max(0, boundary - 2 * shift))
+        let high = boundary >= total ? total : Swift.min(total, boundary + 2 * shift)
+        return low..<Swift.max(low, high)
+      }
+      var ranges: [Range<Int>] = []
+      if offset > 0 { ranges.append(around(offset)) }
+      if content.limit < Int.max {
+        let atEnd = around(end)
+        // The two overlap when the window is short: each rank once.
+        if let first = ranges.first, atEnd.lowerBound <= first.upperBound {
+          ranges[0] = first.lowerBound..<Swift.max(first.upperBound, atEnd.upperBound)
+        } else {
+          ranges.append(atEnd)
+        }
+      }
+      for range in ranges {
+        for rank in range where !touchedIDs.contains(content.objects.read(rank) { $0.pointee.snapshot.objectID }) {
           bystanders.append(Bystander(object: content.objects[rank], oldRank: rank))
         }
       }
@@ -196,10 +230,10 @@ extension ListState {
       }
     }
     let oldPaths = touched.map { object in
-      object.oldRank.flatMap { $0 < limit ? content.indexPath(rank: $0) : nil }
+      object.oldRank.flatMap { content.isListed(rank: $0) ? content.indexPath(rank: $0) : nil }
     }
     let bystanderPaths = bystanders.map {
-      $0.oldRank < limit ? content.indexPath(rank: $0.oldRank) : nil
+      content.isListed(rank: $0.oldRank) ? content.indexPath(rank: $0.oldRank) : nil
     }
     return Plan(
       edits: edits, touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths,

@@ -9,13 +9,13 @@ extension ListState {
   ///
   /// - Complexity: O(*n* log *n*).
   mutating func replace(
-    order: ListOrder, limit: Int?, sectionName: @escaping @Sendable (FilterValue) -> String?,
+    order: ListOrder, limit: Int?, offset: Int, sectionName: @escaping @Sendable (FilterValue) -> String?,
     objects: [ListedObject], sectionsAreComparable: Bool
   ) -> ListChanges {
     let old = content
     content = ListContent(
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
-      sectionName: sectionName, generation: old.generation + 1)
+      offset: offset, sectionName: sectionName, generation: old.generation + 1)
     load(objects)
     let new = content
     var changes = ListChanges(sequenceNumber: sequenceNumber)
@@ -70,21 +70,22 @@ extension ListState {
       changes.insertedSections.append(.init(index: index, info: newSections[index]))
     }
 
+    // Positions in the listed objects, counted from each window's start.
     for (rank, id) in oldIDs.enumerated() where newPlace[id] == nil {
-      changes.deleted.append(.init(indexPath: old.indexPath(rank: rank), object: old.objects[rank].snapshot))
+      changes.deleted.append(.init(indexPath: old.indexPath(ofObjectAt: rank), object: old.object(at: rank)))
     }
     // Objects in both lists keep their places when they form the longest
     // run in the same relative order; the others move.
     let common = newIDs.filter { oldPlace[$0] != nil }
     let staying = Set(Self.longestIncreasingRun(common.map { oldPlace[$0]! }).map { oldIDs[$0] })
     for (rank, id) in newIDs.enumerated() {
-      let to = new.indexPath(rank: rank)
-      let snapshot = new.objects[rank].snapshot
+      let to = new.indexPath(ofObjectAt: rank)
+      let snapshot = new.object(at: rank)
       guard let oldRank = oldPlace[id] else {
         changes.inserted.append(.init(indexPath: to, object: snapshot))
         continue
       }
-      let from = old.indexPath(rank: oldRank)
+      let from = old.indexPath(ofObjectAt: oldRank)
       let sectionKept = oldSectionKept[from.section] && newSectionKept[to.section]
       if !staying.contains(id) || !sectionKept
         || (sectionKept && old.order.isSectioned

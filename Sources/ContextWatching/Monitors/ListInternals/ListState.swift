@@ -1,13 +1,13 @@
 import ObjectGraph
 import PredicateDSL
 
-/// A list monitor's whole list, every matching object (the limit applies
-/// when the list is read), and how a batch of edits changes it.
+/// A list monitor's whole list, every matching object (the offset and
+/// limit apply when the list is read), and how a batch of edits changes it.
 ///
 /// Only the monitor's delivery queue touches a `ListState`; readers get
 /// copies of ``content``.
 struct ListState: Sendable {
-  /// Every matching object in order (beyond the limit too, so that an
+  /// Every matching object in order (outside the window too, so that an
   /// object leaving the window lets the next one in), and the sections.
   var content: ListContent
   /// The listed objects' attribute values by identifier (its raw value),
@@ -23,10 +23,13 @@ struct ListState: Sendable {
   /// The last save applied.
   var sequenceNumber: Int
 
-  init(order: ListOrder, limit: Int?, sectionName: @escaping @Sendable (FilterValue) -> String?, sequenceNumber: Int) {
+  init(
+    order: ListOrder, limit: Int?, offset: Int, sectionName: @escaping @Sendable (FilterValue) -> String?,
+    sequenceNumber: Int
+  ) {
     content = ListContent(
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
-      sectionName: sectionName)
+      offset: offset, sectionName: sectionName)
     values = ProbingTable(maximumLoad: 80)
     derivedValues = [:]
     self.sequenceNumber = sequenceNumber

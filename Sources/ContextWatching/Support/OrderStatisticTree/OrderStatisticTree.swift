@@ -74,9 +74,9 @@
 //    the edits, in place, is not); for one with a rank after the edits
 //    (`ranksAfterEdits` ranks only objects with a new object).
 //    `Touched.old.unsafelyUnwrapped` only for an object with an old index
-//    path and none after: it has no new object or is past a limit, and
-//    `prepare` keeps `old` for an object without a new one and in a list
-//    with a limit.
+//    path and none after: it has no new object or is out of the window,
+//    and `prepare` keeps `old` for an object without a new one and in a
+//    list with a window (an offset or a limit).
 
 /// A sorted sequence with positions: a B+-tree whose nodes count the
 /// elements below them, so that finding an element's position, the element
