@@ -289,9 +289,15 @@ struct CoalescedWatchModelTests {
   /// A coalesced delivery in the fold's terms.
   static func folded(_ changes: WatchChanges) -> [ObjectID: Folded] {
     var folded: [ObjectID: Folded] = [:]
-    for snapshot in changes.inserted { folded[snapshot.objectID] = Folded(event: .inserted, after: snapshot, changedKeys: []) }
-    for snapshot in changes.deleted { folded[snapshot.objectID] = Folded(event: .deleted, after: snapshot, changedKeys: []) }
-    for (event, updates) in [(WatchEvent.updated, changes.updated), (.entered, changes.entered), (.exited, changes.exited)] {
+    for snapshot in changes.inserted {
+      folded[snapshot.objectID] = Folded(event: .inserted, after: snapshot, changedKeys: [])
+    }
+    for snapshot in changes.deleted {
+      folded[snapshot.objectID] = Folded(event: .deleted, after: snapshot, changedKeys: [])
+    }
+    for (event, updates) in [
+      (WatchEvent.updated, changes.updated), (.entered, changes.entered), (.exited, changes.exited),
+    ] {
       for update in updates {
         folded[update.objectID] = Folded(
           event: event, before: update.before, after: update.after, changedKeys: Set(update.changedKeys))
@@ -334,9 +340,11 @@ struct CoalescedWatchModelTests {
     let ready = LockedState<[WatchChanges]>([])
     let gate = DispatchSemaphore(value: 0)
     let tokens = [
-      try watcher.watch("Person", where: predicate, handler: .changes(on: .immediate) { changes in
-        reference.withLock { $0.append(changes) }
-      }),
+      try watcher.watch(
+        "Person", where: predicate,
+        handler: .changes(on: .immediate) { changes in
+          reference.withLock { $0.append(changes) }
+        }),
       try watcher.watch(
         "Person", where: predicate, options: WatchOptions(delivery: .coalesced(every: .seconds(1))),
         handler: .changes(on: .immediate) { changes in throttled.withLock { $0.append(changes) } }),

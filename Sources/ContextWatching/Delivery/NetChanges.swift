@@ -24,7 +24,7 @@ import ObjectGraph
 /// watch does not match at either end of the window, having been seen in
 /// between, stays as a hidden entry carrying its first old values, so that
 /// entering again reports it as it was when the window opened.
-struct NetChanges {
+struct NetChanges: CoalescedChanges {
   private enum Net {
     case inserted(ObjectSnapshot)
     case updated(ObjectUpdate)

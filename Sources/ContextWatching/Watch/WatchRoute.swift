@@ -14,7 +14,7 @@ final class WatchRoute: Sendable {
     case saving(@Sendable ([WatchChanges]) -> Void)
     /// A coalesced watch's coalescer, which delivers to the watch's
     /// handler and to the watcher's target by the watch's policy.
-    case coalescing(WatchCoalescer)
+    case coalescing(WatchCoalescer, handlerQueue: MonitorDeliveryQueue?)
   }
 
   let target: Target
@@ -27,8 +27,8 @@ final class WatchRoute: Sendable {
     target = .saving(handler)
   }
 
-  init(coalescing coalescer: WatchCoalescer) {
-    target = .coalescing(coalescer)
+  init(coalescing coalescer: WatchCoalescer, handlerQueue: MonitorDeliveryQueue?) {
+    target = .coalescing(coalescer, handlerQueue: handlerQueue)
   }
 
   /// The queue the route's deliveries run on; nil for a saving route,
@@ -37,13 +37,13 @@ final class WatchRoute: Sendable {
     switch target {
     case .queued(let queue, _): queue
     case .saving: nil
-    case .coalescing(let coalescer): coalescer.queue
+    case .coalescing(_, let queue): queue
     }
   }
 
   /// The coalescer of a coalesced watch's route.
   var coalescer: WatchCoalescer? {
-    if case .coalescing(let coalescer) = target { coalescer } else { nil }
+    if case .coalescing(let coalescer, _) = target { coalescer } else { nil }
   }
 
   /// Calls a handler's body with a watch's changes.
@@ -68,7 +68,7 @@ final class WatchRoute: Sendable {
       switch route.target {
       case .queued(let queue, let body):
         queue.enqueue { run(body, with: changes) }
-      case .coalescing(let coalescer):
+      case .coalescing(let coalescer, _):
         coalescer.add(changes)
       case .saving:
         let key = ObjectIdentifier(route)

@@ -305,10 +305,11 @@ public final class ContextWatcher: Sendable {
   private func route(_ handler: WatchHandler?, _ options: WatchOptions) -> WatchRoute? {
     guard options.delivery != .everySave else { return handler.map { WatchRoute(queue: queue(of: $0), body: $0.body) } }
     guard handler != nil || delivers else { return nil }
+    let handlerQueue = handler.map(queue(of:))
     let coalescer = WatchCoalescer(
-      policy: options.delivery, clock: self.options.clock, handler: handler.map { (queue(of: $0), $0.body) },
-      pipeline: delivers ? pipeline : nil)
-    return WatchRoute(coalescing: coalescer)
+      policy: options.delivery, clock: self.options.clock,
+      handler: handler.map { (handlerQueue!, $0.body) }, pipeline: delivers ? pipeline : nil)
+    return WatchRoute(coalescing: coalescer, handlerQueue: handlerQueue)
   }
 
   /// The queue a handler runs on.

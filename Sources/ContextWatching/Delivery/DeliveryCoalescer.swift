@@ -1,9 +1,26 @@
 import ObjectGraph
 
-/// Delivers one coalesced watch's changes by its `DeliveryPolicy`: merges
-/// what the watch sees into its net change (`NetChanges`) and hands that
-/// to the watch's handler, on its queue, and to the watcher's target,
-/// through its pipeline, when a delivery is due.
+/// What a coalescer keeps between deliveries: the merge of the changes
+/// since the last one.
+protocol CoalescedChanges: Sendable {
+  associatedtype Change
+  associatedtype Delivery: Sendable
+  init()
+  /// Whether there is nothing to deliver.
+  var isEmpty: Bool { get }
+  /// Merges one change value's changes.
+  mutating func merge(_ change: Change)
+  /// What is pending, as one delivery; empty again afterwards.
+  mutating func take() -> Delivery
+}
+
+/// A coalesced watch's coalescer, and what its route holds.
+typealias WatchCoalescer = DeliveryCoalescer<NetChanges>
+
+/// Delivers merged changes by a `DeliveryPolicy`: merges each change value
+/// into what is pending and, when a delivery is due, hands it to its
+/// consumers with `hand`, which calls `done` once per consumer when that
+/// consumer has finished with it.
 ///
 /// One thread emits at a time: the one that finds a delivery due marks the
 /// coalescer as emitting, takes the pending change under the lock, hands it
@@ -11,9 +28,11 @@ import ObjectGraph
 /// leaves its merged change to it. So deliveries leave in the order their
 /// changes were merged, and user code (an `.immediate` handler that saves
 /// again, reentering here) never runs under the lock.
-final class WatchCoalescer: Sendable {
+final class DeliveryCoalescer<Pending: CoalescedChanges>: Sendable {
+  typealias Hand = @Sendable (_ delivery: Pending.Delivery, _ done: @escaping @Sendable () -> Void) -> Void
+
   private struct State {
-    var pending = NetChanges()
+    var pending = Pending()
     /// Deliveries handed on whose consumers have not finished with them.
     var inFlight = 0
     var isEmitting = false
@@ -28,34 +47,27 @@ final class WatchCoalescer: Sendable {
 
   private let policy: DeliveryPolicy
   private let clock: any WatchClock
-  /// The watch's own handler and its queue; nil for a watch without one.
-  private let handler: (queue: MonitorDeliveryQueue, body: WatchHandler.Body)?
-  /// The watcher's pipeline, when its target receives deliveries.
-  private let pipeline: DeliveryPipeline?
+  /// How many times `hand` calls `done` per delivery.
+  private let consumers: Int
+  private let hand: Hand
   private let state = LockedState(State())
 
-  init(
-    policy: DeliveryPolicy, clock: any WatchClock, handler: (queue: MonitorDeliveryQueue, body: WatchHandler.Body)?,
-    pipeline: DeliveryPipeline?
-  ) {
+  init(policy: DeliveryPolicy, clock: any WatchClock, consumers: Int, hand: @escaping Hand) {
     self.policy = policy
     self.clock = clock
-    self.handler = handler
-    self.pipeline = pipeline
+    self.consumers = consumers
+    self.hand = hand
   }
 
   deinit {
     state.withLock { $0.alarm?.cancel() }
   }
 
-  /// The queue of the watch's handler, if it has one.
-  var queue: MonitorDeliveryQueue? { handler?.queue }
-
-  /// Merges one change value's changes of the watch, and delivers if a
-  /// delivery is due. Called in save order.
-  func add(_ changes: WatchChanges) {
+  /// Merges one change value's changes, and delivers if a delivery is due.
+  /// Called in save order.
+  func add(_ change: Pending.Change) {
     let emits = state.withLock { state in
-      state.pending.merge(changes)
+      state.pending.merge(change)
       return startEmitting(&state, force: false)
     }
     if emits { emit() }
@@ -71,6 +83,15 @@ final class WatchCoalescer: Sendable {
       return startEmitting(&state, force: true)
     }
     if emits { emit() }
+  }
+
+  /// Forgets what is pending (a list refetched delivers it another way).
+  func discardPending() {
+    state.withLock { state in
+      state.pending = Pending()
+      state.alarm?.cancel()
+      state.alarm = nil
+    }
   }
 
   /// Whether the calling thread is to emit now: something is pending, no
@@ -101,16 +122,15 @@ final class WatchCoalescer: Sendable {
   /// Hands on the pending change, and again while another is due by the
   /// time it is done. Called by the thread that `startEmitting` chose.
   private func emit() {
-    let consumers = (handler == nil ? 0 : 1) + (pipeline == nil ? 0 : 1)
     while true {
-      let changes = state.withLock { state in
+      let delivery = state.withLock { state in
         state.alarm?.cancel()
         state.alarm = nil
         state.lastEmission = clock.now
         state.inFlight += consumers
         return state.pending.take()
       }
-      hand(changes)
+      hand(delivery) { [weak self] in self?.delivered() }
       let again = state.withLock { state in
         state.isEmitting = false
         let force = state.isFlushRequested
@@ -121,24 +141,8 @@ final class WatchCoalescer: Sendable {
     }
   }
 
-  /// Gives one delivery to the handler and the watcher's target; each
-  /// tells `delivered()` when its consumer is done with it.
-  private func hand(_ changes: WatchChanges) {
-    if let handler {
-      let body = handler.body
-      handler.queue.enqueue {
-        WatchRoute.run(body, with: changes)
-        self.delivered()
-      }
-    }
-    if let pipeline {
-      pipeline.deliver(ContextChanges(coalescing: changes))
-      pipeline.afterDeliveries { self.delivered() }
-    }
-  }
-
-  /// One consumer finished with a delivery: a watch delivering when ready
-  /// delivers what piled up meanwhile.
+  /// One consumer finished with a delivery: a policy that waits for the
+  /// consumer delivers what piled up meanwhile.
   private func delivered() {
     let emits = state.withLock { state in
       state.inFlight -= 1
@@ -157,6 +161,31 @@ final class WatchCoalescer: Sendable {
   }
 }
 
+extension DeliveryCoalescer where Pending == NetChanges {
+  /// A coalesced watch's coalescer, delivering to the watch's handler (on
+  /// its queue) and to the watcher's target (through its pipeline), either
+  /// or both.
+  convenience init(
+    policy: DeliveryPolicy, clock: any WatchClock, handler: (queue: MonitorDeliveryQueue, body: WatchHandler.Body)?,
+    pipeline: DeliveryPipeline?
+  ) {
+    let consumers = (handler == nil ? 0 : 1) + (pipeline == nil ? 0 : 1)
+    self.init(policy: policy, clock: clock, consumers: consumers) { changes, done in
+      if let handler {
+        let body = handler.body
+        handler.queue.enqueue {
+          WatchRoute.run(body, with: changes)
+          done()
+        }
+      }
+      if let pipeline {
+        pipeline.deliver(ContextChanges(coalescing: changes))
+        pipeline.afterDeliveries(done)
+      }
+    }
+  }
+}
+
 extension ContextChanges {
   /// The delivery of one coalesced watch's changes, attributed to it.
   init(coalescing changes: WatchChanges) {
@@ -165,7 +194,9 @@ extension ContextChanges {
     self.init(
       sequenceNumber: changes.sequenceNumber, author: changes.author, inserted: changes.inserted,
       updated: changes.updated, entered: changes.entered, exited: changes.exited, deleted: changes.deleted,
-      attribution: events.indices.map { ObjectAttribution(objectID: events[$0].object.objectID, matches: matches[$0...$0]) },
+      attribution: events.indices.map {
+        ObjectAttribution(objectID: events[$0].object.objectID, matches: matches[$0...$0])
+      },
       failures: changes.failures, cause: changes.cause)
     coalesced = changes.coalesced
   }
