@@ -77,7 +77,13 @@ struct NetChanges: CoalescedChanges {
   /// Composes `event` after the object's pending change (see the table in
   /// the type's description).
   private mutating func apply(_ event: Net, to objectID: ObjectID) {
-    let pending = objects[objectID]
+    guard let index = objects.index(forKey: objectID) else {
+      // The first event of the object in the window: one hash probe.
+      objects[objectID] = event
+      if event.isVisible { visibleCount += 1 }
+      return
+    }
+    let pending: Net? = objects.values[index]
     let next: Net? =
       switch (pending, event) {
       case (nil, _): event
@@ -98,15 +104,19 @@ struct NetChanges: CoalescedChanges {
       default: event
       }
     if pending?.isVisible == true { visibleCount -= 1 }
-    objects[objectID] = next
-    if next?.isVisible == true { visibleCount += 1 }
+    if let next {
+      objects.values[index] = next
+      if next.isVisible { visibleCount += 1 }
+    } else {
+      objects.remove(at: index)
+    }
   }
 
   /// The update from `first`'s old values to `second`'s new ones.
   private static func merge(_ first: ObjectUpdate, _ second: ObjectUpdate) -> ObjectUpdate {
     var keys = first.changedKeys
-    let seen = Set(keys)
-    for key in second.changedKeys where !seen.contains(key) { keys.append(key) }
+    // A handful of keys: a linear search beats hashing them.
+    for key in second.changedKeys where !keys.contains(key) { keys.append(key) }
     return ObjectUpdate(before: first.before, after: second.after, changedKeys: keys)
   }
 
