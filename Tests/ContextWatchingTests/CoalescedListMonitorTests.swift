@@ -120,3 +120,58 @@ struct CoalescedListMonitorTests {
     )
   }
 }
+
+@Suite("List monitor: on a clock of its own")
+struct ListMonitorClockTests {
+  @Test func aTimedListFollowsAManualClock() throws {
+    let context = ObjectContext(schema: TimedFixtures.schema, name: "tasks", notificationCenter: nil)
+    let clock = ManualWatchClock(now: 0)
+    let request = try ListRequest("Task", where: "dueDate < now()", sortedBy: [.ascending("name")])
+    let monitor = try ListMonitor(
+      context: context, request: request, scheduler: .immediate, delivery: .everySave, clock: clock)
+    try context.performAndWait { context in
+      for (name, due) in [("b", 10.0), ("a", 20.0), ("c", 30.0)] {
+        try context.insert("Task", values: ["name": .string(name), "dueDate": .date(secondsSinceReferenceDate: due)])
+      }
+      try context.save()
+    }
+    #expect(monitor.count == 0)
+    func names() -> [String] {
+      monitor.content.objects(inSection: 0).map { if case .string(let name)? = $0["name"] { name } else { "?" } }
+    }
+    clock.advance(to: 15)
+    context.performAndWait { _ in }
+    monitor.flush()
+    #expect(names() == ["b"])
+    clock.advance(to: 31)
+    context.performAndWait { _ in }
+    monitor.flush()
+    #expect(names() == ["a", "b", "c"])
+    #expect(clock.pendingAlarms == 0)
+  }
+
+  @Test func aCoalescedListDeliversAtTheEndOfItsInterval() throws {
+    let context = WatcherFixtures.context()
+    let clock = ManualWatchClock(now: 0)
+    let monitor = try ListMonitor(
+      context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]), scheduler: .immediate,
+      delivery: .coalesced(every: .seconds(1)), clock: clock)
+    let recorder = ListRecorder()
+    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    for name in ["c", "a", "b"] {
+      try context.performAndWait { context in
+        try context.insert("Person", values: ["name": .string(name)])
+        try context.save()
+      }
+    }
+    // The first save at once; the two others at the end of the interval,
+    // as one batch update.
+    #expect(recorder.take().map { $0.changes.inserted.map(\.indexPath.item) } == [[0]])
+    #expect(monitor.count == 1)
+    clock.advance(to: 1)
+    let window = recorder.take()
+    #expect(window.map { $0.changes.inserted.map(\.indexPath.item) } == [[0, 1]])
+    #expect(monitor.count == 3)
+    withExtendedLifetime(token) {}
+  }
+}

@@ -132,7 +132,9 @@ public final class ListMonitor: Sendable {
   /// over an interval or until its observers have finished with the last
   /// change, it delivers one batch update from the list it last delivered
   /// to the current one (see ``DeliveryPolicy``), and ``flush()`` delivers
-  /// what is pending. Intervals are read on the system clock.
+  /// what is pending. Intervals, and `now()` in the request's predicate,
+  /// are read on `clock`: the system's by default, a `ManualWatchClock` in
+  /// tests (pass `.everySave` to set only the clock).
   ///
   /// ```swift
   /// let board = try ListMonitor(
@@ -146,11 +148,12 @@ public final class ListMonitor: Sendable {
   ///   request.
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
-    delivery: DeliveryPolicy
+    delivery: DeliveryPolicy, clock: any WatchClock = SystemWatchClock.shared
   ) throws(MonitorError) {
     do {
       try self.init(
-        context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, follower: nil)
+        context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, clock: clock,
+        follower: nil)
     } catch {
       throw MonitorError(refusing: error)
     }
@@ -160,13 +163,14 @@ public final class ListMonitor: Sendable {
   /// follower told of each change before and after the observers.
   init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
-    delivery policy: DeliveryPolicy = .everySave, follower: (any ListChangesRelay)?
+    delivery policy: DeliveryPolicy = .everySave, clock: any WatchClock = SystemWatchClock.shared,
+    follower: (any ListChangesRelay)?
   ) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
     try Self.validate(policy, follows: follows, request: request)
     self.context = context
     self.follows = follows
-    hub = MonitorHub.hub(for: context)
+    hub = MonitorHub.hub(for: context, clock: clock)
     self.follower = follower
     coalesces = policy != .everySave
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
