@@ -73,6 +73,9 @@ let package = Package(
     // timed objects, and one crossing:
     //   swift run -c release TimedTiming
     tool("TimedTiming", [contextWatching, objectGraph, predicateDSL]),
+    // What coalescing costs a save, against delivering every save:
+    //   swift run -c release CoalesceTiming
+    tool("CoalesceTiming", [contextWatching, objectGraph]),
     .target(name: "MallocInfo", path: "Tools/MallocInfo"),
     // What the benchmarks measure (the predicates and the hand-written
     // closures they are compared with) and the seeded generator that makes

@@ -55,6 +55,13 @@ public struct ContextChanges: Sendable, Hashable {
   /// changes and a delivery caused by time carry the sequence number of
   /// the last save before them; time, no author.
   public var cause: ChangeCause
+  /// For a delivery of a coalesced watch (see ``WatchOptions/delivery``),
+  /// the sequence numbers of the first and last change values it merges
+  /// (``sequenceNumber`` is the last); nil for a delivery of one change
+  /// value. The cause of a coalesced delivery is that of the changes it
+  /// merges when they agree, else ``ChangeCause/save``; its author likewise,
+  /// else nil.
+  public var coalesced: ClosedRange<Int>?
 
   /// Creates a delivery.
   public init(

@@ -190,6 +190,12 @@ final class DeliveryPipeline: Sendable {
     }
   }
 
+  /// Runs `action` once the deliveries enqueued so far have run (at once,
+  /// on the calling thread, when they have).
+  func afterDeliveries(_ action: @escaping @Sendable () -> Void) {
+    if !register(action) { action() }
+  }
+
   /// Registers `resume` to run when the deliveries enqueued so far have
   /// run; false when they already have.
   private func register(_ resume: @escaping @Sendable () -> Void) -> Bool {

@@ -40,6 +40,13 @@ public struct WatchChanges: Sendable, Hashable {
   /// What the changes report: a save, pending changes or time passing
   /// (see ``ContextChanges/cause``).
   public var cause: ChangeCause
+  /// For a delivery of a coalesced watch (see ``WatchOptions/delivery``),
+  /// the sequence numbers of the first and last change values it merges
+  /// (``sequenceNumber`` is the last); nil for a delivery of one change
+  /// value. The cause of a coalesced delivery is that of the changes it
+  /// merges when they agree, else ``ChangeCause/save``; its author likewise,
+  /// else nil.
+  public var coalesced: ClosedRange<Int>?
 
   /// Creates a watch's changes.
   public init(

@@ -69,10 +69,29 @@ extension MasterFilter {
     classifyThroughRelationships(save, before: before, after: after, into: &collector)
     if save.kind == .pending || followsOnlyPending > 0 { sift(&collector, for: save.kind) }
     // Most saves of a watcher with monitors change no monitored object.
-    guard collector.hasRecords else { return delivers ? collector.changes(for: save) : nil }
+    guard collector.hasRecords else { return nil }
+    return deliveries(of: &collector, for: save, delivers: delivers, routes: &routes)
+  }
+
+  /// What a classified change value delivers: the changes of each watch
+  /// with a route, in `routes`, and the delivery of every watch's changes
+  /// (unless `delivers` is false), which leaves out the coalesced watches'
+  /// (their coalescers deliver them).
+  func deliveries(
+    of collector: inout Collector, for save: ContextSave, delivers: Bool, routes: inout [RoutedChanges]
+  ) -> ContextChanges? {
     collector.sort()
     if routedCount > 0 { routes = collector.routes(for: save, in: self) }
-    return delivers ? collector.changes(for: save) : nil
+    guard delivers else { return nil }
+    if coalescedCount > 0 { siftCoalesced(&collector) }
+    return collector.changes(for: save)
+  }
+
+  /// Drops the matches and failures of the coalesced watches.
+  @inline(never)
+  private func siftCoalesced(_ collector: inout Collector) {
+    collector.removeMatches { slotInfo[$0.watch.slot].isCoalesced }
+    collector.failures.removeAll { slotInfo[$0.watch.slot].isCoalesced }
   }
 
   /// Drops the matches and failures of the watches that do not follow

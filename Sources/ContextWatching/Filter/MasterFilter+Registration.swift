@@ -44,6 +44,18 @@ extension MasterFilter {
         .invalidOptions, watch: label(predicate), entity: entityName,
         message: "a watch follows saves, pending changes or both, not nothing")
     }
+    if options.delivery != .everySave && options.follows == .all {
+      throw WatchError(
+        .invalidOptions, watch: label(predicate), entity: entityName,
+        message:
+          "a coalesced watch follows saves or pending changes, not both: a save reports again what its pending changes did"
+      )
+    }
+    if let seconds = options.delivery.seconds, !(seconds > 0) {
+      throw WatchError(
+        .invalidOptions, watch: label(predicate), entity: entityName,
+        message: "a watch coalesced every \(seconds) seconds: the interval must be positive (or use .whenReady)")
+    }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
         .invalidOptions, watch: label(predicate), entity: entityName,
@@ -141,6 +153,7 @@ extension MasterFilter {
       hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route,
       head: head, groupName: groupName)
     if route != nil && head == nil { routedCount += 1 }
+    if options.delivery != .everySave && head == nil { coalescedCount += 1 }
     if entry.followsPending {
       followsPendingCount += 1
       if !options.follows.contains(.saves) { followsOnlyPending += 1 }
@@ -286,6 +299,7 @@ extension MasterFilter {
       }
     }
     if entry.route != nil && entry.head == nil { routedCount -= 1 }
+    if entry.options.delivery != .everySave && entry.head == nil { coalescedCount -= 1 }
     if entry.followsPending {
       followsPendingCount -= 1
       if !entry.options.follows.contains(.saves) { followsOnlyPending -= 1 }
@@ -304,6 +318,20 @@ extension MasterFilter {
     return entries.compactMap { entry in
       guard let queue = entry?.route?.queue, seen.insert(ObjectIdentifier(queue)).inserted else { return nil }
       return queue
+    }
+  }
+
+  /// The coalescers of the coalesced watches, each once.
+  ///
+  /// - Complexity: O(*n*) in the watches.
+  func coalescers() -> [WatchCoalescer] {
+    guard coalescedCount > 0 else { return [] }
+    var seen: Set<ObjectIdentifier> = []
+    return entries.compactMap { entry in
+      guard let coalescer = entry?.route?.coalescer, seen.insert(ObjectIdentifier(coalescer)).inserted else {
+        return nil
+      }
+      return coalescer
     }
   }
 

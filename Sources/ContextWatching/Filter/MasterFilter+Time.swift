@@ -118,12 +118,9 @@ extension MasterFilter {
         image: image!, in: self)
     }
     guard collector.hasRecords else { return nil }
-    collector.sort()
-    if routedCount > 0 {
-      routes = collector.routes(for: save, in: self)
-      for index in routes.indices { routes[index].changes.cause = .timePassed }
-    }
-    guard delivers, var changes = collector.changes(for: save) else { return nil }
+    let changes = deliveries(of: &collector, for: save, delivers: delivers, routes: &routes)
+    for index in routes.indices { routes[index].changes.cause = .timePassed }
+    guard var changes else { return nil }
     changes.cause = .timePassed
     return changes
   }

@@ -50,6 +50,9 @@ struct MasterFilter: ~Copyable {
   /// How many watches have a handler of their own (a `WatchRoute`): with
   /// none, classifying a save routes nothing.
   var routedCount = 0
+  /// How many watches deliver coalesced (see `DeliveryPolicy`): their
+  /// changes go to their coalescers alone, never into a save's delivery.
+  var coalescedCount = 0
   /// How many watches (groups' members included) follow pending changes:
   /// while none does, the watcher does not ask the context for them.
   var followsPendingCount = 0

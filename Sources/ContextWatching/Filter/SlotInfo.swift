@@ -15,6 +15,7 @@ struct SlotInfo {
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
       | (entry.route != nil ? 8 : 0) | (entry.options.follows.rawValue << 4)
+      | (entry.options.delivery != .everySave ? 64 : 0)
   }
 
   /// Whether the watch follows change values of `kind`. (Not read for each
@@ -32,4 +33,7 @@ struct SlotInfo {
   var hasIndexedConjunct: Bool { flags & 4 != 0 }
   /// Whether the watch has a handler of its own (a `WatchRoute`).
   var isRouted: Bool { flags & 8 != 0 }
+  /// Whether the watch delivers coalesced, through its route alone (see
+  /// `DeliveryPolicy`).
+  var isCoalesced: Bool { flags & 64 != 0 }
 }

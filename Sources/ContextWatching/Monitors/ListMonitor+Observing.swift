@@ -58,15 +58,23 @@ extension ListMonitor {
   /// Whether observers are called on the main actor.
   var deliversOnMainActor: Bool { delivery.runsOnMainActor }
 
-  /// Blocks until every change of the saves made before the call has been
-  /// delivered: for deterministic tests.
+  /// Delivers what a coalescing monitor holds pending, then blocks until
+  /// every change of the saves made before the call has been delivered:
+  /// for deterministic tests.
   ///
   /// - Important: Not from the monitor's scheduler's queue, nor from the
   ///   main thread with the ``DeliveryScheduler/mainActor`` scheduler: it
   ///   would wait forever, so it traps.
-  public func flush() { delivery.flush() }
+  public func flush() {
+    coalescer.withLock { $0 }?.flush()
+    delivery.flush()
+  }
 
-  /// Waits without blocking until every change of the saves made before
-  /// the call has been delivered.
-  public func flush() async { await delivery.flush() }
+  /// Delivers what a coalescing monitor holds pending, then waits without
+  /// blocking until every change of the saves made before the call has
+  /// been delivered.
+  public func flush() async {
+    coalescer.withLock { $0 }?.flush()
+    await delivery.flush()
+  }
 }

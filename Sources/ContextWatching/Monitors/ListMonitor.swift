@@ -67,6 +67,12 @@ public final class ListMonitor: Sendable {
   /// The request listed, as of the last delivery.
   let currentRequest: LockedState<ListRequest>
   let delivery: MonitorDeliveryQueue
+  /// The coalescer of a monitor that does not deliver every save (see
+  /// ``DeliveryPolicy``), set once at the end of `init`.
+  let coalescer = LockedState<DeliveryCoalescer<ListEditBatch>?>(nil)
+  /// Whether the monitor coalesces: read before `coalescer`, so that a
+  /// monitor delivering every save takes no lock for it.
+  private let coalesces: Bool
   /// What closures registered on the monitor receive: an update, or the
   /// end of the monitor's reports (which only sequences act on).
   enum Signal: Sendable {
@@ -119,8 +125,35 @@ public final class ListMonitor: Sendable {
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds
   ) throws(MonitorError) {
+    try self.init(context: context, request: request, scheduler: scheduler, follows: follows, delivery: .everySave)
+  }
+
+  /// Creates a monitor of `request` that delivers by `delivery`: coalesced
+  /// over an interval or until its observers have finished with the last
+  /// change, it delivers one batch update from the list it last delivered
+  /// to the current one (see ``DeliveryPolicy``), and ``flush()`` delivers
+  /// what is pending. Intervals, and `now()` in the request's predicate,
+  /// are read on `clock`: the system's by default, a `ManualWatchClock` in
+  /// tests (pass `.everySave` to set only the clock).
+  ///
+  /// ```swift
+  /// let board = try ListMonitor(
+  ///   context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]),
+  ///   scheduler: .queue(.main), delivery: .coalesced(every: .milliseconds(250)))
+  /// ```
+  ///
+  /// - Throws: ``MonitorError`` as ``init(context:request:scheduler:follows:)``;
+  ///   a coalescing interval that is not positive, or a monitor that
+  ///   coalesces and follows both saves and pending changes, is an invalid
+  ///   request.
+  public convenience init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
+    delivery: DeliveryPolicy, clock: any WatchClock = SystemWatchClock.shared
+  ) throws(MonitorError) {
     do {
-      try self.init(context: context, request: request, scheduler: scheduler, follows: follows, follower: nil)
+      try self.init(
+        context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, clock: clock,
+        follower: nil)
     } catch {
       throw MonitorError(refusing: error)
     }
@@ -130,13 +163,16 @@ public final class ListMonitor: Sendable {
   /// follower told of each change before and after the observers.
   init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
+    delivery policy: DeliveryPolicy = .everySave, clock: any WatchClock = SystemWatchClock.shared,
     follower: (any ListChangesRelay)?
   ) throws(WatchError) {
     let order = try ListOrder(request, schema: context.schema)
+    try Self.validate(policy, follows: follows, request: request)
     self.context = context
     self.follows = follows
-    hub = MonitorHub.hub(for: context)
+    hub = MonitorHub.hub(for: context, clock: clock)
     self.follower = follower
+    coalesces = policy != .everySave
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
     var empty = ListState(
@@ -160,6 +196,38 @@ public final class ListMonitor: Sendable {
         state.load(objects)
       }
       saving.withLock { $0 = side }
+    }
+    guard policy != .everySave else { return }
+    coalescer.withLock { coalescer in
+      coalescer = DeliveryCoalescer(policy: policy, clock: hub.watcher.options.clock, consumers: 1) {
+        [weak self] batch, done in
+        guard let self else { return done() }
+        delivery.enqueue { [weak self] in
+          defer { done() }
+          guard let self, saving.withLock({ $0?.listWatch }) == batch.listWatch else { return }
+          apply(batch.edits, sequenceNumber: batch.sequenceNumber)
+        }
+      }
+    }
+  }
+
+  /// Refuses a delivery policy a list monitor cannot keep, as the watcher
+  /// refuses it for a watch.
+  private static func validate(
+    _ policy: DeliveryPolicy, follows: ChangeKinds, request: ListRequest
+  ) throws(WatchError) {
+    let label = request.displayLabel
+    if policy != .everySave && follows == .all {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity,
+        message:
+          "a coalesced list monitor follows saves or pending changes, not both: a save reports again what its pending changes did"
+      )
+    }
+    if let seconds = policy.seconds, !(seconds > 0) {
+      throw WatchError(
+        .invalidOptions, watch: label, entity: request.entity,
+        message: "a list monitor coalesced every \(seconds) seconds: the interval must be positive (or use .whenReady)")
     }
   }
 
@@ -214,6 +282,8 @@ public final class ListMonitor: Sendable {
         })
       else { return }
       for token in previous.tokens { token.cancel() }
+      // The new list's delivery brings every pending edit with it.
+      coalescer.withLock { $0 }?.discardPending()
       let sectionsAreComparable = previous.request.sectionKey == request.sectionKey
       delivery.enqueue { [weak self] in
         guard let self else { return }
@@ -259,24 +329,31 @@ public final class ListMonitor: Sendable {
     }
     if !related.isEmpty { Self.appendRelatedEdits(related, order: side.order, context: context, to: &edits) }
     guard !edits.isEmpty, let sequenceNumber = watched.first?.sequenceNumber else { return }
-    let batch = edits
-    let skipsUnchanged = follows.contains(.pending)
-    delivery.enqueue { [weak self] in
-      guard let self else { return }
-      let plan = state.withLock { state in
-        // Following pending changes, a save usually brings values the list
-        // shows already: such edits are dropped, so that nothing is told.
-        guard skipsUnchanged else { return state.prepare(batch, sequenceNumber: sequenceNumber) }
-        let edits = batch.filter { !state.isUnchanged(by: $0) }
-        return state.prepare(edits, sequenceNumber: sequenceNumber)
-      }
-      guard plan.changesListedObjects else {
-        // Only objects outside the window changed: nothing to tell.
-        _ = state.withLock { $0.commit(plan) }
-        return
-      }
-      deliver(plan) { state.withLock { $0.commit(plan) } }
+    if coalesces, let coalescer = coalescer.withLock({ $0 }) {
+      coalescer.add(ListEditBatch.Edits(edits: edits, sequenceNumber: sequenceNumber, listWatch: side.listWatch))
+      return
     }
+    let batch = edits
+    delivery.enqueue { [weak self] in self?.apply(batch, sequenceNumber: sequenceNumber) }
+  }
+
+  /// Applies one save's edits (or a coalesced batch's) to the list and
+  /// tells the observers, on the delivery queue.
+  private func apply(_ batch: [ListEdit], sequenceNumber: Int) {
+    let skipsUnchanged = follows.contains(.pending)
+    let plan = state.withLock { state in
+      // Following pending changes, a save usually brings values the list
+      // shows already: such edits are dropped, so that nothing is told.
+      guard skipsUnchanged else { return state.prepare(batch, sequenceNumber: sequenceNumber) }
+      let edits = batch.filter { !state.isUnchanged(by: $0) }
+      return state.prepare(edits, sequenceNumber: sequenceNumber)
+    }
+    guard plan.changesListedObjects else {
+      // Only objects outside the window changed: nothing to tell.
+      _ = state.withLock { $0.commit(plan) }
+      return
+    }
+    deliver(plan) { state.withLock { $0.commit(plan) } }
   }
 
   /// The edits of the list watch's objects: one per object, each in one of

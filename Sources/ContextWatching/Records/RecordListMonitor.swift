@@ -75,16 +75,34 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     try self.init(context: context, request: request, scheduler: scheduler, follows: follows) { RecordListChanges($0) }
   }
 
+  /// Creates a monitor of `request` that delivers by `delivery` and reads
+  /// time on `clock`, as
+  /// ``ListMonitor/init(context:request:scheduler:follows:delivery:clock:)``
+  /// does, reporting records.
+  ///
+  /// - Throws: ``MonitorError`` as that initializer does.
+  @inlinable
+  public convenience init(
+    context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds = .saves,
+    delivery: DeliveryPolicy, clock: any WatchClock = SystemWatchClock.shared
+  ) throws(MonitorError) {
+    try self.init(
+      context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, clock: clock
+    ) { RecordListChanges($0) }
+  }
+
   @usableFromInline
   init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds,
+    delivery: DeliveryPolicy = .everySave, clock: any WatchClock = SystemWatchClock.shared,
     read: @escaping @Sendable (ListChanges) -> RecordListChanges<Record>
   ) throws(MonitorError) {
     let relay = Relay()
     do {
       try Self.check(request, schema: context.schema)
       untyped = try ListMonitor(
-        context: context, request: request, scheduler: scheduler, follows: follows, follower: relay)
+        context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery,
+        clock: clock, follower: relay)
     } catch {
       throw MonitorError(refusing: error)
     }

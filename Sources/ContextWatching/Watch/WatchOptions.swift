@@ -45,6 +45,15 @@ public struct WatchOptions: Hashable, Sendable {
     set { update { $0.follows = newValue } }
   }
 
+  /// When the watch's changes are delivered: after every save (the
+  /// default), or coalesced over an interval or until the consumer is ready
+  /// (see ``DeliveryPolicy``). A coalesced watch follows saves or pending
+  /// changes, not both: a save reports again what its pending changes did.
+  public var delivery: DeliveryPolicy {
+    get { filters?.values.delivery ?? .everySave }
+    set { update { $0.delivery = newValue } }
+  }
+
   /// Whether the entity's ignored keys from the schema are set aside, so
   /// that every change of a matching object counts: a list monitor keeps
   /// exact snapshots of its objects.
@@ -66,6 +75,7 @@ public struct WatchOptions: Hashable, Sendable {
     var label: String?
     var countsIgnoredKeys = false
     var follows: ChangeKinds = .saves
+    var delivery: DeliveryPolicy = .everySave
   }
 
   private final class Filters: Sendable {
@@ -83,14 +93,14 @@ public struct WatchOptions: Hashable, Sendable {
   /// Creates options that report every event of every object.
   public init(
     events: WatchEvents = .all, watchedKeys: Set<String>? = nil, ignoredKeys: Set<String> = [],
-    objectIDs: Set<ObjectID>? = nil, label: String? = nil, follows: ChangeKinds = .saves
+    objectIDs: Set<ObjectID>? = nil, label: String? = nil, follows: ChangeKinds = .saves,
+    delivery: DeliveryPolicy = .everySave
   ) {
     self.events = events
-    if watchedKeys != nil || !ignoredKeys.isEmpty || objectIDs != nil || label != nil || follows != .saves {
-      filters = Filters(
-        Values(watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label, follows: follows)
-      )
-    }
+    let values = Values(
+      watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label, follows: follows,
+      delivery: delivery)
+    if values != Values() { filters = Filters(values) }
   }
 
   /// Equal when every option is.

@@ -12,6 +12,9 @@ final class WatchRoute: Sendable {
     /// this route that saw something (one route can serve several
     /// watches: a list monitor's list watch and its sort paths' watches).
     case saving(@Sendable ([WatchChanges]) -> Void)
+    /// A coalesced watch's coalescer, which delivers to the watch's
+    /// handler and to the watcher's target by the watch's policy.
+    case coalescing(WatchCoalescer, handlerQueue: MonitorDeliveryQueue?)
   }
 
   let target: Target
@@ -24,10 +27,33 @@ final class WatchRoute: Sendable {
     target = .saving(handler)
   }
 
+  init(coalescing coalescer: WatchCoalescer, handlerQueue: MonitorDeliveryQueue?) {
+    target = .coalescing(coalescer, handlerQueue: handlerQueue)
+  }
+
   /// The queue the route's deliveries run on; nil for a saving route,
   /// whose owner has a queue of its own.
   var queue: MonitorDeliveryQueue? {
-    if case .queued(let queue, _) = target { queue } else { nil }
+    switch target {
+    case .queued(let queue, _): queue
+    case .saving: nil
+    case .coalescing(_, let queue): queue
+    }
+  }
+
+  /// The coalescer of a coalesced watch's route.
+  var coalescer: WatchCoalescer? {
+    if case .coalescing(let coalescer, _) = target { coalescer } else { nil }
+  }
+
+  /// Calls a handler's body with a watch's changes.
+  static func run(_ body: WatchHandler.Body, with changes: WatchChanges) {
+    switch body {
+    case .changes(let handler):
+      handler(changes)
+    case .eachObject(let handler):
+      for (object, event, changedKeys) in changes.objectEvents { handler(object, event, changedKeys) }
+    }
   }
 
   /// Delivers one save's routed changes: a queued route's handler call
@@ -40,12 +66,10 @@ final class WatchRoute: Sendable {
     var positions: [ObjectIdentifier: Int]?
     for (route, changes) in routes {
       switch route.target {
-      case .queued(let queue, .changes(let handler)):
-        queue.enqueue { handler(changes) }
-      case .queued(let queue, .eachObject(let handler)):
-        queue.enqueue {
-          for (object, event, changedKeys) in changes.objectEvents { handler(object, event, changedKeys) }
-        }
+      case .queued(let queue, let body):
+        queue.enqueue { run(body, with: changes) }
+      case .coalescing(let coalescer, _):
+        coalescer.add(changes)
       case .saving:
         let key = ObjectIdentifier(route)
         let found = positions.map { $0[key] } ?? saving.firstIndex { $0.route === route }

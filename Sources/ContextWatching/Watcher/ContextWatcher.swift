@@ -127,7 +127,7 @@ public final class ContextWatcher: Sendable {
     } catch {
       throw WatchError(watch: options.label ?? "\(entity) \(format)", entity: entity, parse: error)
     }
-    return try add(entity, predicate: syntax, source: format, options: options, route: route(handler))
+    return try add(entity, predicate: syntax, source: format, options: options, route: route(handler, options))
   }
 
   /// Adds a watch of every object of an entity (and of its sub-entities):
@@ -144,7 +144,7 @@ public final class ContextWatcher: Sendable {
   ) throws(WatchError) -> WatchToken {
     try add(
       entity, predicate: PredicateSyntax(.constant(true)), source: "TRUEPREDICATE", options: options,
-      route: route(handler))
+      route: route(handler, options))
   }
 
   /// Adds a watch with a parsed predicate.
@@ -162,7 +162,7 @@ public final class ContextWatcher: Sendable {
     _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try add(entity, predicate: predicate, source: source, options: options, route: route(handler))
+    try add(entity, predicate: predicate, source: source, options: options, route: route(handler, options))
   }
 
   // MARK: Watches of several entities
@@ -200,7 +200,7 @@ public final class ContextWatcher: Sendable {
     _ entities: [String], predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try add(entities: entities, predicate: predicate, source: source, options: options, route: route(handler))
+    try add(entities: entities, predicate: predicate, source: source, options: options, route: route(handler, options))
   }
 
   /// Adds one watch of every entity of the schema (KSCoreDataObserver's
@@ -230,7 +230,7 @@ public final class ContextWatcher: Sendable {
     predicate: PredicateSyntax, source: String? = nil, options: WatchOptions = WatchOptions(),
     handler: WatchHandler? = nil
   ) throws(WatchError) -> WatchToken {
-    try add(entities: nil, predicate: predicate, source: source, options: options, route: route(handler))
+    try add(entities: nil, predicate: predicate, source: source, options: options, route: route(handler, options))
   }
 
   /// Parses a watch's format, as a refusal of the watch (named `entities`)
@@ -293,9 +293,21 @@ public final class ContextWatcher: Sendable {
   }
 
   /// The route of a watch's handler: on a queue of its own for a handler
-  /// that names a scheduler, else on the watcher's handler queue.
-  private func route(_ handler: WatchHandler?) -> WatchRoute? {
-    guard let handler else { return nil }
+  /// that names a scheduler, else on the watcher's handler queue. A
+  /// coalesced watch's route is its coalescer, which delivers to the
+  /// handler and to the watcher's target.
+  private func route(_ handler: WatchHandler?, _ options: WatchOptions) -> WatchRoute? {
+    guard options.delivery != .everySave else { return handler.map { WatchRoute(queue: queue(of: $0), body: $0.body) } }
+    guard handler != nil || delivers else { return nil }
+    let handlerQueue = handler.map(queue(of:))
+    let coalescer = WatchCoalescer(
+      policy: options.delivery, clock: self.options.clock,
+      handler: handler.map { (handlerQueue!, $0.body) }, pipeline: delivers ? pipeline : nil)
+    return WatchRoute(coalescing: coalescer, handlerQueue: handlerQueue)
+  }
+
+  /// The queue a handler runs on.
+  private func queue(of handler: WatchHandler) -> MonitorDeliveryQueue {
     let queue: MonitorDeliveryQueue
     if let scheduler = handler.scheduler {
       queue = MonitorDeliveryQueue(scheduler: scheduler, owner: "ContextWatcher")
@@ -307,7 +319,7 @@ public final class ContextWatcher: Sendable {
         return queue
       }
     }
-    return WatchRoute(queue: queue, body: handler.body)
+    return queue
   }
 
   /// Removes a watch; removing one that is gone changes nothing. Safe from
@@ -365,10 +377,10 @@ public final class ContextWatcher: Sendable {
     return buffer
   }()
 
-  /// Blocks until every delivery of the saves made before the call has
-  /// run (or, for an async sequence, has been taken by its consumer), and
-  /// so have the calls of the handlers of the watches still registered:
-  /// for deterministic tests. A delivery run on a queue has also been
+  /// Delivers what coalesced watches hold pending, then blocks until every
+  /// delivery of the saves made before the call has run (or, for an async
+  /// sequence, has been taken by its consumer), and so have the calls of
+  /// the handlers of the watches still registered: for deterministic tests. A delivery run on a queue has also been
   /// released by the watcher by then (the delegate or closure may still
   /// hold it).
   ///
@@ -377,13 +389,16 @@ public final class ContextWatcher: Sendable {
   ///   scheduler (use `await flush()`): it would wait forever, so it traps.
   /// - Complexity: O(*n*) in the watches, when some have handlers.
   public func flush() {
+    for coalescer in filter.withLock({ $0.coalescers() }) { coalescer.flush() }
     pipeline.flush()
     for queue in filter.withLock({ $0.routeQueues() }) { queue.flush() }
   }
 
-  /// Waits without blocking until every delivery of the saves made before
-  /// the call has run, and the calls of the watches' handlers.
+  /// Delivers what coalesced watches hold pending, then waits without
+  /// blocking until every delivery of the saves made before the call has
+  /// run, and the calls of the watches' handlers.
   public func flush() async {
+    for coalescer in filter.withLock({ $0.coalescers() }) { coalescer.flush() }
     await pipeline.flush()
     for queue in filter.withLock({ $0.routeQueues() }) { await queue.flush() }
   }

@@ -1,6 +1,7 @@
 import ObjectGraph
 
-/// The watcher the monitors of one context ride on: one per context, found
+/// The watcher the monitors of one context ride on: one per context and
+/// clock (the system's, unless a list monitor names another), found
 /// through a process-wide registry keyed weakly by the context, and kept
 /// alive by its monitors alone (it goes with the last). Its target is its
 /// watches' handlers alone: each monitor adds its watch with a
@@ -20,21 +21,30 @@ final class MonitorHub: Sendable {
     let number: UInt64
   }
 
+  /// A context and a clock, by identity. A live hub's watcher holds its
+  /// clock, so a clock's identifier cannot be reused while the entry's
+  /// hub lives.
+  private struct Key: Hashable {
+    let context: ObjectIdentifier
+    let clock: ObjectIdentifier
+  }
+
   private struct Registry {
-    var entries: [ObjectIdentifier: Entry] = [:]
+    var entries: [Key: Entry] = [:]
     var nextNumber: UInt64 = 0
   }
 
   private static let registry = LockedState(Registry())
 
   let watcher: ContextWatcher
-  private let key: ObjectIdentifier
+  private let key: Key
   /// Tells this hub's registry entry from a later hub's for the same key.
   private let number: UInt64
 
-  private init(context: ObjectContext, number: UInt64) {
-    watcher = ContextWatcher(context: context, target: .watchHandlers(on: .immediate))
-    key = ObjectIdentifier(context)
+  private init(context: ObjectContext, clock: any WatchClock, key: Key, number: UInt64) {
+    watcher = ContextWatcher(
+      context: context, target: .watchHandlers(on: .immediate), options: WatcherOptions(clock: clock))
+    self.key = key
     self.number = number
   }
 
@@ -45,13 +55,13 @@ final class MonitorHub: Sendable {
     }
   }
 
-  /// The hub of `context`'s monitors, made if it has none.
+  /// The hub of `context`'s monitors on `clock`, made if it has none.
   ///
   /// No hub is released under the registry's lock (its `deinit` takes the
   /// lock): hubs found there are returned, and a hub made by a caller that
   /// lost a race is released by that caller, after the lock.
-  static func hub(for context: ObjectContext) -> MonitorHub {
-    let key = ObjectIdentifier(context)
+  static func hub(for context: ObjectContext, clock: any WatchClock = SystemWatchClock.shared) -> MonitorHub {
+    let key = Key(context: ObjectIdentifier(context), clock: ObjectIdentifier(clock))
     let (found, number) = registry.withLock { registry -> (MonitorHub?, UInt64) in
       if let entry = registry.entries[key], entry.context === context, let hub = entry.hub { return (hub, 0) }
       registry.nextNumber += 1
@@ -59,7 +69,7 @@ final class MonitorHub: Sendable {
     }
     if let found { return found }
     // Made outside the lock: the watcher registers a save observer.
-    let made = MonitorHub(context: context, number: number)
+    let made = MonitorHub(context: context, clock: clock, key: key, number: number)
     let winner = registry.withLock { registry -> MonitorHub? in
       if let entry = registry.entries[key], entry.context === context, let hub = entry.hub { return hub }
       registry.entries[key] = Entry(context: context, hub: made, number: number)
