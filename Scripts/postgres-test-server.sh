@@ -72,8 +72,8 @@ port = $port
 unix_socket_directories = '$dir'
 wal_level = logical
 max_replication_slots = 64
-max_wal_senders = 20
-max_connections = 100
+max_wal_senders = 60
+max_connections = 200
 fsync = off
 full_page_writes = off
 EOF

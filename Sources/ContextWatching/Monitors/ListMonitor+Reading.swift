@@ -19,14 +19,14 @@ extension ListMonitor {
   public var sequenceNumber: Int { state.withLock { $0.sequenceNumber } }
 
   /// The number of objects listed.
-  public var count: Int { content.count }
+  public var count: Int { state.withLock { $0.content.count } }
 
   /// Whether any object is listed (CoreStore's `hasObjects()`).
-  public var hasObjects: Bool { content.hasObjects }
+  public var hasObjects: Bool { state.withLock { $0.content.hasObjects } }
 
   /// Whether section `index` lists any object; false for a section the
   /// list does not have.
-  public func hasObjects(inSection index: Int) -> Bool { content.hasObjects(inSection: index) }
+  public func hasObjects(inSection index: Int) -> Bool { state.withLock { $0.content.hasObjects(inSection: index) } }
 
   /// The object at a position in the whole list: `people[3]`.
   ///
