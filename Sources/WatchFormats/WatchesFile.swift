@@ -5,8 +5,8 @@ package import PredicateDSL
 /// and `pg-watch watch`: a JSON array of watches, each `{"id", "entity",
 /// "predicate", "args"?, "events"?, "keys"?, "ignoredKeys"?, "follows"?}`.
 /// `"follows"` is `"saves"` (the default), `"pending"` or `"all"`, as
-/// `WatchOptions.follows` is ``ChangeKinds/saves``, ``ChangeKinds/pending``
-/// or ``ChangeKinds/all``.
+/// `WatchOptions.follows` is `ChangeKinds.saves`, `ChangeKinds.pending`
+/// or `ChangeKinds.all`.
 ///
 /// Reading checks each watch's shape and collects every problem, so that
 /// one run reports them all; the watches that read well are in

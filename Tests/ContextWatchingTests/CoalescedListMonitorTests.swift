@@ -169,6 +169,7 @@ struct ListMonitorClockTests {
     #expect(recorder.take().map { $0.changes.inserted.map(\.indexPath.item) } == [[0]])
     #expect(monitor.count == 1)
     clock.advance(to: 1)
+    context.run { _ in }
     let window = recorder.take()
     #expect(window.map { $0.changes.inserted.map(\.indexPath.item) } == [[0, 1]])
     #expect(monitor.count == 3)

@@ -42,6 +42,12 @@ private struct CoalescingRig {
     }
   }
 
+  /// Moves the clock and waits for what the alarms queued on the context.
+  func advance(to time: Double) {
+    clock.advance(to: time)
+    context.run { _ in }
+  }
+
   func insert(_ name: String, age: Int) throws -> ObjectID {
     try save { try $0.insert("Person", values: ["name": .string(name), "age": .int(Int64(age))]).objectID }
   }
@@ -86,14 +92,14 @@ struct CoalescedWatchTests {
     #expect(received.withLock { $0.count } == 1)
     #expect(rig.clock.pendingAlarms == 1)
 
-    rig.clock.advance(to: 10)
+    rig.advance(to: 10)
     let window = try #require(received.withLock { $0.count == 2 ? $0[1] : nil })
     #expect(window.watch == token.id)
     #expect(window.inserted.map(\.objectID) == [first])
     #expect(window.inserted.first?.age == 50)
     #expect(window.entered.map(\.objectID) == [younger])
     #expect(window.entered.first.map { [$0.before.age, $0.after.age] } == [10, 35])
-    #expect(window.entered.first?.changedKeys == ["age", "name"])
+    #expect(window.entered.first?.changedKeys == ["name", "age"])
     #expect(window.updated.map(\.objectID) == [staying])
     #expect(window.updated.first.map { [$0.before.age, $0.after.age] } == [40, 45])
     #expect(window.updated.first?.changedKeys == ["age"])
@@ -119,7 +125,7 @@ struct CoalescedWatchTests {
     #expect(deliveries.map { $0.names(.inserted) } == [["Ann"], ["Bob"], ["Cy"]])
     #expect(deliveries.map(\.coalesced) == [1...1, nil, nil])
     #expect(deliveries[1].attribution.map { $0.matches.map(\.watch) } == [[every.id]])
-    rig.clock.advance(to: 5)
+    rig.advance(to: 5)
     deliveries = rig.recorder.all
     #expect(deliveries.count == 4)
     #expect(deliveries[3].names(.inserted) == ["Bob", "Cy"])
@@ -134,12 +140,12 @@ struct CoalescedWatchTests {
     let received = LockedState<[WatchChanges]>([])
     let token = try rig.watch(.coalesced(every: .milliseconds(250)), into: received)
     _ = try rig.insert("A", age: 40)
-    rig.clock.advance(to: 0.1)
+    rig.advance(to: 0.1)
     _ = try rig.insert("B", age: 40)
     #expect(received.withLock { $0.count } == 1)
-    rig.clock.advance(to: 0.25)
+    rig.advance(to: 0.25)
     #expect(received.withLock { $0.count } == 2)
-    rig.clock.advance(to: 1)
+    rig.advance(to: 1)
     #expect(rig.clock.pendingAlarms == 0)
     _ = try rig.insert("C", age: 40)
     #expect(received.withLock { $0.map(\.coalesced) } == [1...1, 2...2, 3...3])
@@ -153,7 +159,7 @@ struct CoalescedWatchTests {
     _ = try rig.insert("First", age: 40)
     let brief = try rig.insert("Brief", age: 40)
     try rig.set(brief, ["age": 1])
-    rig.clock.advance(to: 1)
+    rig.advance(to: 1)
     // Inserted and exited: nothing to deliver, and no alarm left.
     #expect(received.withLock { $0.count } == 1)
     #expect(rig.clock.pendingAlarms == 0)
@@ -206,10 +212,52 @@ struct CoalescedWatchTests {
     #expect(rig.clock.pendingAlarms == 1)
     token = nil
     #expect(rig.clock.pendingAlarms == 0)
-    rig.clock.advance(to: 20)
+    rig.advance(to: 20)
     rig.watcher.flush()
     #expect(received.withLock { $0.count } == 1)
     #expect(token == nil)
+  }
+
+  @Test func anUpdateBackWhereItStartedIsNothing() throws {
+    let rig = CoalescingRig()
+    let received = LockedState<[WatchChanges]>([])
+    let token = try rig.watch(.coalesced(every: .seconds(10)), into: received)
+    let (ann, bob) = try rig.save { context in
+      (
+        try context.insert("Person", values: ["name": "Ann", "age": 40]).objectID,
+        try context.insert("Person", values: ["name": "Bob", "age": 40]).objectID
+      )
+    }
+    try rig.set(ann, ["age": 50])
+    try rig.set(ann, ["age": 40])
+    try rig.set(bob, ["age": 10])
+    try rig.set(bob, ["name": "Robert"])
+    try rig.set(bob, ["age": 45])
+    rig.advance(to: 10)
+    let window = try #require(received.withLock { $0.count == 2 ? $0[1] : nil })
+    // Ann is as she was; Bob's name changed while he did not match, and
+    // counts, since the delivery compares the window's two ends.
+    #expect(window.updated.map(\.objectID) == [bob])
+    #expect(window.updated.first?.changedKeys == ["name", "age"])
+    #expect(window.updated.first.map { [$0.before.age, $0.after.age] } == [40, 45])
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aDeletionRolledBackInPendingChangesIsNothing() throws {
+    let rig = CoalescingRig()
+    let received = LockedState<[WatchChanges]>([])
+    let token = try rig.watch(.coalesced(every: .seconds(10)), into: received, follows: .pending)
+    let ann = try rig.insert("Ann", age: 40)
+    #expect(received.withLock { $0.map(\.inserted.count) } == [1])
+    rig.context.run { context in
+      try? context.delete(context.object(with: ann)!)
+      context.processPendingChanges()
+      context.rollback()
+    }
+    rig.advance(to: 10)
+    rig.watcher.flush()
+    #expect(received.withLock { $0.count } == 1)
+    withExtendedLifetime(token) {}
   }
 
   @Test func refusedOptionsSayWhy() throws {
@@ -280,8 +328,19 @@ struct CoalescedWatchModelTests {
       case (true, false): event = lastEvent == .deleted ? .deleted : .exited
       }
       let hasUpdate = event == .updated || event == .entered || event == .exited
+      var changedKeys: Set<String> = []
+      if hasUpdate {
+        // The keys whose values differ from the window's start to its end;
+        // an update back where it started is nothing.
+        changedKeys = Set(
+          after.keys.filter { before![$0] != after[$0] || before!.targets(of: $0) != after.targets(of: $0) })
+        if changedKeys.isEmpty {
+          if event == .updated { continue }
+          changedKeys = keys[id]!
+        }
+      }
       folded[id] = Folded(
-        event: event, before: hasUpdate ? before : nil, after: after, changedKeys: hasUpdate ? keys[id]! : [])
+        event: event, before: hasUpdate ? before : nil, after: after, changedKeys: changedKeys)
     }
     return folded
   }
@@ -375,7 +434,10 @@ struct CoalescedWatchModelTests {
         }
         try context.save()
       }
-      if random.chance(0.3) { clock.advance(by: Double.random(in: 0...1.5, using: &random)) }
+      if random.chance(0.3) {
+        clock.advance(by: Double.random(in: 0...1.5, using: &random))
+        context.run { _ in }
+      }
       if random.chance(0.3) { gate.signal() }
       if random.chance(0.05) {
         // A flush adds a delivery behind the one the consumer may hold:

@@ -17,8 +17,10 @@ let schema = try ObjectSchema([
 ])
 
 final class Counter: @unchecked Sendable {
-  // @unchecked Sendable: only touched on the saving thread (the immediate
-  // scheduler runs deliveries there) and read after the work is done.
+  // @unchecked Sendable: only touched by the handler, whose calls run one at
+  // a time in the context's turn (the immediate scheduler runs them where
+  // they are emitted: in a save, or in the block a coalesced emission
+  // queues on the context), and read after flush() has waited for them.
   var deliveries = 0
   var objects = 0
 }

@@ -19,21 +19,26 @@ typealias WatchCoalescer = DeliveryCoalescer<NetChanges>
 
 /// Delivers merged changes by a `DeliveryPolicy`: merges each change value
 /// into what is pending and, when a delivery is due, hands it to its
-/// consumers with `hand`, which calls `done` once per consumer when that
-/// consumer has finished with it.
+/// consumers with `hand`, which calls `done` once per paced consumer when
+/// that consumer has finished with it.
 ///
-/// One thread emits at a time: the one that finds a delivery due marks the
-/// coalescer as emitting, takes the pending change under the lock, hands it
-/// on outside it, and looks again; a thread that finds another emitting
-/// leaves its merged change to it. So deliveries leave in the order their
-/// changes were merged, and user code (an `.immediate` handler that saves
-/// again, reentering here) never runs under the lock.
+/// One thread emits at a time: the one that finds a delivery due takes it
+/// in the same critical section, marks the coalescer as emitting, hands the
+/// delivery on outside the lock, and looks again; a thread that finds
+/// another emitting leaves its merged change to it. So deliveries leave in
+/// the order their changes were merged, and user code (an `.immediate`
+/// handler that saves again, reentering here) never runs under the lock.
+/// Emissions that an alarm or a finished consumer starts run through
+/// `resume` (the watcher's context's queue, so that they fall between
+/// saves as the saves' own deliveries do).
 final class DeliveryCoalescer<Pending: CoalescedChanges>: Sendable {
   typealias Hand = @Sendable (_ delivery: Pending.Delivery, _ done: @escaping @Sendable () -> Void) -> Void
+  typealias Resume = @Sendable (_ work: @escaping @Sendable () -> Void) -> Void
 
   private struct State {
     var pending = Pending()
-    /// Deliveries handed on whose consumers have not finished with them.
+    /// Deliveries handed on whose paced consumers have not finished with
+    /// them.
     var inFlight = 0
     var isEmitting = false
     /// Set by `flush()` while another thread emits: that thread then
@@ -41,21 +46,28 @@ final class DeliveryCoalescer<Pending: CoalescedChanges>: Sendable {
     var isFlushRequested = false
     /// When the last delivery left, on the clock.
     var lastEmission: Double?
-    /// The alarm set for the end of the interval, with a change pending.
+    /// The alarm set for the end of the interval, with a change pending,
+    /// and its number (an alarm that rings late clears only itself).
     var alarm: WatchAlarm?
+    var alarmNumber = 0
   }
 
   private let policy: DeliveryPolicy
   private let clock: any WatchClock
   /// How many times `hand` calls `done` per delivery.
-  private let consumers: Int
+  private let pacedConsumers: Int
   private let hand: Hand
+  private let resume: Resume
   private let state = LockedState(State())
 
-  init(policy: DeliveryPolicy, clock: any WatchClock, consumers: Int, hand: @escaping Hand) {
+  init(
+    policy: DeliveryPolicy, clock: any WatchClock, pacedConsumers: Int, resume: @escaping Resume,
+    hand: @escaping Hand
+  ) {
     self.policy = policy
     self.clock = clock
-    self.consumers = consumers
+    self.pacedConsumers = pacedConsumers
+    self.resume = resume
     self.hand = hand
   }
 
@@ -66,23 +78,23 @@ final class DeliveryCoalescer<Pending: CoalescedChanges>: Sendable {
   /// Merges one change value's changes, and delivers if a delivery is due.
   /// Called in save order.
   func add(_ change: Pending.Change) {
-    let emits = state.withLock { state in
+    let delivery = state.withLock { state in
       state.pending.merge(change)
-      return startEmitting(&state, force: false)
+      return takeIfDue(&state, force: false)
     }
-    if emits { emit() }
+    if let delivery { emit(delivery) }
   }
 
   /// Delivers what is pending now, whatever the policy.
   func flush() {
-    let emits = state.withLock { state in
+    let delivery = state.withLock { state in
       if state.isEmitting {
         state.isFlushRequested = true
-        return false
+        return Pending.Delivery?.none
       }
-      return startEmitting(&state, force: true)
+      return takeIfDue(&state, force: true)
     }
-    if emits { emit() }
+    if let delivery { emit(delivery) }
   }
 
   /// Forgets what is pending (a list refetched delivers it another way).
@@ -94,83 +106,96 @@ final class DeliveryCoalescer<Pending: CoalescedChanges>: Sendable {
     }
   }
 
-  /// Whether the calling thread is to emit now: something is pending, no
-  /// other thread emits, and the policy lets it (or `force`). When the
-  /// interval since the last delivery has not passed, sets the alarm for
-  /// its end instead.
-  private func startEmitting(_ state: inout State, force: Bool) -> Bool {
-    guard !state.isEmitting, !state.pending.isEmpty else { return false }
+  /// The delivery the calling thread is to hand on now, taken from what is
+  /// pending: when something is, no other thread emits, and the policy lets
+  /// it (or `force`). When the interval since the last delivery has not
+  /// passed, sets the alarm for its end instead. Marks the coalescer as
+  /// emitting when it returns a delivery.
+  private func takeIfDue(_ state: inout State, force: Bool) -> Pending.Delivery? {
+    guard !state.isEmitting, !state.pending.isEmpty else { return nil }
     if !force {
       switch policy {
       case .everySave:
         break
       case .whenReady:
-        guard state.inFlight == 0 else { return false }
+        guard state.inFlight == 0 else { return nil }
       case .coalesced:
         if let last = state.lastEmission, let interval = policy.seconds, clock.now < last + interval {
           if state.alarm == nil {
-            state.alarm = clock.schedule(at: last + interval) { [weak self] in self?.alarmRang() }
+            state.alarmNumber += 1
+            let number = state.alarmNumber
+            state.alarm = clock.schedule(at: last + interval) { [weak self] in self?.alarmRang(number) }
           }
-          return false
+          return nil
         }
       }
     }
     state.isEmitting = true
-    return true
+    state.alarm?.cancel()
+    state.alarm = nil
+    state.lastEmission = clock.now
+    state.inFlight += pacedConsumers
+    return state.pending.take()
   }
 
-  /// Hands on the pending change, and again while another is due by the
-  /// time it is done. Called by the thread that `startEmitting` chose.
-  private func emit() {
-    while true {
-      let delivery = state.withLock { state in
-        state.alarm?.cancel()
-        state.alarm = nil
-        state.lastEmission = clock.now
-        state.inFlight += consumers
-        return state.pending.take()
-      }
+  /// Hands on `delivery`, and the next one while another is due by the
+  /// time it is done. Called by the thread that `takeIfDue` chose.
+  private func emit(_ delivery: Pending.Delivery) {
+    var next = Optional(delivery)
+    while let delivery = next.take() {
       hand(delivery) { [weak self] in self?.delivered() }
-      let again = state.withLock { state in
+      next = state.withLock { state in
         state.isEmitting = false
         let force = state.isFlushRequested
         state.isFlushRequested = false
-        return startEmitting(&state, force: force)
+        return takeIfDue(&state, force: force)
       }
-      guard again else { return }
     }
   }
 
-  /// One consumer finished with a delivery: a policy that waits for the
-  /// consumer delivers what piled up meanwhile.
-  private func delivered() {
-    let emits = state.withLock { state in
-      state.inFlight -= 1
-      return startEmitting(&state, force: false)
+  /// Delivers what is due, through `resume`.
+  private func resumeEmitting() {
+    resume { [weak self] in
+      guard let self, let delivery = state.withLock({ takeIfDue(&$0, force: false) }) else { return }
+      emit(delivery)
     }
-    if emits { emit() }
+  }
+
+  /// One paced consumer finished with a delivery: a policy that waits for
+  /// the consumer delivers what piled up meanwhile.
+  private func delivered() {
+    let due = state.withLock { state in
+      state.inFlight -= 1
+      return state.inFlight == 0 && !state.pending.isEmpty && !state.isEmitting
+    }
+    if due { resumeEmitting() }
   }
 
   /// The interval passed: delivers what is pending.
-  private func alarmRang() {
-    let emits = state.withLock { state in
+  private func alarmRang(_ number: Int) {
+    let rings = state.withLock { state in
+      guard state.alarmNumber == number, state.alarm != nil else { return false }
       state.alarm = nil
-      return startEmitting(&state, force: false)
+      return true
     }
-    if emits { emit() }
+    if rings { resumeEmitting() }
   }
 }
 
 extension DeliveryCoalescer where Pending == NetChanges {
   /// A coalesced watch's coalescer, delivering to the watch's handler (on
   /// its queue) and to the watcher's target (through its pipeline), either
-  /// or both.
+  /// or both. A watch delivered when ready waits for its handler, or, with
+  /// none, for the target to take the delivery.
   convenience init(
     policy: DeliveryPolicy, clock: any WatchClock, handler: (queue: MonitorDeliveryQueue, body: WatchHandler.Body)?,
-    pipeline: DeliveryPipeline?
+    pipeline: DeliveryPipeline?, resume: @escaping Resume
   ) {
-    let consumers = (handler == nil ? 0 : 1) + (pipeline == nil ? 0 : 1)
-    self.init(policy: policy, clock: clock, consumers: consumers) { changes, done in
+    // Only one consumer paces the watch: a target that nobody reads (an
+    // async sequence no loop iterates) must not hold the handler back.
+    let pacesPipeline = handler == nil
+    self.init(policy: policy, clock: clock, pacedConsumers: handler != nil || pipeline != nil ? 1 : 0, resume: resume) {
+      changes, done in
       if let handler {
         let body = handler.body
         handler.queue.enqueue {
@@ -180,7 +205,7 @@ extension DeliveryCoalescer where Pending == NetChanges {
       }
       if let pipeline {
         pipeline.deliver(ContextChanges(coalescing: changes))
-        pipeline.afterDeliveries(done)
+        if pacesPipeline { pipeline.afterDeliveries(done) }
       }
     }
   }

@@ -69,24 +69,27 @@ final class DeliveryPipeline: Sendable {
       return
     }
     // Moved into its box here, not copied into the block that runs it.
-    let sequenceNumber = changes.sequenceNumber
+    // A coalesced watch's delivery covers several saves, and comes after
+    // later saves' deliveries: what is missed is the union of the ranges.
+    let saves = changes.coalesced ?? changes.sequenceNumber...changes.sequenceNumber
     let delivery = PendingDelivery(changes)
     let handedOff: Int = state.withLock { state in
       let waiting = state.scheduled - state.completed
       guard let missed = state.missed else {
         if waiting < limit { return enqueue(delivery, &state) }
-        state.missed = sequenceNumber...sequenceNumber
+        state.missed = saves
         return 0
       }
+      let both = min(missed.lowerBound, saves.lowerBound)...max(missed.upperBound, saves.upperBound)
       guard waiting < limit else {
-        state.missed = missed.lowerBound...sequenceNumber
+        state.missed = both
         return 0
       }
       state.missed = nil
       if waiting + 1 < limit {
         return enqueue(Self.overflow(missed), &state) + enqueue(delivery, &state)
       }
-      return enqueue(Self.overflow(missed.lowerBound...sequenceNumber), &state)
+      return enqueue(Self.overflow(both), &state)
     }
     for _ in 0..<handedOff { finished() }
   }

@@ -18,9 +18,13 @@ import ObjectGraph
 /// | updated    | exited    | exited, merged                     |
 /// | updated    | deleted   | deleted                            |
 /// | exited     | entered   | updated, merged                    |
+/// | deleted    | inserted  | updated, merged (a rolled-back     |
+/// |            |           | deletion, in pending changes)      |
 ///
-/// Merged means the first old values, the last new ones, and the changed
-/// keys of both (the first's, then the second's new ones). An object the
+/// Merged means the first old values and the last new ones, with the keys
+/// whose values differ between them, in schema order (when none does, as
+/// for a change through a relationship, the keys the events named). An
+/// update whose values are back where they were is nothing. An object the
 /// watch does not match at either end of the window, having been seen in
 /// between, stays as a hidden entry carrying its first old values, so that
 /// entering again reports it as it was when the window opened.
@@ -31,13 +35,18 @@ struct NetChanges: CoalescedChanges {
     case entered(ObjectUpdate)
     case exited(ObjectUpdate)
     case deleted(ObjectSnapshot)
+    /// Matched at both ends of the window, with the same values: nothing
+    /// to report unless it changes again.
+    case unchanged(ObjectUpdate)
     /// Seen, and nothing now: inserted in the window (nil), or entered and
     /// exited again (the merged update, whose `before` opened the window).
     case hidden(ObjectUpdate?)
 
     var isVisible: Bool {
-      if case .hidden = self { return false }
-      return true
+      switch self {
+      case .hidden, .unchanged: false
+      default: true
+      }
     }
   }
 
@@ -90,15 +99,22 @@ struct NetChanges: CoalescedChanges {
       case (.inserted, .updated(let update)): .inserted(update.after)
       case (.inserted, .exited): .hidden(nil)
       case (.inserted, .deleted): nil
-      case (.entered(let first), .updated(let second)): .entered(Self.merge(first, second))
-      case (.entered(let first), .exited(let second)): .hidden(Self.merge(first, second))
+      case (.entered(let first), .updated(let second)): .entered(Self.merge(first, second).update)
+      case (.entered(let first), .exited(let second)): .hidden(Self.merge(first, second).update)
       case (.entered, .deleted): nil
-      case (.updated(let first), .updated(let second)): .updated(Self.merge(first, second))
-      case (.updated(let first), .exited(let second)): .exited(Self.merge(first, second))
-      case (.updated, .deleted): event
-      case (.exited(let first), .entered(let second)): .updated(Self.merge(first, second))
+      case (.updated(let first), .updated(let second)), (.unchanged(let first), .updated(let second)),
+        (.exited(let first), .entered(let second)):
+        Self.updated(Self.merge(first, second))
+      case (.updated(let first), .exited(let second)), (.unchanged(let first), .exited(let second)):
+        .exited(Self.merge(first, second).update)
+      case (.updated, .deleted), (.unchanged, .deleted): event
+      case (.deleted(let first), .inserted(let second)):
+        Self.updated(
+          Self.merge(
+            ObjectUpdate(before: first, after: first, changedKeys: []),
+            ObjectUpdate(before: second, after: second, changedKeys: [])))
       case (.hidden(nil), .entered(let update)): .inserted(update.after)
-      case (.hidden(let first?), .entered(let second)): .entered(Self.merge(first, second))
+      case (.hidden(let first?), .entered(let second)): .entered(Self.merge(first, second).update)
       // A pair no watch reports (an object deleted twice, or updated while
       // it does not match): the later event stands.
       default: event
@@ -112,12 +128,41 @@ struct NetChanges: CoalescedChanges {
     }
   }
 
-  /// The update from `first`'s old values to `second`'s new ones.
-  private static func merge(_ first: ObjectUpdate, _ second: ObjectUpdate) -> ObjectUpdate {
-    var keys = first.changedKeys
-    // A handful of keys: a linear search beats hashing them.
-    for key in second.changedKeys where !keys.contains(key) { keys.append(key) }
-    return ObjectUpdate(before: first.before, after: second.after, changedKeys: keys)
+  /// The update from `first`'s old values to `second`'s new ones, and
+  /// whether any of the object's own values differ between them.
+  private static func merge(
+    _ first: ObjectUpdate, _ second: ObjectUpdate
+  ) -> (update: ObjectUpdate, differs: Bool) {
+    let (before, after) = (first.before, second.after)
+    var keys = differingKeys(before, after)
+    let differs = !keys.isEmpty
+    if !differs {
+      // A change through a relationship leaves the object's own values as
+      // they were: the events name the relationship.
+      keys = first.changedKeys
+      for key in second.changedKeys where !keys.contains(key) { keys.append(key) }
+    }
+    return (ObjectUpdate(before: before, after: after, changedKeys: keys), differs)
+  }
+
+  /// A merged update: reported when values differ, else nothing unless it
+  /// changes again.
+  private static func updated(_ merged: (update: ObjectUpdate, differs: Bool)) -> Net {
+    merged.differs ? .updated(merged.update) : .unchanged(merged.update)
+  }
+
+  /// The keys whose values differ between two snapshots of one object,
+  /// attributes then relationships, in schema order.
+  private static func differingKeys(_ before: ObjectSnapshot, _ after: ObjectSnapshot) -> [String] {
+    let layout = after.layout
+    var keys: [String] = []
+    for slot in layout.attributes.indices where before.values[slot] != after.values[slot] {
+      keys.append(layout.attributes[slot].name)
+    }
+    for slot in layout.relationships.indices where before.relationships[slot] != after.relationships[slot] {
+      keys.append(layout.relationships[slot].name)
+    }
+    return keys
   }
 
   /// The pending change as one watch's changes, in identifier order, and
@@ -134,7 +179,7 @@ struct NetChanges: CoalescedChanges {
       case .entered(let update): changes.entered.append(update)
       case .exited(let update): changes.exited.append(update)
       case .deleted(let snapshot): changes.deleted.append(snapshot)
-      case .hidden: continue
+      case .hidden, .unchanged: continue
       }
     }
     return changes

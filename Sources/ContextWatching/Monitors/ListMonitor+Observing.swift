@@ -66,15 +66,23 @@ extension ListMonitor {
   ///   main thread with the ``DeliveryScheduler/mainActor`` scheduler: it
   ///   would wait forever, so it traps.
   public func flush() {
-    coalescer.withLock { $0 }?.flush()
+    flushCoalescer()
     delivery.flush()
+  }
+
+  /// Hands on what a coalescing monitor holds pending: on the context's
+  /// queue, where its other emissions run, so that none is under way
+  /// meanwhile.
+  private func flushCoalescer() {
+    guard let coalescer = coalescer.withLock({ $0 }) else { return }
+    context.performAndWait { _ in coalescer.flush() }
   }
 
   /// Delivers what a coalescing monitor holds pending, then waits without
   /// blocking until every change of the saves made before the call has
   /// been delivered.
   public func flush() async {
-    coalescer.withLock { $0 }?.flush()
+    flushCoalescer()
     await delivery.flush()
   }
 }

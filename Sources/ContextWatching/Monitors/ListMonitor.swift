@@ -131,7 +131,7 @@ public final class ListMonitor: Sendable {
   /// Creates a monitor of `request` that delivers by `delivery`: coalesced
   /// over an interval or until its observers have finished with the last
   /// change, it delivers one batch update from the list it last delivered
-  /// to the current one (see ``DeliveryPolicy``), and ``flush()`` delivers
+  /// to the current one (see ``DeliveryPolicy``), and `flush()` delivers
   /// what is pending. Intervals, and `now()` in the request's predicate,
   /// are read on `clock`: the system's by default, a `ManualWatchClock` in
   /// tests (pass `.everySave` to set only the clock).
@@ -199,8 +199,14 @@ public final class ListMonitor: Sendable {
     }
     guard policy != .everySave else { return }
     coalescer.withLock { coalescer in
-      coalescer = DeliveryCoalescer(policy: policy, clock: hub.watcher.options.clock, consumers: 1) {
-        [weak self] batch, done in
+      coalescer = DeliveryCoalescer(
+        policy: policy, clock: hub.watcher.options.clock, pacedConsumers: 1,
+        resume: { [weak context] work in
+          // On the context's queue, between saves, as the saves' edits.
+          guard let context else { return work() }
+          context.perform { _ in work() }
+        }
+      ) { [weak self] batch, done in
         guard let self else { return done() }
         delivery.enqueue { [weak self] in
           defer { done() }

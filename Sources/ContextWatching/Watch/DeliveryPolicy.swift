@@ -4,10 +4,11 @@
 /// A coalesced watch merges what it saw into one pending change per object
 /// and delivers it later: an object inserted and then deleted, or one that
 /// entered and then exited, is nothing; an update merged with another keeps
-/// the first old values, the last new ones and the changed keys of both; an
-/// object that exited and entered again is an update; one inserted and then
-/// updated is inserted with its last values. Deliveries stay in order and
-/// each change is delivered once; ``ContextWatcher/flush()`` delivers what
+/// the first old values and the last new ones, with the keys whose values
+/// differ between them (and is nothing when none does); an object that
+/// exited and entered again is an update; one inserted and then updated is
+/// inserted with its last values. Deliveries stay in order and
+/// each change is delivered once; `ContextWatcher.flush()` delivers what
 /// is pending at once.
 ///
 /// ```swift
@@ -25,8 +26,10 @@ public enum DeliveryPolicy: Hashable, Sendable {
   /// clock (``WatcherOptions/clock``). The interval must be positive.
   case coalesced(every: Duration)
   /// A delivery as soon as the consumer has finished with the previous
-  /// one: while a delivery of the watch is queued or running, what the
-  /// watch sees is merged and delivered when it is done. A consumer that
+  /// one (the watch's handler has returned; for a watch without a handler,
+  /// the watcher's target has taken it): while a delivery of the watch is
+  /// queued or running, what the watch sees is merged and delivered when it
+  /// is done. A consumer that
   /// keeps up gets every save; one that falls behind gets fewer, larger
   /// deliveries, and never more than one waiting.
   case whenReady

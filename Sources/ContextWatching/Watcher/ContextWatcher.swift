@@ -300,9 +300,16 @@ public final class ContextWatcher: Sendable {
     guard options.delivery != .everySave else { return handler.map { WatchRoute(queue: queue(of: $0), body: $0.body) } }
     guard handler != nil || delivers else { return nil }
     let handlerQueue = handler.map(queue(of:))
+    let context = timing.withLock { $0.context }
     let coalescer = WatchCoalescer(
       policy: options.delivery, clock: self.options.clock,
-      handler: handler.map { (handlerQueue!, $0.body) }, pipeline: delivers ? pipeline : nil)
+      handler: handler.map { (handlerQueue!, $0.body) }, pipeline: delivers ? pipeline : nil
+    ) { [weak context] work in
+      // On the context's queue, between saves, as the saves' deliveries;
+      // on the calling thread for a watcher fed with `process(_:)`.
+      guard let context else { return work() }
+      context.perform { _ in work() }
+    }
     return WatchRoute(coalescing: coalescer, handlerQueue: handlerQueue)
   }
 
@@ -389,7 +396,7 @@ public final class ContextWatcher: Sendable {
   ///   scheduler (use `await flush()`): it would wait forever, so it traps.
   /// - Complexity: O(*n*) in the watches, when some have handlers.
   public func flush() {
-    for coalescer in filter.withLock({ $0.coalescers() }) { coalescer.flush() }
+    flushCoalescers()
     pipeline.flush()
     for queue in filter.withLock({ $0.routeQueues() }) { queue.flush() }
   }
@@ -398,9 +405,23 @@ public final class ContextWatcher: Sendable {
   /// blocking until every delivery of the saves made before the call has
   /// run, and the calls of the watches' handlers.
   public func flush() async {
-    for coalescer in filter.withLock({ $0.coalescers() }) { coalescer.flush() }
+    flushCoalescers()
     await pipeline.flush()
     for queue in filter.withLock({ $0.routeQueues() }) { await queue.flush() }
+  }
+
+  /// Hands on what coalesced watches hold pending: on the context's queue,
+  /// where their other emissions run, so that none is under way meanwhile.
+  private func flushCoalescers() {
+    let coalescers = filter.withLock { $0.coalescers() }
+    guard !coalescers.isEmpty else { return }
+    guard let context = timing.withLock({ $0.context }) else {
+      for coalescer in coalescers { coalescer.flush() }
+      return
+    }
+    context.performAndWait { _ in
+      for coalescer in coalescers { coalescer.flush() }
+    }
   }
 
   /// Deliveries enqueued and not yet run.
