@@ -13,11 +13,8 @@ import Testing
 struct CoalescedListMonitorTests {
   @Test(arguments: ListConfiguration.all.indices)
   func aWindowsBatchTurnsTheDeliveredListIntoTheCurrentOne(_ index: Int) throws {
-    let configuration = ListConfiguration.all[index]
-    let seed = SeededGenerator.seed(default: 0xC0A1 &+ UInt64(index))
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
+    let (configuration, seed, context, populated) = try ListConfiguration.seededRun(index, seed: 0xC0A1)
+    var random = populated
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .immediate,
       delivery: .coalesced(every: .seconds(3600)))

@@ -86,11 +86,7 @@ struct DiffableListSnapshotTests {
   /// include every such object whose values changed.
   @Test(arguments: ListConfiguration.all.indices)
   func reconfiguredItemsAreTheObjectsThatStayedAndChanged(_ index: Int) throws {
-    let configuration = ListConfiguration.all[index]
-    let seed = SeededGenerator.seed(default: 0xD1FF &+ UInt64(index))
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
+    let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0xD1FF)
     let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
     let recorder = ListRecorder()
     let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }

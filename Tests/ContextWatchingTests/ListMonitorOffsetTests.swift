@@ -12,32 +12,12 @@ struct ListMonitorOffsetTests {
   static func fixture(
     limit: Int?, offset: Int, sectioned: Bool = true
   ) throws -> (ObjectContext, ListMonitor, [String: ObjectID]) {
-    let context = WatcherFixtures.context()
-    let people = [
-      ("Ann", "Lima", 40), ("Bob", "Lima", 30), ("Cy", "Oslo", 50), ("Eve", "Oslo", 20), ("Fay", "Rome", 35),
-      ("Di", "Rome", 5),
-    ]
-    let ids = try context.performAndWait { context in
-      var ids: [String: ObjectID] = [:]
-      for (name, city, age) in people {
-        ids[name] =
-          try context.insert("Person", values: ["name": .string(name), "city": .string(city), "age": .int(Int64(age))])
-          .objectID
-      }
-      _ = try context.save()
-      return ids
-    }
-    let request = try ListRequest(
-      "Person", where: "age >= %d", arguments: [18], sortedBy: [.ascending("city"), .descending("age")],
-      sectionedBy: sectioned ? "city" : nil, limit: limit, offset: offset)
-    let monitor = try ListMonitor(context: context, request: request, scheduler: .immediate)
-    return (context, monitor, ids)
-  }
-
-  static func names(_ monitor: ListMonitor) -> [[String]] {
-    (0..<monitor.numberOfSections).map { section in
-      monitor.objects(inSection: section).map { $0["name"]!.description }
-    }
+    try ListMonitorTests.fixture(
+      limit: limit, offset: offset, sectioned: sectioned,
+      people: [
+        ("Ann", "Lima", 40), ("Bob", "Lima", 30), ("Cy", "Oslo", 50), ("Eve", "Oslo", 20), ("Fay", "Rome", 35),
+        ("Di", "Rome", 5),
+      ])
   }
 
   static func insert(_ context: ObjectContext, _ name: String, _ city: String, _ age: Int) throws -> ObjectID {
@@ -58,7 +38,7 @@ struct ListMonitorOffsetTests {
 
   @Test func theWindowStartsAtTheOffsetAndSectionsCountFromIt() throws {
     let (_, monitor, ids) = try Self.fixture(limit: 3, offset: 1)
-    #expect(Self.names(monitor) == [["\"Bob\""], ["\"Cy\"", "\"Eve\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Bob\""], ["\"Cy\"", "\"Eve\""]])
     #expect(monitor.count == 3)
     #expect(monitor.section(at: 0) == ListSectionInfo(value: "Lima", name: "Lima", count: 1))
     #expect(monitor.object(at: 0).objectID == ids["Bob"])
@@ -75,7 +55,7 @@ struct ListMonitorOffsetTests {
     let (context, monitor, ids) = try Self.fixture(limit: 2, offset: 1)
     let recorder = ListCallbackRecorder()
     monitor.addObserver(recorder)
-    #expect(Self.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
     // Ann, before the window, goes: Bob leaves it at the start, Eve comes
     // in at the end, and Lima has no listed object left.
     try Self.delete(context, ids["Ann"]!)
@@ -83,14 +63,14 @@ struct ListMonitorOffsetTests {
       recorder.take() == [
         "will 2", "delete \"Bob\" [0, 0]", "delete section Lima 0", "insert \"Eve\" [0, 1]", "did 2",
       ])
-    #expect(Self.names(monitor) == [["\"Cy\"", "\"Eve\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Cy\"", "\"Eve\""]])
     // One inserted before the window pushes Bob back in and Eve out.
     _ = try Self.insert(context, "Gus", "Kyiv", 60)
     #expect(
       recorder.take() == [
         "will 2", "delete \"Eve\" [0, 1]", "insert section Lima 0", "insert \"Bob\" [0, 0]", "did 2",
       ])
-    #expect(Self.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
     // An update in the window, in place.
     try ListMonitorTests.edit(context, ids, "Bob", ["name": "Bo"])
     #expect(recorder.take() == ["will 2", "update \"Bo\" [0, 0] [\"name\"]", "did 2"])
@@ -136,7 +116,7 @@ struct ListMonitorOffsetTests {
     let (context, monitor, ids) = try Self.fixture(limit: nil, offset: 3)
     let recorder = ListCallbackRecorder()
     monitor.addObserver(recorder)
-    #expect(Self.names(monitor) == [["\"Eve\""], ["\"Fay\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Eve\""], ["\"Fay\""]])
     #expect(monitor.indexPath(of: ids["Fay"]!) == ListIndexPath(item: 0, section: 1))
     // Ann stops being an adult: Eve leaves the window's start, and Oslo
     // with her.
@@ -145,14 +125,14 @@ struct ListMonitorOffsetTests {
     // Di comes of age in Rome, after Fay: one more at the end.
     try ListMonitorTests.edit(context, ids, "Di", ["age": 18])
     #expect(recorder.take() == ["will 1", "insert \"Di\" [0, 1]", "did 2"])
-    #expect(Self.names(monitor) == [["\"Fay\"", "\"Di\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Fay\"", "\"Di\""]])
   }
 
   @Test func anOffsetInAListWithoutSectionsCountsFromZero() throws {
     let (context, monitor, ids) = try Self.fixture(limit: 2, offset: 2, sectioned: false)
     let recorder = ListCallbackRecorder()
     monitor.addObserver(recorder)
-    #expect(Self.names(monitor) == [["\"Cy\"", "\"Eve\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Cy\"", "\"Eve\""]])
     // Eve moves ahead of everyone: Bob comes in at the window's start.
     try ListMonitorTests.edit(context, ids, "Eve", ["city": "Baku"])
     #expect(recorder.take() == ["will 2", "delete \"Eve\" [0, 1]", "insert \"Bob\" [0, 0]", "did 2"])
@@ -183,7 +163,7 @@ struct ListMonitorOffsetTests {
         "will 5", "delete \"Ann\" [0, 0]", "delete \"Bob\" [0, 1]", "delete \"Fay\" [2, 0]",
         "delete section Lima 0", "delete section Rome 2", "did 2",
       ])
-    #expect(Self.names(monitor) == [["\"Cy\"", "\"Eve\""]])
+    #expect(ListMonitorTests.names(monitor) == [["\"Cy\"", "\"Eve\""]])
     #expect(monitor.request.offset == 2)
   }
 

@@ -166,6 +166,21 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
   ]
 }
 
+extension ListConfiguration {
+  /// The configuration at `index` of ``all``, its seed (`base + index`,
+  /// unless CONTEXTWATCHER_SEED replays another), and a fixture context
+  /// populated from that seed, with the generator where populating left it.
+  static func seededRun(
+    _ index: Int, seed base: UInt64
+  ) throws -> (ListConfiguration, UInt64, ObjectContext, SeededGenerator) {
+    let seed = SeededGenerator.seed(default: base &+ UInt64(index))
+    var random = SeededGenerator(seed: seed)
+    let context = WatcherFixtures.context()
+    try RandomWrites.populate(context, random: &random)
+    return (all[index], seed, context, random)
+  }
+}
+
 /// Collects a monitor's deliveries.
 final class ListRecorder: Sendable {
   let updates = LockedState<[ListMonitorUpdate]>([])
@@ -269,11 +284,7 @@ struct RandomWrites {
 struct ListMonitorRandomTests {
   @Test(arguments: ListConfiguration.all.indices)
   func everyDeliveryTurnsTheOldListIntoTheNewOneAndEqualsAFreshFetch(_ index: Int) throws {
-    let configuration = ListConfiguration.all[index]
-    let seed = SeededGenerator.seed(default: 0x11_57 &+ UInt64(index))
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
+    let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0x11_57)
     let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
     let recorder = ListRecorder()
     let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }

@@ -54,14 +54,17 @@ final class ListChangeCounter: ListObserver {
 @Suite("List monitor")
 struct ListMonitorTests {
   /// People by city, oldest first in each: Ann (Lima, 40), Bob (Lima, 30),
-  /// Cy (Oslo, 50).
+  /// Cy (Oslo, 50); Di (Rome, 5) is not listed. `people` replaces them;
+  /// the list holds the adults, sectioned by city unless `sectioned` is
+  /// false.
   static func fixture(
-    limit: Int? = nil, scheduler: DeliveryScheduler = .immediate
+    limit: Int? = nil, offset: Int = 0, sectioned: Bool = true, scheduler: DeliveryScheduler = .immediate,
+    people: [(String, String, Int)] = [("Ann", "Lima", 40), ("Bob", "Lima", 30), ("Cy", "Oslo", 50), ("Di", "Rome", 5)]
   ) throws -> (ObjectContext, ListMonitor, [String: ObjectID]) {
     let context = WatcherFixtures.context()
     let ids = try context.performAndWait { context in
       var ids: [String: ObjectID] = [:]
-      for (name, city, age) in [("Ann", "Lima", 40), ("Bob", "Lima", 30), ("Cy", "Oslo", 50), ("Di", "Rome", 5)] {
+      for (name, city, age) in people {
         ids[name] =
           try context.insert("Person", values: ["name": .string(name), "city": .string(city), "age": .int(Int64(age))])
           .objectID
@@ -71,7 +74,7 @@ struct ListMonitorTests {
     }
     let request = try ListRequest(
       "Person", where: "age >= %d", arguments: [18], sortedBy: [.ascending("city"), .descending("age")],
-      sectionedBy: "city", limit: limit)
+      sectionedBy: sectioned ? "city" : nil, limit: limit, offset: offset)
     let monitor = try ListMonitor(context: context, request: request, scheduler: scheduler)
     return (context, monitor, ids)
   }

@@ -93,11 +93,8 @@ struct PendingMonitorTests {
   /// block's own publication tells nothing.
   @Test(arguments: ListConfiguration.all.indices)
   func aListFollowingPendingChangesEqualsAFreshFetchAfterEachBlock(_ index: Int) throws {
-    let configuration = ListConfiguration.all[index]
-    let seed = SeededGenerator.seed(default: 0x34_57 &+ UInt64(index))
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
+    let (configuration, seed, context, populated) = try ListConfiguration.seededRun(index, seed: 0x34_57)
+    var random = populated
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .immediate, follows: .pending)
     let recorder = ListRecorder()

@@ -101,11 +101,8 @@ struct RecordModelTests {
 
   @Test(arguments: ListConfiguration.all.indices)
   func aListModelFollowsRandomSavesAsTheListDoes(_ index: Int) async throws {
-    let configuration = ListConfiguration.all[index]
-    let seed = SeededGenerator.seed(default: 0x30DE1 &+ UInt64(index))
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
+    let (configuration, seed, context, populated) = try ListConfiguration.seededRun(index, seed: 0x30DE1)
+    var random = populated
     let monitor = try RecordListMonitor<Resident>(
       context: context, request: configuration.request, scheduler: .immediate)
     let model = RecordListModel(monitor)
