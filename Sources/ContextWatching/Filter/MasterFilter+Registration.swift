@@ -44,17 +44,19 @@ extension MasterFilter {
         .invalidOptions, watch: label(predicate), entity: entityName,
         message: "a watch follows saves, pending changes or both, not nothing")
     }
-    if options.delivery != .everySave && options.follows == .all {
-      throw WatchError(
-        .invalidOptions, watch: label(predicate), entity: entityName,
-        message:
-          "a coalesced watch follows saves or pending changes, not both: a save reports again what its pending changes did"
-      )
-    }
-    if let seconds = options.delivery.seconds, !(seconds > 0) {
-      throw WatchError(
-        .invalidOptions, watch: label(predicate), entity: entityName,
-        message: "a watch coalesced every \(seconds) seconds: the interval must be positive (or use .whenReady)")
+    if options.coalesces {
+      if options.follows == .all {
+        throw WatchError(
+          .invalidOptions, watch: label(predicate), entity: entityName,
+          message:
+            "a coalesced watch follows saves or pending changes, not both: a save reports again what its pending changes did"
+        )
+      }
+      if let seconds = options.delivery.seconds, !(seconds > 0) {
+        throw WatchError(
+          .invalidOptions, watch: label(predicate), entity: entityName,
+          message: "a watch coalesced every \(seconds) seconds: the interval must be positive (or use .whenReady)")
+      }
     }
     if options.watchedKeys != nil && !options.ignoredKeys.isEmpty {
       throw WatchError(
@@ -153,7 +155,7 @@ extension MasterFilter {
       hasResidual: hasResidual, dependencies: dependencies, attributeMask: analysis.attributeMask, route: route,
       head: head, groupName: groupName)
     if route != nil && head == nil { routedCount += 1 }
-    if options.delivery != .everySave && head == nil { coalescedCount += 1 }
+    if head == nil && options.coalesces { coalescedCount += 1 }
     if entry.followsPending {
       followsPendingCount += 1
       if !options.follows.contains(.saves) { followsOnlyPending += 1 }
@@ -299,7 +301,7 @@ extension MasterFilter {
       }
     }
     if entry.route != nil && entry.head == nil { routedCount -= 1 }
-    if entry.options.delivery != .everySave && entry.head == nil { coalescedCount -= 1 }
+    if entry.head == nil && entry.options.coalesces { coalescedCount -= 1 }
     if entry.followsPending {
       followsPendingCount -= 1
       if !entry.options.follows.contains(.saves) { followsOnlyPending -= 1 }

@@ -15,7 +15,7 @@ struct SlotInfo {
     flags =
       (entry.filtersEvents ? 1 : 0) | (entry.countsEveryUpdate ? 2 : 0) | (entry.index != nil ? 4 : 0)
       | (entry.route != nil ? 8 : 0) | (entry.options.follows.rawValue << 4)
-      | (entry.options.delivery != .everySave ? 64 : 0)
+      | (entry.options.coalesces ? 64 : 0)
   }
 
   /// Whether the watch follows change values of `kind`. (Not read for each

@@ -74,7 +74,7 @@ extension ListMonitor {
   /// queue, where its other emissions run, so that none is under way
   /// meanwhile.
   private func flushCoalescer() {
-    guard let coalescer = coalescer.withLock({ $0 }) else { return }
+    guard let coalescer = coalescer?.withLock({ $0 }) else { return }
     context.performAndWait { _ in coalescer.flush() }
   }
 

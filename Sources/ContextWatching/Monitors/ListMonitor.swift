@@ -68,11 +68,10 @@ public final class ListMonitor: Sendable {
   let currentRequest: LockedState<ListRequest>
   let delivery: MonitorDeliveryQueue
   /// The coalescer of a monitor that does not deliver every save (see
-  /// ``DeliveryPolicy``), set once at the end of `init`.
-  let coalescer = LockedState<DeliveryCoalescer<ListEditBatch>?>(nil)
-  /// Whether the monitor coalesces: read before `coalescer`, so that a
-  /// monitor delivering every save takes no lock for it.
-  private let coalesces: Bool
+  /// ``DeliveryPolicy``), set once at the end of `init` (it reaches the
+  /// monitor); nil for a monitor that delivers every save, which then
+  /// allocates nothing for it and takes no lock.
+  let coalescer: LockedState<DeliveryCoalescer<ListEditBatch>?>?
   /// What closures registered on the monitor receive: an update, or the
   /// end of the monitor's reports (which only sequences act on).
   enum Signal: Sendable {
@@ -172,7 +171,7 @@ public final class ListMonitor: Sendable {
     self.follows = follows
     hub = MonitorHub.hub(for: context, clock: clock)
     self.follower = follower
-    coalesces = policy != .everySave
+    coalescer = policy == .everySave ? nil : LockedState(nil)
     delivery = MonitorDeliveryQueue(scheduler: scheduler, owner: "ListMonitor")
     let sectionName = request.sectionName ?? ListRequest.defaultSectionName
     var empty = ListState(
@@ -197,8 +196,7 @@ public final class ListMonitor: Sendable {
       }
       saving.withLock { $0 = side }
     }
-    guard policy != .everySave else { return }
-    coalescer.withLock { coalescer in
+    coalescer?.withLock { coalescer in
       coalescer = DeliveryCoalescer(
         policy: policy, clock: hub.watcher.options.clock, pacedConsumers: 1,
         resume: { [weak context] work in
@@ -289,7 +287,7 @@ public final class ListMonitor: Sendable {
       else { return }
       for token in previous.tokens { token.cancel() }
       // The new list's delivery brings every pending edit with it.
-      coalescer.withLock { $0 }?.discardPending()
+      coalescer?.withLock { $0 }?.discardPending()
       let sectionsAreComparable = previous.request.sectionKey == request.sectionKey
       delivery.enqueue { [weak self] in
         guard let self else { return }
@@ -335,7 +333,7 @@ public final class ListMonitor: Sendable {
     }
     if !related.isEmpty { Self.appendRelatedEdits(related, order: side.order, context: context, to: &edits) }
     guard !edits.isEmpty, let sequenceNumber = watched.first?.sequenceNumber else { return }
-    if coalesces, let coalescer = coalescer.withLock({ $0 }) {
+    if let coalescer = coalescer?.withLock({ $0 }) {
       coalescer.add(ListEditBatch.Edits(edits: edits, sequenceNumber: sequenceNumber, listWatch: side.listWatch))
       return
     }

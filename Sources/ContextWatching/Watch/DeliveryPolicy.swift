@@ -36,6 +36,12 @@ public enum DeliveryPolicy: Hashable, Sendable {
 }
 
 extension DeliveryPolicy {
+  /// Whether the policy is ``everySave``, found without comparing values.
+  var isEverySave: Bool {
+    if case .everySave = self { return true }
+    return false
+  }
+
   /// The interval in seconds, for a policy that has one.
   var seconds: Double? {
     guard case .coalesced(let interval) = self else { return nil }

@@ -54,6 +54,13 @@ public struct WatchOptions: Hashable, Sendable {
     set { update { $0.delivery = newValue } }
   }
 
+  /// Whether the watch's deliveries are coalesced: false at once for the
+  /// default options, with no policy to compare.
+  var coalesces: Bool {
+    guard let filters else { return false }
+    return !filters.values.delivery.isEverySave
+  }
+
   /// Whether the entity's ignored keys from the schema are set aside, so
   /// that every change of a matching object counts: a list monitor keeps
   /// exact snapshots of its objects.
@@ -97,10 +104,16 @@ public struct WatchOptions: Hashable, Sendable {
     delivery: DeliveryPolicy = .everySave
   ) {
     self.events = events
-    let values = Values(
-      watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label, follows: follows,
-      delivery: delivery)
-    if values != Values() { filters = Filters(values) }
+    // Plain checks first: most watches take the defaults, and then build
+    // and compare no values.
+    if watchedKeys != nil || !ignoredKeys.isEmpty || objectIDs != nil || label != nil || follows != .saves
+      || !delivery.isEverySave
+    {
+      filters = Filters(
+        Values(
+          watchedKeys: watchedKeys, ignoredKeys: ignoredKeys, objectIDs: objectIDs, label: label, follows: follows,
+          delivery: delivery))
+    }
   }
 
   /// Equal when every option is.

@@ -297,7 +297,7 @@ public final class ContextWatcher: Sendable {
   /// coalesced watch's route is its coalescer, which delivers to the
   /// handler and to the watcher's target.
   private func route(_ handler: WatchHandler?, _ options: WatchOptions) -> WatchRoute? {
-    guard options.delivery != .everySave else { return handler.map { WatchRoute(queue: queue(of: $0), body: $0.body) } }
+    guard options.coalesces else { return handler.map { WatchRoute(queue: queue(of: $0), body: $0.body) } }
     guard handler != nil || delivers else { return nil }
     let handlerQueue = handler.map(queue(of:))
     let context = timing.withLock { $0.context }
