@@ -93,8 +93,7 @@ struct PendingMonitorTests {
   /// block's own publication tells nothing.
   @Test(arguments: ListConfiguration.all.indices)
   func aListFollowingPendingChangesEqualsAFreshFetchAfterEachBlock(_ index: Int) throws {
-    let (configuration, seed, context, populated) = try ListConfiguration.seededRun(index, seed: 0x34_57)
-    var random = populated
+    let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0x34_57)
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .immediate, follows: .pending)
     let recorder = ListRecorder()

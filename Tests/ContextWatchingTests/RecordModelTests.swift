@@ -101,8 +101,7 @@ struct RecordModelTests {
 
   @Test(arguments: ListConfiguration.all.indices)
   func aListModelFollowsRandomSavesAsTheListDoes(_ index: Int) async throws {
-    let (configuration, seed, context, populated) = try ListConfiguration.seededRun(index, seed: 0x30DE1)
-    var random = populated
+    let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0x30DE1)
     let monitor = try RecordListMonitor<Resident>(
       context: context, request: configuration.request, scheduler: .immediate)
     let model = RecordListModel(monitor)
