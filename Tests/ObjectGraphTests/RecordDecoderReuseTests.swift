@@ -126,6 +126,35 @@ struct RecordDecoderReuseTests {
     #expect(mismatches.withLock { $0 } == 0)
   }
 
+  /// A thread's decoder outlives its thread and serves a later one, with
+  /// the container and slots its last record left: threads that start
+  /// after others ended, each reading another record type first, read
+  /// their own.
+  @Test func recordsReadOnThreadsThatStartAfterOthersEndedReadTheirOwn() throws {
+    let (people, acme) = try Self.snapshots()
+    let expected = try people.map { try $0.decode(RecordTests.Person.self) }
+    let mismatches = LockedState(0)
+    for round in 0..<12 {
+      let finished = DispatchSemaphore(value: 0)
+      let thread = Thread {
+        defer { finished.signal() }
+        for index in 0..<20 {
+          let slot = (round + index) % people.count
+          let matches: Bool
+          switch (round + index) % 3 {
+          case 0: matches = (try? people[slot].decode(RecordTests.Person.self)) == expected[slot]
+          case 1: matches = (try? people[slot].decode(AgeFirst.self))?.name == expected[slot].name
+          default: matches = (try? acme.decode(Company.self))?.name == "Acme"
+          }
+          if !matches { mismatches.withLock { $0 += 1 } }
+        }
+      }
+      thread.start()
+      finished.wait()
+    }
+    #expect(mismatches.withLock { $0 } == 0)
+  }
+
   @Test func optionalsReadNilForANilValueAnEmptyRelationshipOrAMissingKey() throws {
     struct Optionals: Decodable, Equatable {
       var age: Int?

@@ -20,26 +20,30 @@ import PredicateDSL
 /// box.
 ///
 /// Each thread reads its records with a decoder of its own, made for its
-/// first record and released when the thread ends (``read(_:from:)``), and
-/// the decoder keeps the keyed container it last handed out: a record type
-/// asks for a container of the same key type for every record, and making
-/// one (the standard library's box, allocated, and its type and
-/// conformance looked up at run time) costs more than reading a few
-/// attributes. A thread-local decoder needs no lock (a shared pool's took
-/// a tenth of a record's time).
+/// first record (``read(_:from:)``), and the decoder keeps the keyed
+/// container it last handed out: a record type asks for a container of the
+/// same key type for every record, and making one (the standard library's
+/// box, allocated, and its type and conformance looked up at run time)
+/// costs more than reading a few attributes. A thread-local decoder needs
+/// no lock (a shared pool's took a tenth of a record's time).
+///
+/// Decoders are never deallocated: when its thread ends, a decoder waits in
+/// ``idle`` for the next thread that reads a record. So a keyed container
+/// refers to its decoder without counting the reference (the standard
+/// library's box copies the container for every value it reads, and a
+/// counted reference would cost an atomic retain and release each time),
+/// and the decoder outlives every container it hands out.
 final class RecordDecoder: Decoder {
   /// The snapshot being read, where the caller holds it, read in place (a
   /// copy held by the decoder would cost retaining and releasing its
   /// references for every record, and a stored snapshot that changes would
   /// be copied at every read); nil between records.
   @exclusivity(unchecked) private var reading: UnsafePointer<ObjectSnapshot>?
-  /// The key type of ``keyed``.
+  /// The key type of ``kept``.
   private var keyType: ObjectIdentifier?
-  /// The keyed container last handed out, a `KeyedDecodingContainer` of
-  /// ``keyType``, in storage of its own (its layout is known only at run
-  /// time), with the way to destroy it. It reads whatever snapshot the
-  /// decoder reads.
-  private var keyed: (storage: UnsafeMutableRawPointer, destroy: (UnsafeMutableRawPointer) -> Void)?
+  /// The keyed container last handed out, of ``keyType``'s keys. It reads
+  /// whatever snapshot the decoder reads.
+  private var kept: KeptContainer?
 
   /// The slots of the keys a record read, in the order it read them, for
   /// the entity it read them from: a record type reads its keys in the
@@ -49,45 +53,42 @@ final class RecordDecoder: Decoder {
   /// decoder's own, changed in place.
   private let slots: UnsafeMutablePointer<SlotCache>
 
+  /// A decoder for a record read while this one reads another (a record's
+  /// `init(from:)` that decodes a snapshot), made at the first such read
+  /// and kept with this one.
+  private var nestedDecoder: RecordDecoder?
+
+  /// The decoders of threads that ended, for threads that start reading.
+  private static let idle = LockedState<[RecordDecoder]>([])
+
   /// The key under which each thread keeps its decoder; its destructor
-  /// releases the decoder when the thread ends.
+  /// moves the decoder to ``idle`` when the thread ends.
   private static let threadKey: pthread_key_t = {
     var key = pthread_key_t()
-    let status = pthread_key_create(&key) { releaseThreadDecoder($0) }
+    let status = pthread_key_create(&key) { retireThreadDecoder($0) }
     precondition(status == 0, "pthread_key_create failed with \(status)")
     return key
   }()
 
-  /// Reads `snapshot` as a record with the thread's decoder (or, for a
-  /// record read while the thread reads another, a decoder of its own).
+  /// Reads `snapshot` as a record with the thread's decoder.
   static func read<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
-    let decoder: RecordDecoder
+    let decoder: Unmanaged<RecordDecoder>
     if let stored = pthread_getspecific(threadKey) {
-      decoder = Unmanaged<RecordDecoder>.fromOpaque(stored).takeUnretainedValue()
-      if decoder.reading != nil {
-        return try nested(Record.self, from: snapshot)
-      }
+      decoder = Unmanaged.fromOpaque(stored)
     } else {
-      decoder = RecordDecoder()
-      pthread_setspecific(threadKey, Unmanaged.passRetained(decoder).toOpaque())
+      decoder = Unmanaged.passRetained(idle.withLock { $0.popLast() } ?? RecordDecoder())
+      pthread_setspecific(threadKey, decoder.toOpaque())
     }
-    return try decoder.read(Record.self, from: snapshot)
+    // The thread's slot holds the decoder: no retain around the read.
+    return try decoder._withUnsafeGuaranteedRef { try $0.read(Record.self, from: snapshot) }
   }
 
-  /// Reads a record while the thread's decoder reads another (a record's
-  /// `init(from:)` that decodes a snapshot), with a decoder of its own.
-  @inline(never)
-  private static func nested<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
-    let decoder = RecordDecoder()
-    // Its kept container holds it: let the container go, or neither goes.
-    defer { decoder.forgetContainer() }
-    return try decoder.read(Record.self, from: snapshot)
-  }
-
-  /// Reads `snapshot` with this decoder.
+  /// Reads `snapshot` with this decoder, or with its nested decoder when
+  /// this one is reading a record already.
   @inline(__always)
   private func read<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
-    try withUnsafePointer(to: snapshot) { snapshot in
+    if reading != nil { return try readNested(Record.self, from: snapshot) }
+    return try withUnsafePointer(to: snapshot) { snapshot in
       reading = snapshot
       slots.pointee.next = 0
       defer { reading = nil }
@@ -95,11 +96,24 @@ final class RecordDecoder: Decoder {
     }
   }
 
-  /// Releases a thread's decoder as the thread ends; its kept container,
-  /// which holds it, first.
-  fileprivate static func release(_ pointer: UnsafeMutableRawPointer) {
+  /// Reads a record while this decoder reads another, with the nested
+  /// decoder.
+  @inline(never)
+  private func readNested<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
+    let nested: RecordDecoder
+    if let nestedDecoder {
+      nested = nestedDecoder
+    } else {
+      nested = RecordDecoder()
+      nestedDecoder = nested
+    }
+    return try nested.read(Record.self, from: snapshot)
+  }
+
+  /// Moves a thread's decoder to ``idle`` as the thread ends.
+  fileprivate static func retire(_ pointer: UnsafeMutableRawPointer) {
     let decoder = Unmanaged<RecordDecoder>.fromOpaque(pointer).takeRetainedValue()
-    decoder.forgetContainer()
+    idle.withLock { $0.append(decoder) }
   }
 
   private init() {
@@ -144,14 +158,6 @@ final class RecordDecoder: Decoder {
     case .relationship(let slot): return .relationship(snapshot.pointee.relationships[slot])
     case nil: return nil
     }
-  }
-
-  /// Destroys the kept container.
-  private func forgetContainer() {
-    guard let keyed else { return }
-    self.keyed = nil
-    keyType = nil
-    keyed.destroy(keyed.storage)
   }
 
   /// The slots of the keys read so far, in reading order, for one entity
@@ -199,22 +205,12 @@ final class RecordDecoder: Decoder {
   var userInfo: [CodingUserInfoKey: Any] { [:] }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    if keyType == ObjectIdentifier(Key.self), let keyed {
-      return keyed.storage.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self).pointee
+    if keyType == ObjectIdentifier(Key.self), let kept {
+      return unsafeDowncast(kept, to: KeptKeyedContainer<Key>.self).copy()
     }
-    let made = KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: self))
-    forgetContainer()
-    let storage = UnsafeMutablePointer<KeyedDecodingContainer<Key>>.allocate(capacity: 1)
-    storage.initialize(to: made)
+    let made = KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: Unmanaged.passUnretained(self)))
+    kept = KeptKeyedContainer(copy: copies(made))
     keyType = ObjectIdentifier(Key.self)
-    keyed = (
-      UnsafeMutableRawPointer(storage),
-      { raw in
-        let typed = raw.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self)
-        typed.deinitialize(count: 1)
-        typed.deallocate()
-      }
-    )
     return made
   }
 
@@ -242,12 +238,36 @@ final class RecordDecoder: Decoder {
   }
 }
 
-/// The thread-local decoder's destructor (its argument is optional on some
-/// platforms, not on others: one function for each).
-private func releaseThreadDecoder(_ pointer: UnsafeMutableRawPointer?) {
-  if let pointer { RecordDecoder.release(pointer) }
+/// A keyed container a decoder keeps; a ``KeptKeyedContainer`` of the
+/// decoder's key type.
+fileprivate class KeptContainer {}
+
+/// A keyed container a decoder keeps, for records whose keys are `Key`.
+fileprivate final class KeptKeyedContainer<Key: CodingKey>: KeptContainer {
+  /// Returns a copy of the container (made by ``copies(_:)``).
+  let copy: () -> KeyedDecodingContainer<Key>
+
+  init(copy: @escaping () -> KeyedDecodingContainer<Key>) { self.copy = copy }
 }
 
-private func releaseThreadDecoder(_ pointer: UnsafeMutableRawPointer) {
-  RecordDecoder.release(pointer)
+/// A closure that returns copies of `value`, made where the value's type
+/// is a generic parameter, so that the closure's context holds that
+/// type's metadata: copying a `KeyedDecodingContainer<Key>` in code
+/// generic over `Key` looks the container type up at run time each time
+/// (its layout is the standard library's to change), which costs a tenth
+/// of reading a record. Not specialized: a copy specialized for
+/// `KeyedDecodingContainer<Key>` would be generic over `Key` again, and
+/// look the container type up as before.
+@inline(never)
+@_semantics("optimize.sil.specialize.generic.never")
+private func copies<Value>(_ value: Value) -> () -> Value { { value } }
+
+/// The thread-local decoder's destructor (its argument is optional on some
+/// platforms, not on others: one function for each).
+private func retireThreadDecoder(_ pointer: UnsafeMutableRawPointer?) {
+  if let pointer { RecordDecoder.retire(pointer) }
+}
+
+private func retireThreadDecoder(_ pointer: UnsafeMutableRawPointer) {
+  RecordDecoder.retire(pointer)
 }

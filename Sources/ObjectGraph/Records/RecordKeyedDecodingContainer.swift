@@ -1,3 +1,4 @@
+import Foundation
 import PredicateDSL
 
 /// A snapshot's keys as a record's keyed container: each key an attribute
@@ -8,8 +9,12 @@ import PredicateDSL
 /// no optional of a type known only at run time, and messages built only on
 /// the failing path.
 struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-  let decoder: RecordDecoder
-  var snapshot: ObjectSnapshot { decoder.snapshot }
+  /// The decoder, not counted: decoders are never deallocated (see
+  /// ``RecordDecoder``), and the standard library copies the container for
+  /// every value it reads, which a counted reference would make two atomic
+  /// operations.
+  let decoder: Unmanaged<RecordDecoder>
+  var snapshot: ObjectSnapshot { decoder._withUnsafeGuaranteedRef { $0.snapshot } }
   var codingPath: [any CodingKey] { [] }
 
   var allKeys: [Key] { snapshot.keys.compactMap { Key(stringValue: $0) } }
@@ -19,10 +24,16 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// `Person.age`.
   private func place(_ key: Key) -> String { "\(snapshot.entityName).\(key.stringValue)" }
 
+  /// The key's property; nil when the entity has no such key.
+  @inline(__always)
+  private func lookUp(_ key: Key) -> PropertyValue? {
+    decoder._withUnsafeGuaranteedRef { $0.property(key.stringValue) }
+  }
+
   /// The key's property, or an error naming the key and what was meant.
   @inline(__always)
   private func property(_ key: Key) throws(ObjectGraphError) -> PropertyValue {
-    guard let property = decoder.property(key.stringValue) else {
+    guard let property = lookUp(key) else {
       throw RecordDecoder.unknownKey(key.stringValue, of: snapshot.entityName, keys: snapshot.keys)
     }
     return property
@@ -103,7 +114,23 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    try decode(T.self, from: try property(key), key)
+    // Dates and UUIDs, the common Foundation values, are read straight
+    // from the attribute's payload; anything else about them (a nil, a
+    // relationship, another type of value) takes the general path, which
+    // says what is wrong.
+    if T.self == Date.self, case .attribute(.date(let seconds))? = lookUp(key) {
+      return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
+    }
+    if T.self == UUID.self, case .attribute(.uuid(let bits))? = lookUp(key) {
+      return unsafeBitCast(UUID(bits: bits), to: T.self)
+    }
+    // A Foundation value is an attribute: read it as the primitive types
+    // are read, without handling the property as a whole.
+    if RecordValue.isFoundationType(T.self) {
+      let stored = try value(key, as: T.self)
+      do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
+    }
+    return try decode(T.self, from: try property(key), key)
   }
 
   /// A value of `T` from the key's property: a relationship's identifiers,
@@ -135,7 +162,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// The key's attribute value for an optional; nil when there is none.
   @inline(__always)
   private func optionalValue<T>(_ key: Key, as type: T.Type) throws(ObjectGraphError) -> FilterValue? {
-    switch decoder.property(key.stringValue) {
+    switch lookUp(key) {
     case nil, .attribute(.null)?: return nil
     case .attribute(let value)?: return value
     case .relationship(let targets)?: throw relationshipMismatch(key, targets, T.self)
@@ -180,7 +207,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   }
 
   func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-    switch decoder.property(key.stringValue) {
+    switch lookUp(key) {
     case nil, .attribute(.null)?, .relationship(.toOne(nil))?: return nil
     case let property?: return try decode(T.self, from: property, key)
     }
@@ -196,7 +223,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     throw RecordDecoder.error(place(key), "an attribute holds one value, not an array")
   }
 
-  func superDecoder() throws -> any Decoder { decoder }
+  func superDecoder() throws -> any Decoder { decoder.takeUnretainedValue() }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
     throw RecordDecoder.error(place(key), "an attribute holds one value, not a nested record")
