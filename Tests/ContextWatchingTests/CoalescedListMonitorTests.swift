@@ -19,7 +19,7 @@ struct CoalescedListMonitorTests {
       context: context, request: configuration.request, scheduler: .immediate,
       delivery: .coalesced(every: .seconds(3600)))
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = ListPicture(monitor.content)
     var writes = RandomWrites(random: random)
     var (deliveries, saves) = (0, 0)
@@ -51,18 +51,14 @@ struct CoalescedListMonitorTests {
   }
 
   @Test func whenReadyMergesWhileTheObserverIsBusyAndARefetchSupersedesWhatIsPending() throws {
-    let seed = SeededGenerator.seed(default: 0xB5E)
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
-    var configuration = ListConfiguration.all[1]
+    var (configuration, seed, context, random) = try ListConfiguration.seededRun(1, seed: 0xB5E)
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .queue(DispatchQueue(label: "busy observer")),
       delivery: .whenReady)
     let recorder = ListRecorder()
     let gate = DispatchSemaphore(value: 0)
     let token = monitor.observe { update in
-      recorder.updates.withLock { $0.append(update) }
+      recorder.append(update)
       gate.wait()
     }
     var previous = ListPicture(monitor.content)
@@ -154,7 +150,7 @@ struct ListMonitorClockTests {
       context: context, request: ListRequest("Person", sortedBy: [.ascending("name")]), scheduler: .immediate,
       delivery: .coalesced(every: .seconds(1)), clock: clock)
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     for name in ["c", "a", "b"] {
       try context.performAndWait { context in
         try context.insert("Person", values: ["name": .string(name)])

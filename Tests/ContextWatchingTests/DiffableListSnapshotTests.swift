@@ -11,7 +11,7 @@ struct DiffableListSnapshotTests {
   static func fixture() throws -> (ObjectContext, ListMonitor, [String: ObjectID], ListRecorder, ObserverToken) {
     let (context, monitor, ids) = try ListMonitorTests.fixture()
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     return (context, monitor, ids, recorder, token)
   }
 
@@ -89,7 +89,7 @@ struct DiffableListSnapshotTests {
     let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0xD1FF)
     let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = monitor.content
     var writes = RandomWrites(random: random)
     var reconfigured = 0

@@ -27,7 +27,7 @@ struct ListMonitorLargeListTests {
     let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
     #expect(monitor.count > ListState.touchThreshold)
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = ListPicture(monitor.content)
     for save in 0..<12 {
       // Ten writes: new ages and cities move people, names update them in

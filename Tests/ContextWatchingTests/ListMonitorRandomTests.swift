@@ -182,16 +182,7 @@ extension ListConfiguration {
 }
 
 /// Collects a monitor's deliveries.
-final class ListRecorder: Sendable {
-  let updates = LockedState<[ListMonitorUpdate]>([])
-
-  func take() -> [ListMonitorUpdate] {
-    updates.withLock { updates in
-      defer { updates = [] }
-      return updates
-    }
-  }
-}
+typealias ListRecorder = Recording<ListMonitorUpdate>
 
 /// Random writes to the fixture context's people and departments.
 struct RandomWrites {
@@ -287,7 +278,7 @@ struct ListMonitorRandomTests {
     let (configuration, seed, context, random) = try ListConfiguration.seededRun(index, seed: 0x11_57)
     let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = ListPicture(monitor.content)
     #expect(previous == (try context.performAndWait { try configuration.expected(in: $0) }))
     var writes = RandomWrites(random: random)
@@ -325,15 +316,11 @@ struct ListMonitorRandomTests {
   }
 
   @Test func changingTheRequestDeliversTheDifference() throws {
-    let seed = SeededGenerator.seed(default: 0xC4A)
-    var random = SeededGenerator(seed: seed)
-    let context = WatcherFixtures.context()
-    try RandomWrites.populate(context, random: &random)
-    var configuration = ListConfiguration.all[0]
+    var (configuration, seed, context, random) = try ListConfiguration.seededRun(0, seed: 0xC4A)
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .queue(DispatchQueue(label: "list deliveries")))
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = ListPicture(monitor.content)
     var writes = RandomWrites(random: random)
     for round in 0..<60 {

@@ -9,16 +9,12 @@ import Testing
 /// Records will/did change and will/did refetch, in order, with the count
 /// the monitor holds at each.
 final class RefetchRecorder: ListObserver {
-  let calls = LockedState<[String]>([])
+  private let calls = Recording<String>()
 
-  func take() -> [String] {
-    calls.withLock { calls in
-      defer { calls = [] }
-      return calls
-    }
-  }
+  /// The calls since the last take, in order.
+  func take() -> [String] { calls.take() }
 
-  private func record(_ call: String) { calls.withLock { $0.append(call) } }
+  private func record(_ call: String) { calls.append(call) }
 
   func listMonitorWillChange(_ monitor: ListMonitor) { record("will change \(monitor.count)") }
   func listMonitorDidChange(_ monitor: ListMonitor) { record("did change \(monitor.count)") }

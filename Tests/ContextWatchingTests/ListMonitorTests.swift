@@ -7,16 +7,12 @@ import Testing
 
 /// Records every callback of a section observer, in order, as text.
 final class ListCallbackRecorder: ListSectionObserver {
-  let calls = LockedState<[String]>([])
+  private let calls = Recording<String>()
 
-  func take() -> [String] {
-    calls.withLock { calls in
-      defer { calls = [] }
-      return calls
-    }
-  }
+  /// The calls since the last take, in order.
+  func take() -> [String] { calls.take() }
 
-  private func record(_ call: String) { calls.withLock { $0.append(call) } }
+  private func record(_ call: String) { calls.append(call) }
 
   func listMonitorWillChange(_ monitor: ListMonitor) { record("will \(monitor.count)") }
   func listMonitorDidChange(_ monitor: ListMonitor) { record("did \(monitor.count)") }

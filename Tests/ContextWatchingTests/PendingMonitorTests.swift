@@ -97,7 +97,7 @@ struct PendingMonitorTests {
     let monitor = try ListMonitor(
       context: context, request: configuration.request, scheduler: .immediate, follows: .pending)
     let recorder = ListRecorder()
-    let token = monitor.observe { update in recorder.updates.withLock { $0.append(update) } }
+    let token = monitor.observe { update in recorder.append(update) }
     var previous = ListPicture(monitor.content)
     var writes = RandomWrites(random: random)
     for block in 0..<200 {

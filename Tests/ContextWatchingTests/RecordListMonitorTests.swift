@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import ObjectGraph
 import PredicateDSL
+import TestSupport
 import Testing
 
 /// A person of the watcher fixtures as a record.
@@ -15,16 +16,12 @@ struct Resident: EntityRecord, Equatable, Sendable {
 
 /// Records every callback of a record list observer, in order, as text.
 final class RecordListCallbackRecorder: RecordListObserver {
-  let calls = LockedState<[String]>([])
+  private let calls = Recording<String>()
 
-  func take() -> [String] {
-    calls.withLock { calls in
-      defer { calls = [] }
-      return calls
-    }
-  }
+  /// The calls since the last take, in order.
+  func take() -> [String] { calls.take() }
 
-  private func record(_ call: String) { calls.withLock { $0.append(call) } }
+  private func record(_ call: String) { calls.append(call) }
 
   private static func name(_ record: Result<Resident, ObjectGraphError>) -> String {
     switch record {
