@@ -4,6 +4,10 @@ import ObjectGraph
 import PredicateDSL
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The record decoder is reused: each thread's decoder keeps the keyed
 /// container and the keys' slots of the last record type it read. Records
 /// of several types and entities read in turn, records read inside a
@@ -126,6 +130,17 @@ struct RecordDecoderReuseTests {
     #expect(mismatches.withLock { $0 } == 0)
   }
 
+  /// Runs `body` on a thread of its own and returns once the thread has
+  /// ended, its thread-local destructors run (`pthread_join` waits for
+  /// them): the thread's record decoder is then with the ended threads'.
+  static func runOnThreadToItsEnd(_ body: @escaping @Sendable () -> Void) {
+    var thread = pthread_t()
+    let status = pthread_create(
+      &thread, nil, { startThreadBody($0) }, Unmanaged.passRetained(ThreadBody(body)).toOpaque())
+    precondition(status == 0, "pthread_create failed with \(status)")
+    pthread_join(thread, nil)
+  }
+
   /// A thread's decoder outlives its thread and serves a later one, with
   /// the container and slots its last record left: threads that start
   /// after others ended, each reading another record type first, read
@@ -135,9 +150,7 @@ struct RecordDecoderReuseTests {
     let expected = try people.map { try $0.decode(RecordTests.Person.self) }
     let mismatches = LockedState(0)
     for round in 0..<12 {
-      let finished = DispatchSemaphore(value: 0)
-      let thread = Thread {
-        defer { finished.signal() }
+      Self.runOnThreadToItsEnd {
         for index in 0..<20 {
           let slot = (round + index) % people.count
           let matches: Bool
@@ -149,10 +162,72 @@ struct RecordDecoderReuseTests {
           if !matches { mismatches.withLock { $0 += 1 } }
         }
       }
-      thread.start()
-      finished.wait()
     }
     #expect(mismatches.withLock { $0 } == 0)
+  }
+
+  /// A person that reads, inside its own decoding, the next person of a
+  /// chain (a record of its own type, two deep) after a read of another
+  /// record that throws midway and is caught.
+  struct Chained: Decodable, Equatable {
+    var name: String
+    var next: String?
+    var age: Int?
+    static let people = LockedState<[String: ObjectSnapshot]>([:])
+    static let chain = ["Ann": "Bo", "Bo": "Cy"]
+
+    enum CodingKeys: String, CodingKey { case name, age }
+
+    /// Reads the name, then the age as a string: throws.
+    struct FailingMidway: Decodable {
+      init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        _ = try container.decode(String.self, forKey: .name)
+        _ = try container.decode(String.self, forKey: .age)
+      }
+    }
+
+    init(name: String, next: String?, age: Int?) { (self.name, self.next, self.age) = (name, next, age) }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      name = try container.decode(String.self, forKey: .name)
+      let ann = Self.people.withLock { $0["Ann"] }
+      #expect(throws: ObjectGraphError.self) { try ann?.decode(FailingMidway.self) }
+      let following = Self.chain[name].flatMap { name in Self.people.withLock { $0[name] } }
+      next = try following?.decode(Chained.self).name
+      age = try container.decodeIfPresent(Int.self, forKey: .age)
+    }
+  }
+
+  @Test func aRecordReadInsideOneOfItsOwnTypeOrAfterOneThatThrewLeavesTheOuterReadIntact() throws {
+    let (people, _) = try Self.snapshots()
+    Chained.people.withLock { table in
+      for (name, person) in zip(["Ann", "Bo", "Cy"], people) { table[name] = person }
+    }
+    for _ in 0..<3 {
+      #expect(try people[0].decode(Chained.self) == Chained(name: "Ann", next: "Bo", age: 30))
+      #expect(try people[1].decode(Chained.self) == Chained(name: "Bo", next: "Cy", age: nil))
+    }
+    #expect(try people[2].decode(AgeFirst.self) == AgeFirst(age: 41, name: "Cy"))
+  }
+
+  /// The decoder's slots are cached for an entity's layout: a schema made
+  /// after another was freed (whose layout may take the freed one's
+  /// address) with the keys in another order reads its own slots.
+  @Test func aSchemaMadeAfterAnotherWasFreedReadsItsOwnSlots() throws {
+    struct Named: Decodable { var name: String }
+    for round in 0..<200 {
+      let attributes: [AttributeDescription] =
+        round.isMultiple(of: 2)
+        ? [.init("name", .string), .init("title", .string)] : [.init("title", .string), .init("name", .string)]
+      let schema = try ObjectSchema([EntityDescription("Person", attributes: attributes)])
+      let context = ObjectContext(schema: schema, notificationCenter: nil)
+      let snapshot = try context.performAndWait {
+        try $0.insert("Person", values: ["name": "Ann", "title": "Dr"]).snapshot()
+      }
+      #expect(try snapshot.decode(Named.self).name == "Ann", "round \(round)")
+    }
   }
 
   @Test func optionalsReadNilForANilValueAnEmptyRelationshipOrAMissingKey() throws {
@@ -199,4 +274,56 @@ struct RecordDecoderReuseTests {
     let message = String(decoding: result.standardErrorContent, as: UTF8.self)
     #expect(message.contains("a record's decoder or keyed container was used after the record's init(from:) returned"))
   }
+
+  /// A container kept past its record on a thread that ended, used while
+  /// a later thread reads a record with the same decoder, traps rather
+  /// than read that thread's record.
+  @Test func aContainerKeptPastItsThreadTrapsWhenAnotherThreadReadsWithItsDecoder() async throws {
+    let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      struct Keeper: Decodable {
+        nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
+        var name: String
+        enum CodingKeys: String, CodingKey { case name }
+        init(from decoder: any Decoder) throws {
+          let container = try decoder.container(keyedBy: CodingKeys.self)
+          name = try container.decode(String.self, forKey: .name)
+          Self.kept = container
+        }
+      }
+      struct Peeker: Decodable {
+        init(from decoder: any Decoder) throws { _ = try Keeper.kept?.decode(String.self, forKey: .name) }
+      }
+      let schema = try ObjectSchema([EntityDescription("Person", attributes: [.init("name", .string)])])
+      let context = ObjectContext(schema: schema, notificationCenter: nil)
+      let (ann, bo) = try context.performAndWait { context in
+        (
+          try context.insert("Person", values: ["name": "Ann"]).snapshot(),
+          try context.insert("Person", values: ["name": "Bo"]).snapshot()
+        )
+      }
+      Self.runOnThreadToItsEnd { _ = try? ann.decode(Keeper.self) }
+      // The second thread takes the first one's decoder.
+      Self.runOnThreadToItsEnd { _ = try? bo.decode(Peeker.self) }
+    }
+    let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(message.contains("a record's decoder or keyed container was used after the record's init(from:) returned"))
+  }
+}
+
+/// What ``RecordDecoderReuseTests/runOnThreadToItsEnd(_:)`` runs.
+private final class ThreadBody {
+  let run: @Sendable () -> Void
+  init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+
+// A thread's start routine (its argument is optional on some platforms,
+// not on others: one function for each).
+private func startThreadBody(_ argument: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+  if let argument { Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run() }
+  return nil
+}
+
+private func startThreadBody(_ argument: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+  Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue().run()
+  return nil
 }

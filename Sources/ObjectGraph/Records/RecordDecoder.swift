@@ -19,20 +19,24 @@ import PredicateDSL
 /// snapshot would be three, copied at every read through the container's
 /// box.
 ///
-/// Each thread reads its records with a decoder of its own, made for its
-/// first record (``read(_:from:)``), and the decoder keeps the keyed
-/// container it last handed out: a record type asks for a container of the
-/// same key type for every record, and making one (the standard library's
-/// box, allocated, and its type and conformance looked up at run time)
-/// costs more than reading a few attributes. A thread-local decoder needs
-/// no lock (a shared pool's took a tenth of a record's time).
+/// Each thread reads its records with a decoder of its own
+/// (``read(_:from:)``), which needs no lock, and the decoder keeps the
+/// keyed container it last handed out: a record type asks for a container
+/// of the same key type for every record, and making one (the standard
+/// library's box, allocated, and its type and conformance looked up at run
+/// time) costs more than reading a few attributes.
 ///
 /// Decoders are never deallocated: when its thread ends, a decoder waits in
-/// ``idle`` for the next thread that reads a record. So a keyed container
-/// refers to its decoder without counting the reference (the standard
-/// library's box copies the container for every value it reads, and a
-/// counted reference would cost an atomic retain and release each time),
-/// and the decoder outlives every container it hands out.
+/// ``idle`` for the next thread that reads a record, so there are as many
+/// as threads have read records at once (each with the nested decoders of
+/// its deepest nesting). So a keyed container refers to its decoder without
+/// counting the reference (the standard library's box copies the container
+/// for every value it reads, and a counted reference would cost an atomic
+/// retain and release each time), and the decoder outlives every container
+/// it hands out. A container is used inside its record's `init(from:)`, on
+/// the thread reading the record; one kept past that traps when it reads
+/// (``current(_:)``), on the same thread or after the decoder went to
+/// another (its ``lease`` is then over).
 final class RecordDecoder: Decoder {
   /// The snapshot being read, where the caller holds it, read in place (a
   /// copy held by the decoder would cost retaining and releasing its
@@ -52,6 +56,11 @@ final class RecordDecoder: Decoder {
   /// names instead of a search of the entity's keys. In storage of the
   /// decoder's own, changed in place.
   private let slots: UnsafeMutablePointer<SlotCache>
+
+  /// Which of the decoder's threads is using it: a container made during
+  /// one lease reads nothing during the next, when another thread may be
+  /// using the decoder.
+  private(set) var lease: UInt32 = 0
 
   /// A decoder for a record read while this one reads another (a record's
   /// `init(from:)` that decodes a snapshot), made at the first such read
@@ -110,10 +119,24 @@ final class RecordDecoder: Decoder {
     return try nested.read(Record.self, from: snapshot)
   }
 
-  /// Moves a thread's decoder to ``idle`` as the thread ends.
+  /// Moves a thread's decoder to ``idle`` as the thread ends, its lease
+  /// over.
   fileprivate static func retire(_ pointer: UnsafeMutableRawPointer) {
     let decoder = Unmanaged<RecordDecoder>.fromOpaque(pointer).takeRetainedValue()
+    decoder.endLease()
     idle.withLock { $0.append(decoder) }
+  }
+
+  /// Ends the lease of this decoder and of its nested ones: the containers
+  /// they handed out read nothing from now on, and nothing is being read
+  /// (a thread that exits inside a record's `init(from:)` leaves its read
+  /// unfinished).
+  private func endLease() {
+    lease &+= 1
+    reading = nil
+    kept = nil
+    keyType = nil
+    nestedDecoder?.endLease()
   }
 
   private init() {
@@ -126,13 +149,14 @@ final class RecordDecoder: Decoder {
     slots.deallocate()
   }
 
-  /// Where the snapshot being read is.
+  /// Where the snapshot being read is, for a container of `lease`.
   ///
-  /// - Precondition: A record is being read: a decoder or container kept
-  ///   by a record's `init(from:)` past its return reads nothing.
+  /// - Precondition: A record is being read, and the container is of the
+  ///   decoder's lease: a decoder or container kept by a record's
+  ///   `init(from:)` past its return reads nothing.
   @inline(__always)
-  private var current: UnsafePointer<ObjectSnapshot> {
-    guard let reading else { Self.usedAfterReading() }
+  private func current(_ lease: UInt32) -> UnsafePointer<ObjectSnapshot> {
+    guard let reading, lease == self.lease else { Self.usedAfterReading() }
     return reading
   }
 
@@ -141,16 +165,19 @@ final class RecordDecoder: Decoder {
     preconditionFailure("a record's decoder or keyed container was used after the record's init(from:) returned")
   }
 
-  /// The snapshot being read (a copy).
-  var snapshot: ObjectSnapshot { current.pointee }
+  /// The snapshot being read (a copy), for a container of `lease`.
+  func snapshot(_ lease: UInt32) -> ObjectSnapshot { current(lease).pointee }
 
-  /// The snapshot's value of `key`, read in place: the snapshot is not
-  /// copied around the lookup of the key's slot (which would retain and
-  /// release its three references), since its holder keeps it, unchanged,
-  /// while the record is read.
+  /// The snapshot being read (a copy).
+  var snapshot: ObjectSnapshot { current(lease).pointee }
+
+  /// The snapshot's value of `key`, for a container of `lease`, read in
+  /// place: the snapshot is not copied around the lookup of the key's slot
+  /// (which would retain and release its three references), since its
+  /// holder keeps it, unchanged, while the record is read.
   @inline(__always)
-  func property(_ key: String) -> PropertyValue? {
-    let snapshot = current
+  func property(_ key: String, _ lease: UInt32) -> PropertyValue? {
+    let snapshot = current(lease)
     let layout = Unmanaged.passUnretained(snapshot.pointee.layout)
     let found = slots.pointee.slot(key, in: layout)
     switch found {
@@ -165,6 +192,10 @@ final class RecordDecoder: Decoder {
   struct SlotCache {
     /// The entity the slots are of (its layout's address).
     var layout: UnsafeMutableRawPointer?
+    /// That entity's layout, held so that its address names no other
+    /// entity while its slots are cached (a layout made after it is freed
+    /// may be given its address).
+    var owner: EntityLayout?
     /// Each read's key and its slot (nil for a key the entity does not
     /// have).
     var entries: [(key: String, slot: PropertySlot?)] = []
@@ -189,6 +220,7 @@ final class RecordDecoder: Decoder {
     ) -> PropertySlot? {
       if entity != self.layout {
         self.layout = entity
+        owner = layout.takeUnretainedValue()
         entries.removeAll(keepingCapacity: true)
       }
       let slot = layout._withUnsafeGuaranteedRef { $0.slot(key) }
@@ -208,7 +240,8 @@ final class RecordDecoder: Decoder {
     if keyType == ObjectIdentifier(Key.self), let kept {
       return unsafeDowncast(kept, to: KeptKeyedContainer<Key>.self).copy()
     }
-    let made = KeyedDecodingContainer(RecordKeyedDecodingContainer<Key>(decoder: Unmanaged.passUnretained(self)))
+    let made = KeyedDecodingContainer(
+      RecordKeyedDecodingContainer<Key>(decoder: Unmanaged.passUnretained(self), lease: lease))
     kept = KeptKeyedContainer(copy: copies(made))
     keyType = ObjectIdentifier(Key.self)
     return made
@@ -256,8 +289,8 @@ fileprivate final class KeptKeyedContainer<Key: CodingKey>: KeptContainer {
 /// generic over `Key` looks the container type up at run time each time
 /// (its layout is the standard library's to change), which costs a tenth
 /// of reading a record. Not specialized: a copy specialized for
-/// `KeyedDecodingContainer<Key>` would be generic over `Key` again, and
-/// look the container type up as before.
+/// `KeyedDecodingContainer<Key>` would be generic over `Key` again, and so
+/// look the container type up at every copy.
 @inline(never)
 @_semantics("optimize.sil.specialize.generic.never")
 private func copies<Value>(_ value: Value) -> () -> Value { { value } }

@@ -14,7 +14,10 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// every value it reads, which a counted reference would make two atomic
   /// operations.
   let decoder: Unmanaged<RecordDecoder>
-  var snapshot: ObjectSnapshot { decoder._withUnsafeGuaranteedRef { $0.snapshot } }
+  /// The decoder's lease when the container was made: the container reads
+  /// only during it.
+  let lease: UInt32
+  var snapshot: ObjectSnapshot { decoder._withUnsafeGuaranteedRef { $0.snapshot(lease) } }
   var codingPath: [any CodingKey] { [] }
 
   var allKeys: [Key] { snapshot.keys.compactMap { Key(stringValue: $0) } }
@@ -27,7 +30,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// The key's property; nil when the entity has no such key.
   @inline(__always)
   private func lookUp(_ key: Key) -> PropertyValue? {
-    decoder._withUnsafeGuaranteedRef { $0.property(key.stringValue) }
+    decoder._withUnsafeGuaranteedRef { $0.property(key.stringValue, lease) }
   }
 
   /// The key's property, or an error naming the key and what was meant.
@@ -114,20 +117,15 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   }
 
   func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-    // Dates and UUIDs, the common Foundation values, are read straight
-    // from the attribute's payload; anything else about them (a nil, a
-    // relationship, another type of value) takes the general path, which
-    // says what is wrong.
-    if T.self == Date.self, case .attribute(.date(let seconds))? = lookUp(key) {
-      return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
-    }
-    if T.self == UUID.self, case .attribute(.uuid(let bits))? = lookUp(key) {
-      return unsafeBitCast(UUID(bits: bits), to: T.self)
-    }
     // A Foundation value is an attribute: read it as the primitive types
-    // are read, without handling the property as a whole.
+    // are read, without handling the property as a whole; dates and UUIDs,
+    // the common ones, straight from the stored value's payload.
     if RecordValue.isFoundationType(T.self) {
       let stored = try value(key, as: T.self)
+      if T.self == Date.self, case .date(let seconds) = stored {
+        return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
+      }
+      if T.self == UUID.self, case .uuid(let bits) = stored { return unsafeBitCast(UUID(bits: bits), to: T.self) }
       do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
     }
     return try decode(T.self, from: try property(key), key)
