@@ -20,13 +20,19 @@ extension ObjectSnapshot {
   ///   stored and the Swift type: `Person.age: the integer 300 does not fit
   ///   UInt8`, `Person.name: nil cannot be read as String; declare it
   ///   String?`, `Person has no key 'nmae' (did you mean 'name'?): …`.
+  @inlinable
   public func decode<Record: Decodable>(_ type: Record.Type) throws(ObjectGraphError) -> Record {
+    // Inlined where the record type is known, so that the record's
+    // `init(from:)` is called directly. The snapshot is read in place,
+    // where it is, while the record is read.
     do {
-      return try RecordDecoder.read(Record.self, from: self)
-    } catch let error as ObjectGraphError {
-      throw error
+      return try withUnsafePointer(to: self) { snapshot in
+        let decoder = RecordDecoder.start(reading: snapshot)
+        defer { RecordDecoder.finish(decoder) }
+        return try Record(from: decoder.takeUnretainedValue())
+      }
     } catch {
-      throw RecordDecoder.error(entityName, "\(Record.self)'s init(from:) threw: \(error)")
+      throw RecordDecoder.failure(error, reading: Record.self, of: entityName)
     }
   }
 }

@@ -20,7 +20,7 @@ import PredicateDSL
 /// box.
 ///
 /// Each thread reads its records with a decoder of its own
-/// (``read(_:from:)``), which needs no lock, and the decoder keeps the
+/// (``start(reading:)``), which needs no lock, and the decoder keeps the
 /// keyed container it last handed out: a record type asks for a container
 /// of the same key type for every record, and making one (the standard
 /// library's box, allocated, and its type and conformance looked up at run
@@ -37,6 +37,7 @@ import PredicateDSL
 /// the thread reading the record; one kept past that traps when it reads
 /// (``current(_:)``), on the same thread or after the decoder went to
 /// another (its ``lease`` is then over).
+@usableFromInline
 final class RecordDecoder: Decoder {
   /// The snapshot being read, where the caller holds it, read in place (a
   /// copy held by the decoder would cost retaining and releasing its
@@ -79,8 +80,17 @@ final class RecordDecoder: Decoder {
     return key
   }()
 
-  /// Reads `snapshot` as a record with the thread's decoder.
-  static func read<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
+  /// Starts reading `snapshot` with the thread's decoder, or, while it
+  /// reads another record (a record's `init(from:)` that decodes a
+  /// snapshot), with the first of its nested decoders that reads none: the
+  /// decoder to hand the record's `init(from:)`, and to ``finish(_:)``
+  /// after, thrown or not. Not counted: the thread's slot holds its
+  /// decoder, and each decoder its nested one.
+  ///
+  /// - Precondition: `snapshot` stays where it is, unchanged, until
+  ///   ``finish(_:)``.
+  @usableFromInline
+  static func start(reading snapshot: UnsafePointer<ObjectSnapshot>) -> Unmanaged<RecordDecoder> {
     let decoder: Unmanaged<RecordDecoder>
     if let stored = pthread_getspecific(threadKey) {
       decoder = Unmanaged.fromOpaque(stored)
@@ -88,35 +98,39 @@ final class RecordDecoder: Decoder {
       decoder = Unmanaged.passRetained(idle.withLock { $0.popLast() } ?? RecordDecoder())
       pthread_setspecific(threadKey, decoder.toOpaque())
     }
-    // The thread's slot holds the decoder: no retain around the read.
-    return try decoder._withUnsafeGuaranteedRef { try $0.read(Record.self, from: snapshot) }
+    return decoder._withUnsafeGuaranteedRef { $0.start(snapshot) }
   }
 
-  /// Reads `snapshot` with this decoder, or with its nested decoder when
-  /// this one is reading a record already.
-  @inline(__always)
-  private func read<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
-    if reading != nil { return try readNested(Record.self, from: snapshot) }
-    return try withUnsafePointer(to: snapshot) { snapshot in
-      reading = snapshot
-      slots.pointee.next = 0
-      defer { reading = nil }
-      return try Record(from: self)
-    }
+  /// Starts reading `snapshot` with this decoder, or with its nested one
+  /// when this one is reading already.
+  private func start(_ snapshot: UnsafePointer<ObjectSnapshot>) -> Unmanaged<RecordDecoder> {
+    guard reading == nil else { return startNested(snapshot) }
+    reading = snapshot
+    slots.pointee.next = 0
+    return Unmanaged.passUnretained(self)
   }
 
-  /// Reads a record while this decoder reads another, with the nested
-  /// decoder.
   @inline(never)
-  private func readNested<Record: Decodable>(_ type: Record.Type, from snapshot: ObjectSnapshot) throws -> Record {
-    let nested: RecordDecoder
-    if let nestedDecoder {
-      nested = nestedDecoder
-    } else {
-      nested = RecordDecoder()
-      nestedDecoder = nested
-    }
-    return try nested.read(Record.self, from: snapshot)
+  private func startNested(_ snapshot: UnsafePointer<ObjectSnapshot>) -> Unmanaged<RecordDecoder> {
+    if let nestedDecoder { return nestedDecoder.start(snapshot) }
+    let nested = RecordDecoder()
+    nestedDecoder = nested
+    return nested.start(snapshot)
+  }
+
+  /// Ends the read `decoder` started.
+  @usableFromInline
+  static func finish(_ decoder: Unmanaged<RecordDecoder>) {
+    decoder._withUnsafeGuaranteedRef { $0.reading = nil }
+  }
+
+  /// What a record's `init(from:)` threw, as the error a read throws: an
+  /// `ObjectGraphError` as it is, anything else named after the record
+  /// type and the entity.
+  @usableFromInline
+  static func failure(_ error: any Error, reading type: Any.Type, of entity: String) -> ObjectGraphError {
+    if let error = error as? ObjectGraphError { return error }
+    return RecordDecoder.error(entity, "\(type)'s init(from:) threw: \(error)")
   }
 
   /// Moves a thread's decoder to ``idle`` as the thread ends, its lease
@@ -171,19 +185,33 @@ final class RecordDecoder: Decoder {
   /// The snapshot being read (a copy).
   var snapshot: ObjectSnapshot { current(lease).pointee }
 
-  /// The snapshot's value of `key`, for a container of `lease`, read in
-  /// place: the snapshot is not copied around the lookup of the key's slot
-  /// (which would retain and release its three references), since its
-  /// holder keeps it, unchanged, while the record is read.
+  /// Where `key`'s property is in the snapshot being read, for a
+  /// container of `lease`: the snapshot is not copied around the lookup of
+  /// the key's slot (which would retain and release its three
+  /// references), since its holder keeps it, unchanged, while the record
+  /// is read.
   @inline(__always)
-  func property(_ key: String, _ lease: UInt32) -> PropertyValue? {
+  func locate(_ key: String, _ lease: UInt32) -> Location {
     let snapshot = current(lease)
     let layout = Unmanaged.passUnretained(snapshot.pointee.layout)
-    let found = slots.pointee.slot(key, in: layout)
-    switch found {
-    case .attribute(let slot): return .attribute(snapshot.pointee.values[slot])
-    case .relationship(let slot): return .relationship(snapshot.pointee.relationships[slot])
-    case nil: return nil
+    return Location(snapshot: snapshot, slot: slots.pointee.slot(key, in: layout))
+  }
+
+  /// A key's place in the snapshot being read.
+  struct Location {
+    /// The snapshot, where its holder keeps it while the record is read.
+    let snapshot: UnsafePointer<ObjectSnapshot>
+    /// The key's slot; nil when the entity has no such key.
+    let slot: PropertySlot?
+
+    /// The key's property (a copy of its value).
+    @inline(__always)
+    var property: PropertyValue? {
+      switch slot {
+      case .attribute(let slot): .attribute(snapshot.pointee.values[slot])
+      case .relationship(let slot): .relationship(snapshot.pointee.relationships[slot])
+      case nil: nil
+      }
     }
   }
 
@@ -233,12 +261,14 @@ final class RecordDecoder: Decoder {
     }
   }
 
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
+  @usableFromInline var codingPath: [any CodingKey] { [] }
+  @usableFromInline var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+  @usableFromInline
   func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-    if keyType == ObjectIdentifier(Key.self), let kept {
-      return unsafeDowncast(kept, to: KeptKeyedContainer<Key>.self).copy()
+    if keyType == ObjectIdentifier(Key.self), let kept = kept.map(Unmanaged.passUnretained) {
+      // The decoder holds the kept container: no retain around the copy.
+      return kept._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeptKeyedContainer<Key>.self).copy() }
     }
     let made = KeyedDecodingContainer(
       RecordKeyedDecodingContainer<Key>(decoder: Unmanaged.passUnretained(self), lease: lease))
@@ -247,10 +277,12 @@ final class RecordDecoder: Decoder {
     return made
   }
 
+  @usableFromInline
   func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
     throw RecordDecoder.error(snapshot.entityName, "a record reads an object's keys; it has no unkeyed form")
   }
 
+  @usableFromInline
   func singleValueContainer() throws -> any SingleValueDecodingContainer {
     throw RecordDecoder.error(snapshot.entityName, "a record reads an object's keys; it is not a single value")
   }

@@ -27,29 +27,47 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
   /// `Person.age`.
   private func place(_ key: Key) -> String { "\(snapshot.entityName).\(key.stringValue)" }
 
-  /// The key's property; nil when the entity has no such key.
+  /// Where the key's property is in the snapshot being read. Each read
+  /// locates its key once (the decoder's slot cache follows the reads).
   @inline(__always)
-  private func lookUp(_ key: Key) -> PropertyValue? {
-    decoder._withUnsafeGuaranteedRef { $0.property(key.stringValue, lease) }
+  private func locate(_ key: Key) -> RecordDecoder.Location {
+    decoder._withUnsafeGuaranteedRef { $0.locate(key.stringValue, lease) }
   }
 
-  /// The key's property, or an error naming the key and what was meant.
+  /// The key's property; nil when the entity has no such key.
   @inline(__always)
-  private func property(_ key: Key) throws(ObjectGraphError) -> PropertyValue {
-    guard let property = lookUp(key) else {
+  private func lookUp(_ key: Key) -> PropertyValue? { locate(key).property }
+
+  /// The key's property at `location`, or an error naming the key and
+  /// what was meant.
+  @inline(__always)
+  private func property(_ key: Key, at location: RecordDecoder.Location) throws(ObjectGraphError) -> PropertyValue {
+    guard let property = location.property else {
       throw RecordDecoder.unknownKey(key.stringValue, of: snapshot.entityName, keys: snapshot.keys)
     }
     return property
   }
 
-  /// The key's attribute value, not nil.
+  /// The key's property, or an error naming the key and what was meant.
   @inline(__always)
-  private func value<T>(_ key: Key, as type: T.Type) throws(ObjectGraphError) -> FilterValue {
-    switch try property(key) {
+  private func property(_ key: Key) throws(ObjectGraphError) -> PropertyValue { try property(key, at: locate(key)) }
+
+  /// The key's attribute value at `location`, not nil.
+  @inline(__always)
+  private func value<T>(
+    _ key: Key, at location: RecordDecoder.Location, as type: T.Type
+  ) throws(ObjectGraphError) -> FilterValue {
+    switch try property(key, at: location) {
     case .attribute(.null): throw nilError(key, T.self)
     case .attribute(let value): return value
     case .relationship(let targets): throw relationshipMismatch(key, targets, T.self)
     }
+  }
+
+  /// The key's attribute value, not nil.
+  @inline(__always)
+  private func value<T>(_ key: Key, as type: T.Type) throws(ObjectGraphError) -> FilterValue {
+    try value(key, at: locate(key), as: T.self)
   }
 
   @inline(never)
@@ -79,18 +97,34 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
   }
 
+  // Each read first matches the stored value's payload where it lies (no
+  // copy of the value); anything else takes the general path at the same
+  // place, which converts what can be and says what is wrong otherwise.
+
   func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-    let stored = try value(key, as: Bool.self)
+    let location = locate(key)
+    if case .attribute(let slot)? = location.slot, case .bool(let flag) = location.snapshot.pointee.values[slot] {
+      return flag
+    }
+    let stored = try value(key, at: location, as: Bool.self)
     do { return try RecordValue.bool(from: stored) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: String.Type, forKey key: Key) throws -> String {
-    let stored = try value(key, as: String.self)
+    let location = locate(key)
+    if case .attribute(let slot)? = location.slot, case .string(let text) = location.snapshot.pointee.values[slot] {
+      return text
+    }
+    let stored = try value(key, at: location, as: String.self)
     do { return try RecordValue.string(from: stored) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-    let stored = try value(key, as: Double.self)
+    let location = locate(key)
+    if case .attribute(let slot)? = location.slot, case .double(let number) = location.snapshot.pointee.values[slot] {
+      return number
+    }
+    let stored = try value(key, at: location, as: Double.self)
     do { return try RecordValue.double(from: stored, as: Double.self) } catch { throw failure(key, error) }
   }
 
@@ -112,7 +146,13 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
   @inline(__always)
   private func integer<T: FixedWidthInteger>(_ key: Key) throws(ObjectGraphError) -> T {
-    let stored = try value(key, as: T.self)
+    let location = locate(key)
+    if case .attribute(let slot)? = location.slot, case .int(let number) = location.snapshot.pointee.values[slot],
+      let fitted = T(exactly: number)
+    {
+      return fitted
+    }
+    let stored = try value(key, at: location, as: T.self)
     do { return try RecordValue.integer(T.self, from: stored) } catch { throw failure(key, error) }
   }
 
@@ -121,11 +161,18 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     // are read, without handling the property as a whole; dates and UUIDs,
     // the common ones, straight from the stored value's payload.
     if RecordValue.isFoundationType(T.self) {
-      let stored = try value(key, as: T.self)
-      if T.self == Date.self, case .date(let seconds) = stored {
+      let location = locate(key)
+      if T.self == Date.self, case .attribute(let slot)? = location.slot,
+        case .date(let seconds) = location.snapshot.pointee.values[slot]
+      {
         return unsafeBitCast(Date(timeIntervalSinceReferenceDate: seconds), to: T.self)
       }
-      if T.self == UUID.self, case .uuid(let bits) = stored { return unsafeBitCast(UUID(bits: bits), to: T.self) }
+      if T.self == UUID.self, case .attribute(let slot)? = location.slot,
+        case .uuid(let bits) = location.snapshot.pointee.values[slot]
+      {
+        return unsafeBitCast(UUID(bits: bits), to: T.self)
+      }
+      let stored = try value(key, at: location, as: T.self)
       do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
     }
     return try decode(T.self, from: try property(key), key)
