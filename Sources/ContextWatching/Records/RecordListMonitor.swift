@@ -283,10 +283,14 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// Tells the observers told "will change" what changed, then the
   /// closures, each change's record decoded once for all of them.
   private func didApply(_ changes: ListChanges) {
-    let observing = told.withLock { told in
+    let toldObservers = told.withLock { told -> [AnyObject] in
+      guard !told.isEmpty else { return [] }
       defer { told = [] }
-      return told.compactMap { $0 as? any RecordListObserver<Record> }
+      return told
     }
+    // Cast outside the lock, and only when someone was told: the cast's
+    // array type is looked up at run time.
+    let observing = toldObservers.isEmpty ? [] : toldObservers.compactMap { $0 as? any RecordListObserver<Record> }
     // Closures are read after the change: one registered since sees the
     // new content (a model reads it then), or this update.
     var handlers: [@Sendable (any Sendable) -> Void] = []
