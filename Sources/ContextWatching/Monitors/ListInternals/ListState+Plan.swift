@@ -97,7 +97,7 @@ extension ListState {
     // leaves or enters it, and one before it moves the window's objects
     // along, when the list reaches it.
     func mayChangeListed(at rank: Int) -> Bool { rank < end && (rank >= offset || reachesWindow) }
-    let (loaded, oldKeys) = touchSearchPaths(edits)
+    let (loaded, oldPlaces) = touchSearchPaths(edits)
 
     // Where each touched object stands, and whether any of them is, or
     // will be, within the window or moves it.
@@ -105,26 +105,37 @@ extension ListState {
     touched.reserveCapacity(edits.count)
     var isListedChange = false
     var shift = 0
+    // What the search for a listed object reads of it: whether its sort
+    // values stay, whether it leaves its section, and its neighbours when
+    // its leaf holds them (for one repositioned).
+    typealias Reading = (inPlace: Bool, leavesSection: Bool, neighbours: (before: ObjectID?, after: ObjectID?)?)
     // By index, not `for edit in edits`, which would copy each edit whole
     // (its object's references retained, then released).
     for index in edits.indices {
       let objectID = edits[index].objectID
       let hasNew = edits[index].new != nil
-      // Read from the listed object in place: whether its sort values
-      // change, and whether it leaves its section. Two flags, so that
-      // handing them out copies no reference.
-      let member = self.member(objectID, key: oldKeys.isEmpty ? nil : oldKeys[index]) {
-        listed -> (inPlace: Bool, leavesSection: Bool) in
-        guard hasNew else { return (false, order.isSectioned) }
-        let new = edits[index].new.unsafelyUnwrapped
-        let inPlace = order.hasSameKeys(listed, new)
-        let leavesSection =
-          !inPlace && order.isSectioned
-          && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new))
-        return (inPlace, leavesSection)
+      // A `Reading` of the listed object in place: flags and identifiers,
+      // so that handing them out copies no reference.
+      let oldPlace = oldPlaces.isEmpty ? nil : oldPlaces[index]
+      // The edit's object read in place (see `Optional: ListSortValues`).
+      let member = edits.withUnsafeBufferPointer { edits in
+        let new = (edits.baseAddress.unsafelyUnwrapped + index).pointer(to: \.new).unsafelyUnwrapped
+        return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
+          let listed = elements.baseAddress.unsafelyUnwrapped + offset
+          guard hasNew else { return (false, order.isSectioned, nil) }
+          let inPlace = order.hasSameKeys(listed, new)
+          guard !inPlace else { return (true, false, nil) }
+          let leavesSection =
+            order.isSectioned
+            && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new.pointee))
+          guard offset > 0 && offset + 1 < elements.count else { return (false, leavesSection, nil) }
+          return (
+            false, leavesSection, ((listed - 1).pointee.snapshot.objectID, (listed + 1).pointee.snapshot.objectID)
+          )
+        }
       }
       let touchedObject: Touched
-      if let (rank, (inPlace, leavesSection)) = member {
+      if let (rank, (inPlace, leavesSection, leafNeighbours)) = member {
         if content.isListed(rank: rank) { isListedChange = true }
         // The object as listed, only when the edits may report it deleted
         // (it leaves the list, or may leave the window), and its section
@@ -148,7 +159,7 @@ extension ListState {
           touchedObject = Touched(
             edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
             staysInSection: oldSection == nil, oldRank: rank,
-            oldNeighbours: inPlace ? nil : neighbours(rank))
+            oldNeighbours: inPlace ? nil : leafNeighbours ?? neighbours(rank))
         } else {
           shift += 1
           if mayChangeListed(at: rank) { isListedChange = true }
@@ -302,6 +313,14 @@ extension ListState {
   /// caches hold.
   static let touchThreshold = 1 << 14
 
+  /// Where a search for a listed object's old place begins: its encoded
+  /// sort values as the list holds them, and the leaf a search by them
+  /// reached (see ``OrderStatisticTree/touchLeaves(_:_:)``).
+  struct OldPlace {
+    let key: ListSortKey
+    let mark: OrderStatisticTree<ListedObject>.LeafMark
+  }
+
   /// Loads what the searches for a save's edits will read, the edits'
   /// misses overlapping (see ``OrderStatisticTree/touchLeaves(_:_:)``):
   /// the value table's buckets, then the leaf of each object's place before
@@ -312,30 +331,57 @@ extension ListState {
   /// not touched.
   ///
   /// - Returns: A sum of the bytes read, only so that the loads are kept,
-  ///   and each edited object's encoded sort values as the list holds
-  ///   them (nil for one not listed), for its search; no values when the
-  ///   list is not touched.
-  func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldKeys: [ListSortKey?]) {
+  ///   and for each edited object listed, its encoded sort values as the
+  ///   list holds them and the leaf its words lead to, where its search
+  ///   begins (nil for one not listed); no places when the list is not
+  ///   touched. The leaves are valid until the list changes (invariant 10
+  ///   in Support/OrderStatisticTree/OrderStatisticTree.swift).
+  func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldPlaces: [OldPlace?]) {
     guard content.objects.count >= Self.touchThreshold else { return (0, []) }
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
     var keys: [ListSortKey] = []
     keys.reserveCapacity(2 * edits.count)
+    // Each listed object's old words and the number of its search in
+    // `keys`, the first `listedCount` searches.
     var oldKeys: [ListSortKey?] = []
     oldKeys.reserveCapacity(edits.count)
     // Pointers: invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in edits.indices {
-      let old = withProbe(edits[index].objectID) { $0.pointee.key }
+      // The words of values the edit leaves as they were are the new
+      // object's: only the others are encoded.
+      let old = edits.withUnsafeBufferPointer { edits in
+        let edit = edits.baseAddress.unsafelyUnwrapped + index
+        return withProbe(edit.pointee.objectID, like: edit.pointer(to: \.new)) { $0.pointee.key }
+      }
       oldKeys.append(old)
       if let old { keys.append(old) }
-      if let new = edits[index].new?.key, old.map({ $0.first != new.first || $0.second != new.second }) ?? true {
+    }
+    let listedCount = keys.count
+    for index in edits.indices {
+      if let new = edits[index].new?.key,
+        oldKeys[index].map({ $0.first != new.first || $0.second != new.second }) ?? true
+      {
         keys.append(new)
       }
     }
-    loaded &+= content.objects.touchLeaves(keys.count) { search, element in
+    let (touched, leaves) = content.objects.touchLeaves(keys.count) { search, element in
       ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
     }
-    return (loaded, oldKeys)
+    loaded &+= touched
+    var places: [OldPlace?] = []
+    places.reserveCapacity(edits.count)
+    var search = 0
+    for old in oldKeys {
+      guard let old else {
+        places.append(nil)
+        continue
+      }
+      places.append(OldPlace(key: old, mark: leaves[search]))
+      search += 1
+    }
+    precondition(search == listedCount, "every listed object has its search")
+    return (loaded, places)
   }
 }
