@@ -97,8 +97,6 @@ extension ListState {
     // leaves or enters it, and one before it moves the window's objects
     // along, when the list reaches it.
     func mayChangeListed(at rank: Int) -> Bool { rank < end && (rank >= offset || reachesWindow) }
-    let (loaded, oldPlaces) = touchSearchPaths(edits)
-
     // Where each touched object stands, and whether any of them is, or
     // will be, within the window or moves it.
     var touched: [Touched] = []
@@ -109,78 +107,80 @@ extension ListState {
     // values stay, whether it leaves its section, and its neighbours when
     // its leaf holds them (for one repositioned).
     typealias Reading = (inPlace: Bool, leavesSection: Bool, neighbours: (before: ObjectID?, after: ObjectID?)?)
-    // By index, not `for edit in edits`, which would copy each edit whole
-    // (its object's references retained, then released).
-    for index in edits.indices {
-      let objectID = edits[index].objectID
-      let hasNew = edits[index].new != nil
-      // A `Reading` of the listed object in place: flags and identifiers,
-      // so that handing them out copies no reference.
-      let oldPlace = oldPlaces.isEmpty ? nil : oldPlaces[index]
-      // The edit's object read in place (see `Optional: ListSortValues`).
-      let member = edits.withUnsafeBufferPointer { edits in
-        let new = (edits.baseAddress.unsafelyUnwrapped + index).pointer(to: \.new).unsafelyUnwrapped
-        return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
-          let listed = elements.baseAddress.unsafelyUnwrapped + offset
-          guard hasNew else { return (false, order.isSectioned, nil) }
-          let inPlace = order.hasSameKeys(listed, new)
-          guard !inPlace else { return (true, false, nil) }
-          let leavesSection =
-            order.isSectioned
-            && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new.pointee))
-          guard offset > 0 && offset + 1 < elements.count else { return (false, leavesSection, nil) }
-          return (
-            false, leavesSection, ((listed - 1).pointee.snapshot.objectID, (listed + 1).pointee.snapshot.objectID)
-          )
+    withSearchPaths(edits) { loaded, oldPlaces in
+      // By index, not `for edit in edits`, which would copy each edit whole
+      // (its object's references retained, then released).
+      for index in edits.indices {
+        let objectID = edits[index].objectID
+        let hasNew = edits[index].new != nil
+        // A `Reading` of the listed object in place: flags and identifiers,
+        // so that handing them out copies no reference.
+        let oldPlace = oldPlaces.isEmpty ? nil : oldPlaces[index]
+        // The edit's object read in place (see `Optional: ListSortValues`).
+        let member = edits.withUnsafeBufferPointer { edits in
+          let new = (edits.baseAddress.unsafelyUnwrapped + index).pointer(to: \.new).unsafelyUnwrapped
+          return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
+            let listed = elements.baseAddress.unsafelyUnwrapped + offset
+            guard hasNew else { return (false, order.isSectioned, nil) }
+            let inPlace = order.hasSameKeys(listed, new)
+            guard !inPlace else { return (true, false, nil) }
+            let leavesSection =
+              order.isSectioned
+              && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new.pointee))
+            guard offset > 0 && offset + 1 < elements.count else { return (false, leavesSection, nil) }
+            return (
+              false, leavesSection, ((listed - 1).pointee.snapshot.objectID, (listed + 1).pointee.snapshot.objectID)
+            )
+          }
         }
-      }
-      let touchedObject: Touched
-      if let (rank, (inPlace, leavesSection, leafNeighbours)) = member {
-        if content.isListed(rank: rank) { isListedChange = true }
-        // The object as listed, only when the edits may report it deleted
-        // (it leaves the list, or may leave the window), and its section
-        // only when it leaves it: each read again by rank, which is rare.
-        let old = !hasNew || isWindowed ? content.objects[rank] : nil
-        let oldSection =
-          leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
-        if hasNew {
-          if !inPlace {
-            shift += 1
-            // Where it leaves, and where it would go among the old list:
-            // within the window or before it, it changes what is listed,
-            // unless it stays before the window (the window's objects
-            // keep their ranks then).
-            if !isListedChange {
-              let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
-              let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
-              if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
+        let touchedObject: Touched
+        if let (rank, (inPlace, leavesSection, leafNeighbours)) = member {
+          if content.isListed(rank: rank) { isListedChange = true }
+          // The object as listed, only when the edits may report it deleted
+          // (it leaves the list, or may leave the window), and its section
+          // only when it leaves it: each read again by rank, which is rare.
+          let old = !hasNew || isWindowed ? content.objects[rank] : nil
+          let oldSection =
+            leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
+          if hasNew {
+            if !inPlace {
+              shift += 1
+              // Where it leaves, and where it would go among the old list:
+              // within the window or before it, it changes what is listed,
+              // unless it stays before the window (the window's objects
+              // keep their ranks then).
+              if !isListedChange {
+                let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
+                let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
+                if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
+              }
             }
+            touchedObject = Touched(
+              edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
+              staysInSection: oldSection == nil, oldRank: rank,
+              oldNeighbours: inPlace ? nil : leafNeighbours ?? neighbours(rank))
+          } else {
+            shift += 1
+            if mayChangeListed(at: rank) { isListedChange = true }
+            touchedObject = Touched(
+              edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
+              staysInSection: false, oldRank: rank, oldNeighbours: nil)
+          }
+        } else {
+          guard !edits[index].isRelatedOnly, hasNew else { continue }
+          shift += 1
+          if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
+            isListedChange = true
           }
           touchedObject = Touched(
-            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
-            staysInSection: oldSection == nil, oldRank: rank,
-            oldNeighbours: inPlace ? nil : leafNeighbours ?? neighbours(rank))
-        } else {
-          shift += 1
-          if mayChangeListed(at: rank) { isListedChange = true }
-          touchedObject = Touched(
-            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
-            staysInSection: false, oldRank: rank, oldNeighbours: nil)
+            edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
+            oldRank: nil, oldNeighbours: nil)
         }
-      } else {
-        guard !edits[index].isRelatedOnly, hasNew else { continue }
-        shift += 1
-        if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
-          isListedChange = true
-        }
-        touchedObject = Touched(
-          edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
-          oldRank: nil, oldNeighbours: nil)
+        touched.append(touchedObject)
       }
-      touched.append(touchedObject)
+      // Keeps the loads: a sum of bytes is never negative.
+      guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
     }
-    // Keeps the loads: a sum of bytes is never negative.
-    guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
     guard isListedChange else {
       return Plan(
         edits: edits, touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
@@ -252,19 +252,25 @@ extension ListState {
       changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
   }
 
-  /// Each touched object's rank after the edits (nil for one no longer
-  /// listed), `insertedAt` being where ``apply(_:)`` inserted each.
+  /// Writes each touched object's rank after the edits into `ranks` (-1
+  /// for one no longer listed), `insertedAt` being where ``apply(_:edits:insertedAt:)``
+  /// inserted each.
   ///
   /// With few repositioned objects (the movers), ranks are counted from
   /// them instead of searched for: an object updated in place has its rank
   /// from before, less the movers that left from before it, plus those that
   /// came in before it; a mover has the position it was inserted at, plus
-  /// the movers inserted after it that sort before it.
+  /// the movers inserted after it that sort before it. The counting's
+  /// lists are temporary buffers, so that it allocates nothing.
   func ranksAfterEdits(
-    of touched: [Touched], edits: [ListEdit], insertedAt: [Int], moverCount: Int
-  ) -> [Int?] {
+    of touched: [Touched], edits: [ListEdit], insertedAt: UnsafeBufferPointer<Int>, moverCount: Int,
+    into ranks: UnsafeMutableBufferPointer<Int>
+  ) {
     guard moverCount <= 16 else {
-      return touched.map { object in edits[object.edit].new.map { content.rank(of: $0) } }
+      for index in touched.indices {
+        ranks[index] = edits[touched[index].edit].new.map { content.rank(of: $0) } ?? -1
+      }
+      return
     }
     /// A touched object listed after the edits (its index in `touched`),
     /// with its words read once.
@@ -273,39 +279,58 @@ extension ListState {
       let key: ListSortKey
     }
     // Whether `a`'s new object sorts before `b`'s: by their words, and by
-    // the objects only when the words tie. An arrival has a new object
-    // (invariant 9 in Support/OrderStatisticTree/OrderStatisticTree.swift).
+    // the objects, read in place, only when the words tie. An arrival has
+    // a new object (invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift).
     func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
-      ListSortKey.isBefore(a.key, b.key)
-        ?? order.isBefore(
-          edits[touched[a.index].edit].new.unsafelyUnwrapped, edits[touched[b.index].edit].new.unsafelyUnwrapped)
+      if let isBefore = ListSortKey.isBefore(a.key, b.key) { return isBefore }
+      return edits.withUnsafeBufferPointer { edits in
+        let base = edits.baseAddress.unsafelyUnwrapped
+        return order.isBefore(
+          (base + touched[a.index].edit).pointer(to: \.new).unsafelyUnwrapped,
+          (base + touched[b.index].edit).pointer(to: \.new).unsafelyUnwrapped)
+      }
     }
-    var stayed: [Arrival] = []
-    var inserted: [Arrival] = []
-    stayed.reserveCapacity(touched.count - moverCount)
-    inserted.reserveCapacity(moverCount)
-    var moverRanks: [Int] = []
-    moverRanks.reserveCapacity(moverCount)
-    for index in touched.indices {
-      if touched[index].isRepositioned, let rank = touched[index].oldRank { moverRanks.append(rank) }
-      guard let key = edits[touched[index].edit].new?.key else { continue }
-      let arrival = Arrival(index: index, key: key)
-      if touched[index].isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
+    // Arrivals in place first, then the inserted ones from the end; the
+    // old ranks of the movers that left. Trivial elements: the buffers
+    // need no deinitialization.
+    withUnsafeTemporaryAllocation(of: Arrival.self, capacity: touched.count) { arrivals in
+      withUnsafeTemporaryAllocation(of: Int.self, capacity: moverCount) { moverRanks in
+        var (stayedCount, insertedStart, moverRankCount) = (0, touched.count, 0)
+        for index in touched.indices {
+          ranks[index] = -1
+          if touched[index].isRepositioned, let rank = touched[index].oldRank {
+            moverRanks.initializeElement(at: moverRankCount, to: rank)
+            moverRankCount += 1
+          }
+          guard let key = edits[touched[index].edit].new?.key else { continue }
+          if touched[index].isRepositioned {
+            insertedStart -= 1
+            arrivals.initializeElement(at: insertedStart, to: Arrival(index: index, key: key))
+          } else {
+            arrivals.initializeElement(at: stayedCount, to: Arrival(index: index, key: key))
+            stayedCount += 1
+          }
+        }
+        // The inserted arrivals in the order they were inserted.
+        var inserted = UnsafeMutableBufferPointer(rebasing: arrivals[insertedStart...])
+        inserted.reverse()
+        let movedFrom = UnsafeBufferPointer(rebasing: moverRanks[..<moverRankCount])
+        for arrival in arrivals[..<stayedCount] {
+          let oldRank = touched[arrival.index].oldRank!
+          var rank = oldRank
+          for moverRank in movedFrom where moverRank < oldRank { rank -= 1 }
+          for mover in inserted where isBefore(mover, arrival) { rank += 1 }
+          ranks[arrival.index] = rank
+        }
+        for number in inserted.indices {
+          let arrival = inserted[number]
+          var rank = insertedAt[arrival.index]
+          for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
+          ranks[arrival.index] = rank
+        }
+      }
     }
-    var ranks = [Int?](filledWith: nil, count: touched.count)
-    for arrival in stayed {
-      let oldRank = touched[arrival.index].oldRank!
-      var rank = oldRank
-      for moverRank in moverRanks where moverRank < oldRank { rank -= 1 }
-      for mover in inserted where isBefore(mover, arrival) { rank += 1 }
-      ranks[arrival.index] = rank
-    }
-    for (number, arrival) in inserted.enumerated() {
-      var rank = insertedAt[arrival.index]
-      for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
-      ranks[arrival.index] = rank
-    }
-    return ranks
   }
 
   /// The fewest listed objects for which ``touchSearchPaths(_:)`` pays:
@@ -318,7 +343,8 @@ extension ListState {
   /// reached (see ``OrderStatisticTree/touchLeaves(_:_:)``).
   struct OldPlace {
     let key: ListSortKey
-    let mark: OrderStatisticTree<ListedObject>.LeafMark
+    /// Nil until the searches are done.
+    var mark: OrderStatisticTree<ListedObject>.LeafMark?
   }
 
   /// Loads what the searches for a save's edits will read, the edits'
@@ -330,22 +356,46 @@ extension ListState {
   /// ``touchThreshold`` objects stays in the caches between saves, and is
   /// not touched.
   ///
-  /// - Returns: A sum of the bytes read, only so that the loads are kept,
-  ///   and for each edited object listed, its encoded sort values as the
-  ///   list holds them and the leaf its words lead to, where its search
-  ///   begins (nil for one not listed); no places when the list is not
-  ///   touched. The leaves are valid until the list changes (invariant 10
-  ///   in Support/OrderStatisticTree/OrderStatisticTree.swift).
-  func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldPlaces: [OldPlace?]) {
-    guard content.objects.count >= Self.touchThreshold else { return (0, []) }
+  /// Hands `body` a sum of the bytes read, only so that the loads are
+  /// kept, and for each edited object listed, its encoded sort values as
+  /// the list holds them and the leaf its words lead to, where its search
+  /// begins (nil for one not listed); no places when the list is not
+  /// touched. The places are in a temporary buffer, valid during `body`,
+  /// and their leaves until the list changes (invariant 10 in
+  /// Support/OrderStatisticTree/OrderStatisticTree.swift).
+  @inline(__always)
+  func withSearchPaths<Result>(
+    _ edits: [ListEdit], _ body: (_ loaded: Int, _ oldPlaces: UnsafeBufferPointer<OldPlace?>) -> Result
+  ) -> Result {
+    let touches = content.objects.count >= Self.touchThreshold
+    // Temporary buffers of trivial elements (none is deinitialized), empty
+    // when the list is not touched: the words searched for, the old ones
+    // first, edit by edit, then the new ones that differ; the leaves the
+    // searches reach; the places. `body` is called once, inlined here.
+    let searchCapacity = touches ? 2 * edits.count : 0
+    return withUnsafeTemporaryAllocation(of: ListSortKey.self, capacity: searchCapacity) { keys in
+      withUnsafeTemporaryAllocation(of: OrderStatisticTree<ListedObject>.LeafMark.self, capacity: searchCapacity) {
+        marks in
+        withUnsafeTemporaryAllocation(of: OldPlace?.self, capacity: touches ? edits.count : 0) { places in
+          let loaded = touches ? touchSearchPaths(edits, keys: keys, marks: marks, places: places) : 0
+          return body(loaded, UnsafeBufferPointer(places))
+        }
+      }
+    }
+  }
+
+  /// The work of ``withSearchPaths(_:_:)`` in a list it touches: fills
+  /// `places` (one a edit) with the searches' words and leaves, `keys` and
+  /// `marks` (two an edit) being room for the searches; returns the sum
+  /// of the bytes read.
+  private func touchSearchPaths(
+    _ edits: [ListEdit], keys: UnsafeMutableBufferPointer<ListSortKey>,
+    marks: UnsafeMutableBufferPointer<OrderStatisticTree<ListedObject>.LeafMark>,
+    places: UnsafeMutableBufferPointer<OldPlace?>
+  ) -> Int {
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
-    var keys: [ListSortKey] = []
-    keys.reserveCapacity(2 * edits.count)
-    // Each listed object's old words and the number of its search in
-    // `keys`, the first `listedCount` searches.
-    var oldKeys: [ListSortKey?] = []
-    oldKeys.reserveCapacity(edits.count)
+    var keyCount = 0
     // Pointers: invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in edits.indices {
@@ -355,33 +405,31 @@ extension ListState {
         let edit = edits.baseAddress.unsafelyUnwrapped + index
         return withProbe(edit.pointee.objectID, like: edit.pointer(to: \.new)) { $0.pointee.key }
       }
-      oldKeys.append(old)
-      if let old { keys.append(old) }
+      places.initializeElement(at: index, to: old.map { OldPlace(key: $0, mark: nil) })
+      if let old {
+        keys.initializeElement(at: keyCount, to: old)
+        keyCount += 1
+      }
     }
-    let listedCount = keys.count
+    let listedCount = keyCount
     for index in edits.indices {
       if let new = edits[index].new?.key,
-        oldKeys[index].map({ $0.first != new.first || $0.second != new.second }) ?? true
+        places[index].map({ $0.key.first != new.first || $0.key.second != new.second }) ?? true
       {
-        keys.append(new)
+        keys.initializeElement(at: keyCount, to: new)
+        keyCount += 1
       }
     }
-    let (touched, leaves) = content.objects.touchLeaves(keys.count) { search, element in
+    let searches = UnsafeMutableBufferPointer(rebasing: marks[..<keyCount])
+    loaded &+= content.objects.touchLeaves(searches) { search, element in
       ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
     }
-    loaded &+= touched
-    var places: [OldPlace?] = []
-    places.reserveCapacity(edits.count)
     var search = 0
-    for old in oldKeys {
-      guard let old else {
-        places.append(nil)
-        continue
-      }
-      places.append(OldPlace(key: old, mark: leaves[search]))
+    for index in places.indices where places[index] != nil {
+      places[index]!.mark = searches[search]
       search += 1
     }
     precondition(search == listedCount, "every listed object has its search")
-    return (loaded, places)
+    return loaded
   }
 }

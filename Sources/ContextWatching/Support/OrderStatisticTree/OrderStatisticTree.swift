@@ -334,10 +334,11 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return position + leaf._withUnsafeGuaranteedRef { $0.elements.partitionPoint(isBefore) }
   }
 
-  /// Loads into the caches the whole leaf that each of `count` searches
-  /// ends in, search `i` going by `isBefore(i, element)`; returns a sum of
-  /// the bytes read, only so that the loads are kept, and each search's
-  /// leaf (see ``partitionPoint(in:_:readingLeaf:)``).
+  /// Loads into the caches the whole leaf that each of `marks.count`
+  /// searches ends in, search `i` going by `isBefore(i, element)`, and
+  /// initializes `marks[i]` to it (see
+  /// ``partitionPoint(in:_:readingLeaf:)``); returns a sum of the bytes
+  /// read, only so that the loads are kept.
   ///
   /// The searches descend first, a level at a time (the inner nodes, a
   /// small part of a tree, mostly stay in the caches), then every leaf is
@@ -347,15 +348,17 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// a removal there moves half of it. An inexact `isBefore` (one that
   /// decides ties either way) only loads a neighbouring leaf.
   ///
+  /// - Precondition: The tree is not empty.
   /// - Complexity: O(*k* log *n*) for *k* searches.
   func touchLeaves(
-    _ count: Int, _ isBefore: (Int, UnsafePointer<Element>) -> Bool
-  ) -> (loaded: Int, leaves: [LeafMark]) {
-    guard let root, count > 0 else { return (0, []) }
-    // Invariants 2, 3 and 6 above.
-    var marks = [LeafMark](filledWith: LeafMark(leaf: Unmanaged.passUnretained(root), start: 0), count: count)
+    _ marks: UnsafeMutableBufferPointer<LeafMark>, _ isBefore: (Int, UnsafePointer<Element>) -> Bool
+  ) -> Int {
+    precondition(root != nil, "an empty tree has no leaves")
+    guard !marks.isEmpty else { return 0 }
+    // Invariants 2, 3, 4 and 6 above.
+    marks.initialize(repeating: LeafMark(leaf: Unmanaged.passUnretained(root.unsafelyUnwrapped), start: 0))
     while !marks[0].leaf._withUnsafeGuaranteedRef(\.isLeaf) {
-      for search in 0..<count {
+      for search in marks.indices {
         let mark = marks[search]
         marks[search] = mark.leaf._withUnsafeGuaranteedRef { node in
           let index = node.childIndex { isBefore(search, $0) }
@@ -373,7 +376,7 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
         }
       }
     }
-    return (loaded, marks)
+    return loaded
   }
 
   /// The sum of the weights of the elements before `position`.
