@@ -37,7 +37,7 @@ extension ListState {
   ) -> ListChanges {
     var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
     let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
-    let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
+    let bystanderPaths = plan.bystanderPaths
 
     var moverCount = 0
     for index in touched.indices where touched[index].isRepositioned {
@@ -54,7 +54,7 @@ extension ListState {
     // `old` and `new` read unwrapped: invariant 9 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in touched.indices {
-      let from = oldPaths[index]
+      let from = touched[index].oldPath
       let newRank = newRanks[index] >= 0 ? newRanks[index] : nil
       let to = newRank.flatMap { rank -> ListIndexPath? in
         guard content.isListed(rank: rank) else { return nil }
@@ -78,7 +78,9 @@ extension ListState {
       case (let from?, let to?):
         let snapshot = edits[edit].new.unsafelyUnwrapped.snapshot
         if touched[index].isRepositioned
-          && !keepsItsPlace(touched[index], newRank: newRank!, repositioned: UnsafeBufferPointer(repositioned))
+          && !keepsItsPlace(
+            touched[index], newRank: newRank!, repositioned: UnsafeBufferPointer(repositioned),
+            touchedCount: touched.count)
         {
           changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: edits[edit].changedKeys))
         } else if !edits[edit].changedKeys.isEmpty {
@@ -173,7 +175,7 @@ extension ListState {
             precondition(listed.objectID == id, "a listed object is missing from its list")
             listed = edits[edit].new.unsafelyUnwrapped
           }
-          remember(edits[edit].new.unsafelyUnwrapped)
+          edits.withUnsafeBufferPointer { remember(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!) }
           continue
         }
         if let rank = touched[index].oldRank {
@@ -204,24 +206,26 @@ extension ListState {
     for index in touched.indices where touched[index].isRepositioned {
       let edit = touched[index].edit
       guard edits[edit].new != nil else { continue }
-      insertedAt[index] = insert(edits[edit].new.unsafelyUnwrapped)
+      insertedAt[index] = edits.withUnsafeBufferPointer {
+        insert(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!)
+      }
       if !touched[index].staysInSection && order.isSectioned {
         countSection(order.sectionKey(of: edits[edit].new.unsafelyUnwrapped), by: 1)
       }
     }
   }
 
-  /// Inserts `object` into the list's objects (not into its section's
-  /// count).
+  /// Inserts an edit's object, read in place through a pointer to the
+  /// edit's optional (see `Optional: ListSortValues`), into the list's
+  /// objects (not into its section's count): the search reads it there,
+  /// and the tree gets the one copy it keeps.
   ///
   /// - Returns: Its position.
-  mutating func insert(_ object: ListedObject) -> Int {
+  mutating func insert(_ object: UnsafePointer<ListedObject?>) -> Int {
     let order = content.order
     // Invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let position = withUnsafePointer(to: object) { pointer in
-      content.objects.insert(object, at: { order.isBefore($0, pointer) })
-    }
+    let position = content.objects.insert(object.pointee.unsafelyUnwrapped, at: { order.isBefore($0, object) })
     remember(object)
     return position
   }
@@ -253,8 +257,16 @@ extension ListState {
   ///
   /// `repositioned` holds the identifiers of the repositioned objects,
   /// sorted.
-  func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: UnsafeBufferPointer<ObjectID>) -> Bool {
-    guard let (before, after) = object.oldNeighbours, object.staysInSection else { return false }
+  ///
+  /// Its rank then changes by fewer than `touchedCount`, the number of
+  /// touched objects: only they can come or go on either side of it. An
+  /// object whose rank changes more is not looked up.
+  func keepsItsPlace(
+    _ object: Touched, newRank: Int, repositioned: UnsafeBufferPointer<ObjectID>, touchedCount: Int
+  ) -> Bool {
+    guard let (before, after) = object.oldNeighbours, object.staysInSection, let oldRank = object.oldRank,
+      abs(newRank - oldRank) < touchedCount
+    else { return false }
     let (newBefore, newAfter) = neighbours(newRank)
     guard before == newBefore && after == newAfter else { return false }
     func stays(_ id: ObjectID?) -> Bool {

@@ -34,6 +34,10 @@ extension ListState {
     /// Its neighbours before the edits (nil at either end), for an object
     /// that stays listed and is repositioned.
     let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+    /// Its index path before the edits, when it was listed within the
+    /// window; set once every touched object is found, and only when the
+    /// edits change the listed objects.
+    var oldPath: ListIndexPath? = nil
   }
 
   /// An object no edit touches, close enough to either end of the window
@@ -62,7 +66,6 @@ extension ListState {
     var touched: [Touched]
     var bystanders: [Bystander]
     var sections: [SectionBefore]
-    var oldPaths: [ListIndexPath?]
     var bystanderPaths: [ListIndexPath?]
     /// Whether an edit changes a section's count (every object stays in its
     /// section otherwise): only then can sections come or go, or an
@@ -183,7 +186,7 @@ extension ListState {
     }
     guard isListedChange else {
       return Plan(
-        edits: edits, touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        edits: edits, touched: touched, bystanders: [], sections: [], bystanderPaths: [],
         changesSectionCounts: false,
         changesListedObjects: false, sequenceNumber: sequenceNumber)
     }
@@ -240,14 +243,15 @@ extension ListState {
         sections.append(SectionBefore(key: key, listed: index.map { ($0, content.listedCount(ofSectionAt: $0)) }))
       }
     }
-    let oldPaths = touched.map { object in
-      object.oldRank.flatMap { content.isListed(rank: $0) ? content.indexPath(rank: $0) : nil }
+    for index in touched.indices {
+      guard let rank = touched[index].oldRank, content.isListed(rank: rank) else { continue }
+      touched[index].oldPath = content.indexPath(rank: rank)
     }
     let bystanderPaths = bystanders.map {
       content.isListed(rank: $0.oldRank) ? content.indexPath(rank: $0.oldRank) : nil
     }
     return Plan(
-      edits: edits, touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths,
+      edits: edits, touched: touched, bystanders: bystanders, sections: sections,
       bystanderPaths: bystanderPaths,
       changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
   }

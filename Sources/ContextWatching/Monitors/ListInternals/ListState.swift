@@ -172,9 +172,15 @@ struct ListState: Sendable {
     }
   }
 
-  mutating func remember(_ object: ListedObject) {
-    values.updateValue(object.snapshot.values, for: object.objectID.rawValue)
-    if !order.paths.isEmpty { derivedValues[object.objectID] = object.derived }
+  /// Keeps the values of an edit's object, read in place through a
+  /// pointer to the edit's optional, which must hold one: its fields are
+  /// copied, not the object whole.
+  mutating func remember(_ object: UnsafePointer<ListedObject?>) {
+    guard let values = object.pointee?.snapshot.values, let id = object.pointee?.objectID else {
+      preconditionFailure("an edit without an object has no values to keep")
+    }
+    self.values.updateValue(values, for: id.rawValue)
+    if !order.paths.isEmpty { derivedValues[id] = object.pointee?.derived }
   }
 
   /// The identifiers of the objects before and after the one at `rank`,
