@@ -224,7 +224,10 @@ final class ListOrder: Sendable {
   /// its bytes or a reference to storage that no one changes while both
   /// hold it). False for the other kinds, and for equal values stored
   /// apart, which are then encoded: a string equal to another by `==` may
-  /// differ in its bytes (see ``stringOrder(_:_:)``).
+  /// differ in its bytes (see ``stringOrder(_:_:)``). A cheaper test than
+  /// `FilterValue.isIdentical(to:)`, which reads two strings' bytes where
+  /// their representations differ and is not inlined here: a value an edit
+  /// changed is encoded anyway.
   static func isIdentical(_ a: FilterValue, _ b: FilterValue) -> Bool {
     // One value at a time, as in ``order(_:_:)``: a switch on the pair
     // would copy both.

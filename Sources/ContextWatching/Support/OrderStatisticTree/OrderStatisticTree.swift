@@ -17,8 +17,8 @@
 //    storage does.
 // 2. An `Unmanaged<Node>` borrows its node without a retain
 //    (`passUnretained`, `unretainedChild`, `_withUnsafeGuaranteedRef`), and
-//    none outlives the call into the tree that made it, but a `LeafMark`'s
-//    (invariant 10). The tree holds its
+//    none outlives the call into the tree that made it except a
+//    `LeafMark`'s (invariant 10). The tree holds its
 //    root and each inner node its children: a read changes no node, so every
 //    node it passes stays alive while the tree is neither mutated nor
 //    released; a mutation makes each node unshared (the root by the tree, a
