@@ -315,6 +315,18 @@ final class ListOrder: Sendable {
     ListSortKey.isBefore(a.pointee.key, b.pointee.key) ?? isBeforeOnEveryKey(a, b)
   }
 
+  /// Whether `a` comes before the listed object that probe `b` stands for
+  /// (see ``ListProbe``), as ``isBefore(_:_:)``: where the words tie, `a`
+  /// with the probe's identifier is that object, whose values are the
+  /// probe's (invariant 8 in
+  /// Support/OrderStatisticTree/OrderStatisticTree.swift), so not before
+  /// it, and its values are not read.
+  @inline(__always)
+  func isBefore<A: ListSortValues>(_ a: UnsafePointer<A>, probe b: UnsafePointer<ListProbe>) -> Bool {
+    ListSortKey.isBefore(a.pointee.key, b.pointee.key)
+      ?? (a.pointee.objectID != b.pointee.objectID && isBeforeOnEveryKey(a, b))
+  }
+
   /// Whether `a` comes before `b`, every key read: for objects whose words
   /// do not decide.
   @inline(never)

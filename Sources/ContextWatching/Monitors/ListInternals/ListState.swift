@@ -131,7 +131,7 @@ struct ListState: Sendable {
     let found = withProbe(id, key: key) { probe -> (Int, Result) in
       if let mark,
         let found = content.objects.partitionPoint(
-          in: mark, { order.isBefore($0, probe) },
+          in: mark, { order.isBefore($0, probe: probe) },
           readingLeaf: { elements, offset -> Result? in
             guard (elements.baseAddress.unsafelyUnwrapped + offset).pointee.snapshot.objectID == id else { return nil }
             return body(elements, offset)
@@ -139,7 +139,7 @@ struct ListState: Sendable {
       {
         return found
       }
-      return content.objects.partitionPoint({ order.isBefore($0, probe) }) { elements, offset in
+      return content.objects.partitionPoint({ order.isBefore($0, probe: probe) }) { elements, offset in
         precondition(
           (elements.baseAddress.unsafelyUnwrapped + offset).pointee.snapshot.objectID == id,
           "a listed object is missing from its list")
