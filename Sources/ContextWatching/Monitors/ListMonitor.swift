@@ -372,13 +372,19 @@ public final class ListMonitor: Sendable {
           objectID: snapshot.objectID, new: Self.listed(snapshot, order: order, context: context), changedKeys: [],
           isRelatedOnly: false))
     }
-    for updates in [changes.updated, changes.entered] {
-      for update in updates {
-        edits.append(
-          ListEdit(
-            objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
-            changedKeys: update.changedKeys, isRelatedOnly: false))
-      }
+    // The updated objects, then the entered ones: two loops, where a loop
+    // over an array of the two would allocate that array.
+    for update in changes.updated {
+      edits.append(
+        ListEdit(
+          objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
+          changedKeys: update.changedKeys, isRelatedOnly: false))
+    }
+    for update in changes.entered {
+      edits.append(
+        ListEdit(
+          objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
+          changedKeys: update.changedKeys, isRelatedOnly: false))
     }
     for update in changes.exited {
       edits.append(ListEdit(objectID: update.objectID, new: nil, changedKeys: update.changedKeys, isRelatedOnly: false))

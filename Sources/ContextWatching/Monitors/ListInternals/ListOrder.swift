@@ -173,13 +173,18 @@ final class ListOrder: Sendable {
   /// must be those values' encoding, which is then not computed again.
   /// Used only inside the call that made the buffers (invariant 8 in
   /// Support/OrderStatisticTree/OrderStatisticTree.swift).
+  ///
+  /// `like`, when given, is another object (the same one after an edit):
+  /// each word whose key has an identical value in both is taken from its
+  /// key instead of being encoded again.
   func probe(
     _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>,
-    key known: ListSortKey? = nil
+    key known: ListSortKey? = nil, like other: UnsafePointer<ListedObject?>? = nil
   ) -> ListProbe {
     if let known { return ListProbe(key: known, objectID: id, values: values, derived: derived) }
     let probe = ListProbe(key: ListSortKey(first: 0, second: 0), objectID: id, values: values, derived: derived)
-    return ListProbe(key: key(of: probe), objectID: id, values: values, derived: derived)
+    let encoded = other.map { key(of: probe, sharingWith: $0) } ?? key(of: probe)
+    return ListProbe(key: encoded, objectID: id, values: values, derived: derived)
   }
 
   /// The encoded first two sort values of `object` (its own `key` aside).
@@ -190,14 +195,77 @@ final class ListOrder: Sendable {
       first: first, second: ListSortKey.word(object.sortValue(keys[1].source), ascending: keys[1].ascending))
   }
 
+  /// The encoded first two sort values of `object`, each word read from
+  /// `other`'s key where `other` holds an identical value for that key
+  /// (see ``isIdentical(_:_:)``), encoded otherwise (every word, when
+  /// `other` is nil). `other` is read in place, field by field: a copy of
+  /// it would retain and release its references.
+  private func key(
+    of object: borrowing some ListSortValues, sharingWith other: UnsafePointer<ListedObject?>
+  ) -> ListSortKey {
+    let known = other.pointee?.key
+    // The word of key `index`: `other`'s, `word`, when its value is
+    // identical; encoded otherwise.
+    func word(_ index: Int, _ word: UInt64?) -> UInt64 {
+      let source = keys[index].source
+      let value = object.sortValue(source)
+      if let word, let otherValue = other.pointee?.sortValue(source), Self.isIdentical(value, otherValue) {
+        return word
+      }
+      return ListSortKey.word(value, ascending: keys[index].ascending)
+    }
+    let first = word(0, known?.first)
+    guard keys.count > 1 else { return ListSortKey(first: first, second: 0) }
+    return ListSortKey(first: first, second: word(1, known?.second))
+  }
+
+  /// Whether `a` and `b` are one value in one representation, so that they
+  /// encode alike: the same case and payload bits (a string's two words,
+  /// its bytes or a reference to storage that no one changes while both
+  /// hold it). False for the other kinds, and for equal values stored
+  /// apart, which are then encoded: a string equal to another by `==` may
+  /// differ in its bytes (see ``stringOrder(_:_:)``). A cheaper test than
+  /// `FilterValue.isIdentical(to:)`, which reads two strings' bytes where
+  /// their representations differ and is not inlined here: a value an edit
+  /// changed is encoded anyway.
+  static func isIdentical(_ a: FilterValue, _ b: FilterValue) -> Bool {
+    // One value at a time, as in ``order(_:_:)``: a switch on the pair
+    // would copy both.
+    switch a {
+    case .null:
+      if case .null = b { return true }
+    case .bool(let x):
+      if case .bool(let y) = b { return x == y }
+    case .int(let x):
+      if case .int(let y) = b { return x == y }
+    case .double(let x):
+      if case .double(let y) = b { return x.bitPattern == y.bitPattern }
+    case .date(let x):
+      if case .date(let y) = b { return x.bitPattern == y.bitPattern }
+    case .string(let x):
+      // Where a string is not two words (32-bit platforms), it is encoded.
+      guard MemoryLayout<String>.size == MemoryLayout<StringBits>.size, case .string(let y) = b else { break }
+      return unsafeBitCast(x, to: StringBits.self) == unsafeBitCast(y, to: StringBits.self)
+    default:
+      break
+    }
+    return false
+  }
+
+  /// A string's two words, as stored.
+  private struct StringBits: Equatable {
+    let low: UInt64
+    let high: UInt64
+  }
+
   /// The value of sort key `index` for `object`.
   func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
     object.sortValue(keys[index].source)
   }
 
   /// The section of an object: its first sort key's value.
-  func sectionKey(of object: borrowing ListedObject) -> SectionKey {
-    SectionKey(value: value(0, of: object), word: object.key.first)
+  func sectionKey(of object: borrowing some ListSortValues) -> SectionKey {
+    SectionKey(value: object.sortValue(keys[0].source), word: object.key.first)
   }
 
   // The comparisons below read through pointers valid during the call: a
@@ -247,6 +315,18 @@ final class ListOrder: Sendable {
     ListSortKey.isBefore(a.pointee.key, b.pointee.key) ?? isBeforeOnEveryKey(a, b)
   }
 
+  /// Whether `a` comes before the listed object that probe `b` stands for
+  /// (see ``ListProbe``), as ``isBefore(_:_:)``: where the words tie, `a`
+  /// with the probe's identifier is that object, whose values are the
+  /// probe's (invariant 8 in
+  /// Support/OrderStatisticTree/OrderStatisticTree.swift), so not before
+  /// it, and its values are not read.
+  @inline(__always)
+  func isBefore<A: ListSortValues>(_ a: UnsafePointer<A>, probe b: UnsafePointer<ListProbe>) -> Bool {
+    ListSortKey.isBefore(a.pointee.key, b.pointee.key)
+      ?? (a.pointee.objectID != b.pointee.objectID && isBeforeOnEveryKey(a, b))
+  }
+
   /// Whether `a` comes before `b`, every key read: for objects whose words
   /// do not decide.
   @inline(never)
@@ -267,10 +347,10 @@ final class ListOrder: Sendable {
     withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 } }
   }
 
-  /// Whether `a`, read in place, and `b` have equal values on every sort
-  /// key (as the other `hasSameKeys`).
-  func hasSameKeys(_ a: UnsafePointer<ListedObject>, _ b: borrowing ListedObject) -> Bool {
-    withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 }
+  /// Whether `a` and `b`, both read in place, have equal values on every
+  /// sort key (as the other `hasSameKeys`).
+  func hasSameKeys<B: ListSortValues>(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<B>) -> Bool {
+    keyOrder(a, b) == 0
   }
 
   /// The order of section `a` (in a list's sections) and section `b`,

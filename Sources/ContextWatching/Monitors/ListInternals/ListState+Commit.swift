@@ -13,18 +13,40 @@ extension ListState {
   mutating func commit(_ plan: Plan) -> ListChanges {
     sequenceNumber = plan.sequenceNumber
     content.generation += 1
-    let insertedAt = apply(plan.touched, edits: plan.edits)
-    var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
-    guard plan.changesListedObjects else { return changes }
-    let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
-    let (oldPaths, bystanderPaths) = (plan.oldPaths, plan.bystanderPaths)
+    let count = plan.touched.count
+    // The positions, ranks and identifiers the commit counts with, in
+    // temporary buffers (trivial elements, so none is deinitialized): no
+    // allocation.
+    return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * count) { scratch in
+      let insertedAt = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
+      apply(plan.touched, edits: plan.edits, insertedAt: insertedAt)
+      guard plan.changesListedObjects else { return ListChanges(sequenceNumber: plan.sequenceNumber) }
+      let newRanks = UnsafeMutableBufferPointer(rebasing: scratch[count...])
+      return withUnsafeTemporaryAllocation(of: ObjectID.self, capacity: count) { repositioned in
+        changes(plan, insertedAt: UnsafeBufferPointer(insertedAt), newRanks: newRanks, repositioned: repositioned)
+      }
+    }
+  }
 
-    var repositioned: [ObjectID] = []
-    repositioned.reserveCapacity(touched.count)
-    for index in touched.indices where touched[index].isRepositioned { repositioned.append(touched[index].objectID) }
-    let moverCount = repositioned.count
+  /// What a committed plan did to the listed objects, as a batch update;
+  /// `newRanks` and `repositioned` are buffers of one element a touched
+  /// object, to count in.
+  private func changes(
+    _ plan: Plan, insertedAt: UnsafeBufferPointer<Int>, newRanks: UnsafeMutableBufferPointer<Int>,
+    repositioned buffer: UnsafeMutableBufferPointer<ObjectID>
+  ) -> ListChanges {
+    var changes = ListChanges(sequenceNumber: plan.sequenceNumber)
+    let (edits, touched, bystanders, sections) = (plan.edits, plan.touched, plan.bystanders, plan.sections)
+    let bystanderPaths = plan.bystanderPaths
+
+    var moverCount = 0
+    for index in touched.indices where touched[index].isRepositioned {
+      buffer.initializeElement(at: moverCount, to: touched[index].objectID)
+      moverCount += 1
+    }
+    var repositioned = UnsafeMutableBufferPointer(rebasing: buffer[..<moverCount])
     repositioned.sort()
-    let newRanks = ranksAfterEdits(of: touched, edits: edits, insertedAt: insertedAt, moverCount: moverCount)
+    ranksAfterEdits(of: touched, edits: edits, insertedAt: insertedAt, moverCount: moverCount, into: newRanks)
     changes.moved.reserveCapacity(moverCount)
     changes.updated.reserveCapacity(touched.count - moverCount)
     // By index, not `for object in touched`, which would copy each
@@ -32,8 +54,8 @@ extension ListState {
     // `old` and `new` read unwrapped: invariant 9 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in touched.indices {
-      let from = oldPaths[index]
-      let newRank = newRanks[index]
+      let from = touched[index].oldPath
+      let newRank = newRanks[index] >= 0 ? newRanks[index] : nil
       let to = newRank.flatMap { rank -> ListIndexPath? in
         guard content.isListed(rank: rank) else { return nil }
         // With every section's count as it was, an object stays at its
@@ -56,7 +78,9 @@ extension ListState {
       case (let from?, let to?):
         let snapshot = edits[edit].new.unsafelyUnwrapped.snapshot
         if touched[index].isRepositioned
-          && !keepsItsPlace(touched[index], newRank: newRank!, repositioned: repositioned)
+          && !keepsItsPlace(
+            touched[index], newRank: newRank!, repositioned: UnsafeBufferPointer(repositioned),
+            touchedCount: touched.count)
         {
           changes.moved.append(.init(from: from, to: to, object: snapshot, changedKeys: edits[edit].changedKeys))
         } else if !edits[edit].changedKeys.isEmpty {
@@ -128,67 +152,80 @@ extension ListState {
   /// the last first (each removal leaves the ranks before it as they
   /// were), then the ones that come in, each where it sorts.
   ///
-  /// - Returns: Where each touched object was inserted, in the list as it
-  ///   was then; -1 for one not inserted.
-  mutating func apply(_ touched: [Touched], edits: [ListEdit]) -> [Int] {
-    // By index, not `for object in touched` (see `commit`). `new` read
-    // unwrapped: invariant 9 in
-    // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    var leaving: [(rank: Int, index: Int)] = []
-    leaving.reserveCapacity(touched.count)
-    for index in touched.indices {
-      guard touched[index].isRepositioned else {
-        let id = touched[index].objectID
-        let edit = touched[index].edit
-        content.objects.update(at: touched[index].oldRank!) { listed in
-          precondition(listed.objectID == id, "a listed object is missing from its list")
-          listed = edits[edit].new.unsafelyUnwrapped
+  /// Writes where each touched object was inserted, in the list as it was
+  /// then, into `insertedAt` (-1 for one not inserted).
+  mutating func apply(_ touched: [Touched], edits: [ListEdit], insertedAt: UnsafeMutableBufferPointer<Int>) {
+    insertedAt.initialize(repeating: -1)
+    // The objects that leave, by rank and index in `touched`, in a
+    // temporary buffer (trivial elements: none is deinitialized).
+    struct Leaving {
+      let rank: Int
+      let index: Int
+    }
+    withUnsafeTemporaryAllocation(of: Leaving.self, capacity: touched.count) { buffer in
+      // By index, not `for object in touched` (see `commit`). `new` read
+      // unwrapped: invariant 9 in
+      // Support/OrderStatisticTree/OrderStatisticTree.swift.
+      var leavingCount = 0
+      for index in touched.indices {
+        guard touched[index].isRepositioned else {
+          let id = touched[index].objectID
+          let edit = touched[index].edit
+          content.objects.update(at: touched[index].oldRank!) { listed in
+            precondition(listed.objectID == id, "a listed object is missing from its list")
+            listed = edits[edit].new.unsafelyUnwrapped
+          }
+          edits.withUnsafeBufferPointer { remember(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!) }
+          continue
         }
-        remember(edits[edit].new.unsafelyUnwrapped)
-        continue
+        if let rank = touched[index].oldRank {
+          buffer.initializeElement(at: leavingCount, to: Leaving(rank: rank, index: index))
+          leavingCount += 1
+        }
       }
-      if let rank = touched[index].oldRank { leaving.append((rank, index)) }
+      var leaving = UnsafeMutableBufferPointer(rebasing: buffer[..<leavingCount])
+      leaving.sort { $0.rank > $1.rank }
+      for leaver in leaving {
+        let (rank, index) = (leaver.rank, leaver.index)
+        let id = touched[index].objectID
+        let removed = content.objects.remove(at: rank)
+        precondition(removed.objectID == id, "a listed object is missing from its list")
+        // An object that moves keeps its table entries, which its insertion
+        // below overwrites.
+        if edits[touched[index].edit].new == nil {
+          values.updateValue(nil, for: id.rawValue)
+          if !order.paths.isEmpty { derivedValues[id] = nil }
+        }
+        // A move within its section leaves the section's count as it is;
+        // one that leaves it has its old section in the plan.
+        if !touched[index].staysInSection && order.isSectioned {
+          countSection(touched[index].oldSection!, by: -1)
+        }
+      }
     }
-    leaving.sort { $0.rank > $1.rank }
-    for (rank, index) in leaving {
-      let id = touched[index].objectID
-      let removed = content.objects.remove(at: rank)
-      precondition(removed.objectID == id, "a listed object is missing from its list")
-      // An object that moves keeps its table entries, which its insertion
-      // below overwrites.
-      if edits[touched[index].edit].new == nil {
-        values.updateValue(nil, for: id.rawValue)
-        if !order.paths.isEmpty { derivedValues[id] = nil }
-      }
-      // A move within its section leaves the section's count as it is;
-      // one that leaves it has its old section in the plan.
-      if !touched[index].staysInSection && order.isSectioned {
-        countSection(touched[index].oldSection!, by: -1)
-      }
-    }
-    var insertedAt = [Int](filledWith: -1, count: touched.count)
     for index in touched.indices where touched[index].isRepositioned {
       let edit = touched[index].edit
       guard edits[edit].new != nil else { continue }
-      insertedAt[index] = insert(edits[edit].new.unsafelyUnwrapped)
+      insertedAt[index] = edits.withUnsafeBufferPointer {
+        insert(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!)
+      }
       if !touched[index].staysInSection && order.isSectioned {
         countSection(order.sectionKey(of: edits[edit].new.unsafelyUnwrapped), by: 1)
       }
     }
-    return insertedAt
   }
 
-  /// Inserts `object` into the list's objects (not into its section's
-  /// count).
+  /// Inserts an edit's object, read in place through a pointer to the
+  /// edit's optional (see `Optional: ListSortValues`), into the list's
+  /// objects (not into its section's count): the search reads it there,
+  /// and the tree gets the one copy it keeps.
   ///
   /// - Returns: Its position.
-  mutating func insert(_ object: ListedObject) -> Int {
+  mutating func insert(_ object: UnsafePointer<ListedObject?>) -> Int {
     let order = content.order
     // Invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let position = withUnsafePointer(to: object) { pointer in
-      content.objects.insert(object, at: { order.isBefore($0, pointer) })
-    }
+    let position = content.objects.insert(object.pointee.unsafelyUnwrapped, at: { order.isBefore($0, object) })
     remember(object)
     return position
   }
@@ -220,8 +257,16 @@ extension ListState {
   ///
   /// `repositioned` holds the identifiers of the repositioned objects,
   /// sorted.
-  func keepsItsPlace(_ object: Touched, newRank: Int, repositioned: [ObjectID]) -> Bool {
-    guard let (before, after) = object.oldNeighbours, object.staysInSection else { return false }
+  ///
+  /// Its rank then changes by fewer than `touchedCount`, the number of
+  /// touched objects: only they can come or go on either side of it. An
+  /// object whose rank changes more is not looked up.
+  func keepsItsPlace(
+    _ object: Touched, newRank: Int, repositioned: UnsafeBufferPointer<ObjectID>, touchedCount: Int
+  ) -> Bool {
+    guard let (before, after) = object.oldNeighbours, object.staysInSection, let oldRank = object.oldRank,
+      abs(newRank - oldRank) < touchedCount
+    else { return false }
     let (newBefore, newAfter) = neighbours(newRank)
     guard before == newBefore && after == newAfter else { return false }
     func stays(_ id: ObjectID?) -> Bool {

@@ -34,6 +34,10 @@ extension ListState {
     /// Its neighbours before the edits (nil at either end), for an object
     /// that stays listed and is repositioned.
     let oldNeighbours: (before: ObjectID?, after: ObjectID?)?
+    /// Its index path before the edits, when it was listed within the
+    /// window; set once every touched object is found, and only when the
+    /// edits change the listed objects.
+    var oldPath: ListIndexPath? = nil
   }
 
   /// An object no edit touches, close enough to either end of the window
@@ -62,7 +66,6 @@ extension ListState {
     var touched: [Touched]
     var bystanders: [Bystander]
     var sections: [SectionBefore]
-    var oldPaths: [ListIndexPath?]
     var bystanderPaths: [ListIndexPath?]
     /// Whether an edit changes a section's count (every object stays in its
     /// section otherwise): only then can sections come or go, or an
@@ -97,82 +100,93 @@ extension ListState {
     // leaves or enters it, and one before it moves the window's objects
     // along, when the list reaches it.
     func mayChangeListed(at rank: Int) -> Bool { rank < end && (rank >= offset || reachesWindow) }
-    let (loaded, oldKeys) = touchSearchPaths(edits)
-
     // Where each touched object stands, and whether any of them is, or
     // will be, within the window or moves it.
     var touched: [Touched] = []
     touched.reserveCapacity(edits.count)
     var isListedChange = false
     var shift = 0
-    // By index, not `for edit in edits`, which would copy each edit whole
-    // (its object's references retained, then released).
-    for index in edits.indices {
-      let objectID = edits[index].objectID
-      let hasNew = edits[index].new != nil
-      // Read from the listed object in place: whether its sort values
-      // change, and whether it leaves its section. Two flags, so that
-      // handing them out copies no reference.
-      let member = self.member(objectID, key: oldKeys.isEmpty ? nil : oldKeys[index]) {
-        listed -> (inPlace: Bool, leavesSection: Bool) in
-        guard hasNew else { return (false, order.isSectioned) }
-        let new = edits[index].new.unsafelyUnwrapped
-        let inPlace = order.hasSameKeys(listed, new)
-        let leavesSection =
-          !inPlace && order.isSectioned
-          && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new))
-        return (inPlace, leavesSection)
-      }
-      let touchedObject: Touched
-      if let (rank, (inPlace, leavesSection)) = member {
-        if content.isListed(rank: rank) { isListedChange = true }
-        // The object as listed, only when the edits may report it deleted
-        // (it leaves the list, or may leave the window), and its section
-        // only when it leaves it: each read again by rank, which is rare.
-        let old = !hasNew || isWindowed ? content.objects[rank] : nil
-        let oldSection =
-          leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
-        if hasNew {
-          if !inPlace {
-            shift += 1
-            // Where it leaves, and where it would go among the old list:
-            // within the window or before it, it changes what is listed,
-            // unless it stays before the window (the window's objects
-            // keep their ranks then).
-            if !isListedChange {
-              let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
-              let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
-              if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
+    // What the search for a listed object reads of it: whether its sort
+    // values stay, whether it leaves its section, and its neighbours when
+    // its leaf holds them (for one repositioned).
+    typealias Reading = (inPlace: Bool, leavesSection: Bool, neighbours: (before: ObjectID?, after: ObjectID?)?)
+    withSearchPaths(edits) { loaded, oldPlaces in
+      // By index, not `for edit in edits`, which would copy each edit whole
+      // (its object's references retained, then released).
+      for index in edits.indices {
+        let objectID = edits[index].objectID
+        let hasNew = edits[index].new != nil
+        // A `Reading` of the listed object in place: flags and identifiers,
+        // so that handing them out copies no reference.
+        let oldPlace = oldPlaces.isEmpty ? nil : oldPlaces[index]
+        // The edit's object read in place (see `Optional: ListSortValues`).
+        let member = edits.withUnsafeBufferPointer { edits in
+          let new = (edits.baseAddress.unsafelyUnwrapped + index).pointer(to: \.new).unsafelyUnwrapped
+          return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
+            let listed = elements.baseAddress.unsafelyUnwrapped + offset
+            guard hasNew else { return (false, order.isSectioned, nil) }
+            let inPlace = order.hasSameKeys(listed, new)
+            guard !inPlace else { return (true, false, nil) }
+            let leavesSection =
+              order.isSectioned
+              && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new.pointee))
+            guard offset > 0 && offset + 1 < elements.count else { return (false, leavesSection, nil) }
+            return (
+              false, leavesSection, ((listed - 1).pointee.snapshot.objectID, (listed + 1).pointee.snapshot.objectID)
+            )
+          }
+        }
+        let touchedObject: Touched
+        if let (rank, (inPlace, leavesSection, leafNeighbours)) = member {
+          if content.isListed(rank: rank) { isListedChange = true }
+          // The object as listed, only when the edits may report it deleted
+          // (it leaves the list, or may leave the window), and its section
+          // only when it leaves it: each read again by rank, which is rare.
+          let old = !hasNew || isWindowed ? content.objects[rank] : nil
+          let oldSection =
+            leavesSection ? content.objects.read(rank) { order.sectionKey(of: $0.pointee) } : nil
+          if hasNew {
+            if !inPlace {
+              shift += 1
+              // Where it leaves, and where it would go among the old list:
+              // within the window or before it, it changes what is listed,
+              // unless it stays before the window (the window's objects
+              // keep their ranks then).
+              if !isListedChange {
+                let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
+                let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
+                if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
+              }
             }
+            touchedObject = Touched(
+              edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
+              staysInSection: oldSection == nil, oldRank: rank,
+              oldNeighbours: inPlace ? nil : leafNeighbours ?? neighbours(rank))
+          } else {
+            shift += 1
+            if mayChangeListed(at: rank) { isListedChange = true }
+            touchedObject = Touched(
+              edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
+              staysInSection: false, oldRank: rank, oldNeighbours: nil)
+          }
+        } else {
+          guard !edits[index].isRelatedOnly, hasNew else { continue }
+          shift += 1
+          if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
+            isListedChange = true
           }
           touchedObject = Touched(
-            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: !inPlace,
-            staysInSection: oldSection == nil, oldRank: rank,
-            oldNeighbours: inPlace ? nil : neighbours(rank))
-        } else {
-          shift += 1
-          if mayChangeListed(at: rank) { isListedChange = true }
-          touchedObject = Touched(
-            edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
-            staysInSection: false, oldRank: rank, oldNeighbours: nil)
+            edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
+            oldRank: nil, oldNeighbours: nil)
         }
-      } else {
-        guard !edits[index].isRelatedOnly, hasNew else { continue }
-        shift += 1
-        if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
-          isListedChange = true
-        }
-        touchedObject = Touched(
-          edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
-          oldRank: nil, oldNeighbours: nil)
+        touched.append(touchedObject)
       }
-      touched.append(touchedObject)
+      // Keeps the loads: a sum of bytes is never negative.
+      guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
     }
-    // Keeps the loads: a sum of bytes is never negative.
-    guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
     guard isListedChange else {
       return Plan(
-        edits: edits, touched: touched, bystanders: [], sections: [], oldPaths: [], bystanderPaths: [],
+        edits: edits, touched: touched, bystanders: [], sections: [], bystanderPaths: [],
         changesSectionCounts: false,
         changesListedObjects: false, sequenceNumber: sequenceNumber)
     }
@@ -229,31 +243,38 @@ extension ListState {
         sections.append(SectionBefore(key: key, listed: index.map { ($0, content.listedCount(ofSectionAt: $0)) }))
       }
     }
-    let oldPaths = touched.map { object in
-      object.oldRank.flatMap { content.isListed(rank: $0) ? content.indexPath(rank: $0) : nil }
+    for index in touched.indices {
+      guard let rank = touched[index].oldRank, content.isListed(rank: rank) else { continue }
+      touched[index].oldPath = content.indexPath(rank: rank)
     }
     let bystanderPaths = bystanders.map {
       content.isListed(rank: $0.oldRank) ? content.indexPath(rank: $0.oldRank) : nil
     }
     return Plan(
-      edits: edits, touched: touched, bystanders: bystanders, sections: sections, oldPaths: oldPaths,
+      edits: edits, touched: touched, bystanders: bystanders, sections: sections,
       bystanderPaths: bystanderPaths,
       changesSectionCounts: changesSectionCounts, changesListedObjects: true, sequenceNumber: sequenceNumber)
   }
 
-  /// Each touched object's rank after the edits (nil for one no longer
-  /// listed), `insertedAt` being where ``apply(_:)`` inserted each.
+  /// Writes each touched object's rank after the edits into `ranks` (-1
+  /// for one no longer listed), `insertedAt` being where ``apply(_:edits:insertedAt:)``
+  /// inserted each.
   ///
   /// With few repositioned objects (the movers), ranks are counted from
   /// them instead of searched for: an object updated in place has its rank
   /// from before, less the movers that left from before it, plus those that
   /// came in before it; a mover has the position it was inserted at, plus
-  /// the movers inserted after it that sort before it.
+  /// the movers inserted after it that sort before it. The counting's
+  /// lists are temporary buffers, so that it allocates nothing.
   func ranksAfterEdits(
-    of touched: [Touched], edits: [ListEdit], insertedAt: [Int], moverCount: Int
-  ) -> [Int?] {
+    of touched: [Touched], edits: [ListEdit], insertedAt: UnsafeBufferPointer<Int>, moverCount: Int,
+    into ranks: UnsafeMutableBufferPointer<Int>
+  ) {
     guard moverCount <= 16 else {
-      return touched.map { object in edits[object.edit].new.map { content.rank(of: $0) } }
+      for index in touched.indices {
+        ranks[index] = edits[touched[index].edit].new.map { content.rank(of: $0) } ?? -1
+      }
+      return
     }
     /// A touched object listed after the edits (its index in `touched`),
     /// with its words read once.
@@ -262,45 +283,73 @@ extension ListState {
       let key: ListSortKey
     }
     // Whether `a`'s new object sorts before `b`'s: by their words, and by
-    // the objects only when the words tie. An arrival has a new object
-    // (invariant 9 in Support/OrderStatisticTree/OrderStatisticTree.swift).
+    // the objects, read in place, only when the words tie. An arrival has
+    // a new object (invariant 9 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift).
     func isBefore(_ a: Arrival, _ b: Arrival) -> Bool {
-      ListSortKey.isBefore(a.key, b.key)
-        ?? order.isBefore(
-          edits[touched[a.index].edit].new.unsafelyUnwrapped, edits[touched[b.index].edit].new.unsafelyUnwrapped)
+      if let isBefore = ListSortKey.isBefore(a.key, b.key) { return isBefore }
+      return edits.withUnsafeBufferPointer { edits in
+        let base = edits.baseAddress.unsafelyUnwrapped
+        return order.isBefore(
+          (base + touched[a.index].edit).pointer(to: \.new).unsafelyUnwrapped,
+          (base + touched[b.index].edit).pointer(to: \.new).unsafelyUnwrapped)
+      }
     }
-    var stayed: [Arrival] = []
-    var inserted: [Arrival] = []
-    stayed.reserveCapacity(touched.count - moverCount)
-    inserted.reserveCapacity(moverCount)
-    var moverRanks: [Int] = []
-    moverRanks.reserveCapacity(moverCount)
-    for index in touched.indices {
-      if touched[index].isRepositioned, let rank = touched[index].oldRank { moverRanks.append(rank) }
-      guard let key = edits[touched[index].edit].new?.key else { continue }
-      let arrival = Arrival(index: index, key: key)
-      if touched[index].isRepositioned { inserted.append(arrival) } else { stayed.append(arrival) }
+    // Arrivals in place first, then the inserted ones from the end; the
+    // old ranks of the movers that left. Trivial elements: the buffers
+    // need no deinitialization.
+    withUnsafeTemporaryAllocation(of: Arrival.self, capacity: touched.count) { arrivals in
+      withUnsafeTemporaryAllocation(of: Int.self, capacity: moverCount) { moverRanks in
+        var (stayedCount, insertedStart, moverRankCount) = (0, touched.count, 0)
+        for index in touched.indices {
+          ranks[index] = -1
+          if touched[index].isRepositioned, let rank = touched[index].oldRank {
+            moverRanks.initializeElement(at: moverRankCount, to: rank)
+            moverRankCount += 1
+          }
+          guard let key = edits[touched[index].edit].new?.key else { continue }
+          if touched[index].isRepositioned {
+            insertedStart -= 1
+            arrivals.initializeElement(at: insertedStart, to: Arrival(index: index, key: key))
+          } else {
+            arrivals.initializeElement(at: stayedCount, to: Arrival(index: index, key: key))
+            stayedCount += 1
+          }
+        }
+        // The inserted arrivals in the order they were inserted.
+        var inserted = UnsafeMutableBufferPointer(rebasing: arrivals[insertedStart...])
+        inserted.reverse()
+        let movedFrom = UnsafeBufferPointer(rebasing: moverRanks[..<moverRankCount])
+        for arrival in arrivals[..<stayedCount] {
+          let oldRank = touched[arrival.index].oldRank!
+          var rank = oldRank
+          for moverRank in movedFrom where moverRank < oldRank { rank -= 1 }
+          for mover in inserted where isBefore(mover, arrival) { rank += 1 }
+          ranks[arrival.index] = rank
+        }
+        for number in inserted.indices {
+          let arrival = inserted[number]
+          var rank = insertedAt[arrival.index]
+          for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
+          ranks[arrival.index] = rank
+        }
+      }
     }
-    var ranks = [Int?](filledWith: nil, count: touched.count)
-    for arrival in stayed {
-      let oldRank = touched[arrival.index].oldRank!
-      var rank = oldRank
-      for moverRank in moverRanks where moverRank < oldRank { rank -= 1 }
-      for mover in inserted where isBefore(mover, arrival) { rank += 1 }
-      ranks[arrival.index] = rank
-    }
-    for (number, arrival) in inserted.enumerated() {
-      var rank = insertedAt[arrival.index]
-      for later in inserted[(number + 1)...] where isBefore(later, arrival) { rank += 1 }
-      ranks[arrival.index] = rank
-    }
-    return ranks
   }
 
   /// The fewest listed objects for which ``touchSearchPaths(_:)`` pays:
   /// 16,384 objects' leaves take some 900 KB, about what a core's own
   /// caches hold.
   static let touchThreshold = 1 << 14
+
+  /// Where a search for a listed object's old place begins: its encoded
+  /// sort values as the list holds them, and the leaf a search by them
+  /// reached (see ``OrderStatisticTree/touchLeaves(_:_:)``).
+  struct OldPlace {
+    let key: ListSortKey
+    /// Nil until the searches are done.
+    var mark: OrderStatisticTree<ListedObject>.LeafMark?
+  }
 
   /// Loads what the searches for a save's edits will read, the edits'
   /// misses overlapping (see ``OrderStatisticTree/touchLeaves(_:_:)``):
@@ -311,31 +360,80 @@ extension ListState {
   /// ``touchThreshold`` objects stays in the caches between saves, and is
   /// not touched.
   ///
-  /// - Returns: A sum of the bytes read, only so that the loads are kept,
-  ///   and each edited object's encoded sort values as the list holds
-  ///   them (nil for one not listed), for its search; no values when the
-  ///   list is not touched.
-  func touchSearchPaths(_ edits: [ListEdit]) -> (loaded: Int, oldKeys: [ListSortKey?]) {
-    guard content.objects.count >= Self.touchThreshold else { return (0, []) }
+  /// Hands `body` a sum of the bytes read, only so that the loads are
+  /// kept, and for each edited object listed, its encoded sort values as
+  /// the list holds them and the leaf its words lead to, where its search
+  /// begins (nil for one not listed); no places when the list is not
+  /// touched. The places are in a temporary buffer, valid during `body`,
+  /// and their leaves until the list changes (invariant 10 in
+  /// Support/OrderStatisticTree/OrderStatisticTree.swift).
+  @inline(__always)
+  func withSearchPaths<Result>(
+    _ edits: [ListEdit], _ body: (_ loaded: Int, _ oldPlaces: UnsafeBufferPointer<OldPlace?>) -> Result
+  ) -> Result {
+    let touches = content.objects.count >= Self.touchThreshold
+    // Temporary buffers of trivial elements (none is deinitialized), empty
+    // when the list is not touched: the words searched for, the old ones
+    // first, edit by edit, then the new ones that differ; the leaves the
+    // searches reach; the places. `body` is called once, inlined here.
+    let searchCapacity = touches ? 2 * edits.count : 0
+    return withUnsafeTemporaryAllocation(of: ListSortKey.self, capacity: searchCapacity) { keys in
+      withUnsafeTemporaryAllocation(of: OrderStatisticTree<ListedObject>.LeafMark.self, capacity: searchCapacity) {
+        marks in
+        withUnsafeTemporaryAllocation(of: OldPlace?.self, capacity: touches ? edits.count : 0) { places in
+          let loaded = touches ? touchSearchPaths(edits, keys: keys, marks: marks, places: places) : 0
+          return body(loaded, UnsafeBufferPointer(places))
+        }
+      }
+    }
+  }
+
+  /// The work of ``withSearchPaths(_:_:)`` in a list it touches: fills
+  /// `places` (one a edit) with the searches' words and leaves, `keys` and
+  /// `marks` (two an edit) being room for the searches; returns the sum
+  /// of the bytes read.
+  private func touchSearchPaths(
+    _ edits: [ListEdit], keys: UnsafeMutableBufferPointer<ListSortKey>,
+    marks: UnsafeMutableBufferPointer<OrderStatisticTree<ListedObject>.LeafMark>,
+    places: UnsafeMutableBufferPointer<OldPlace?>
+  ) -> Int {
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
-    var keys: [ListSortKey] = []
-    keys.reserveCapacity(2 * edits.count)
-    var oldKeys: [ListSortKey?] = []
-    oldKeys.reserveCapacity(edits.count)
+    var keyCount = 0
     // Pointers: invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
     for index in edits.indices {
-      let old = withProbe(edits[index].objectID) { $0.pointee.key }
-      oldKeys.append(old)
-      if let old { keys.append(old) }
-      if let new = edits[index].new?.key, old.map({ $0.first != new.first || $0.second != new.second }) ?? true {
-        keys.append(new)
+      // The words of values the edit leaves as they were are the new
+      // object's: only the others are encoded.
+      let old = edits.withUnsafeBufferPointer { edits in
+        let edit = edits.baseAddress.unsafelyUnwrapped + index
+        return withProbe(edit.pointee.objectID, like: edit.pointer(to: \.new)) { $0.pointee.key }
+      }
+      places.initializeElement(at: index, to: old.map { OldPlace(key: $0, mark: nil) })
+      if let old {
+        keys.initializeElement(at: keyCount, to: old)
+        keyCount += 1
       }
     }
-    loaded &+= content.objects.touchLeaves(keys.count) { search, element in
+    let listedCount = keyCount
+    for index in edits.indices {
+      if let new = edits[index].new?.key,
+        places[index].map({ $0.key.first != new.first || $0.key.second != new.second }) ?? true
+      {
+        keys.initializeElement(at: keyCount, to: new)
+        keyCount += 1
+      }
+    }
+    let searches = UnsafeMutableBufferPointer(rebasing: marks[..<keyCount])
+    loaded &+= content.objects.touchLeaves(searches) { search, element in
       ListSortKey.isBefore(element.pointee.key, keys[search]) ?? false
     }
-    return (loaded, oldKeys)
+    var search = 0
+    for index in places.indices where places[index] != nil {
+      places[index]!.mark = searches[search]
+      search += 1
+    }
+    precondition(search == listedCount, "every listed object has its search")
+    return loaded
   }
 }

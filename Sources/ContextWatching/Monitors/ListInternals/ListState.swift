@@ -107,13 +107,43 @@ struct ListState: Sendable {
   func member<Result>(
     _ id: ObjectID, key: ListSortKey?, reading body: (UnsafePointer<ListedObject>) -> Result
   ) -> (rank: Int, result: Result)? {
-    let order = content.order
-    // Invariants 3, 4 and 8 in
+    // Invariants 3 and 5 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let found = withProbe(id, key: key) { probe in
-      content.objects.partitionPoint({ order.isBefore($0, probe) }) { listed in
-        precondition(listed.pointee.snapshot.objectID == id, "a listed object is missing from its list")
-        return body(listed)
+    member(id, key: key, near: nil) { elements, offset in body(elements.baseAddress.unsafelyUnwrapped + offset) }
+  }
+
+  /// The rank of the listed object `id` in the whole list and `body`'s
+  /// reading of the leaf that holds it, in place (its elements and the
+  /// object's offset among them, valid during `body`); nil when it is not
+  /// listed. `key` as in ``member(_:key:reading:)``; `mark`, when given, a
+  /// leaf that a search by `key` reached, searched first (the whole tree
+  /// is searched when it does not hold the object).
+  ///
+  /// - Complexity: O(log *n*).
+  @inline(__always)
+  func member<Result>(
+    _ id: ObjectID, key: ListSortKey?, near mark: OrderStatisticTree<ListedObject>.LeafMark?,
+    readingLeaf body: (UnsafeBufferPointer<ListedObject>, Int) -> Result
+  ) -> (rank: Int, result: Result)? {
+    let order = content.order
+    // Invariants 3, 4, 5, 8 and 10 in
+    // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    let found = withProbe(id, key: key) { probe -> (Int, Result) in
+      if let mark,
+        let found = content.objects.partitionPoint(
+          in: mark, { order.isBefore($0, probe: probe) },
+          readingLeaf: { elements, offset -> Result? in
+            guard (elements.baseAddress.unsafelyUnwrapped + offset).pointee.snapshot.objectID == id else { return nil }
+            return body(elements, offset)
+          })
+      {
+        return found
+      }
+      return content.objects.partitionPoint({ order.isBefore($0, probe: probe) }) { elements, offset in
+        precondition(
+          (elements.baseAddress.unsafelyUnwrapped + offset).pointee.snapshot.objectID == id,
+          "a listed object is missing from its list")
+        return body(elements, offset)
       }
     }
     guard let (rank, result) = found else { return nil }
@@ -122,10 +152,13 @@ struct ListState: Sendable {
 
   /// Hands `body` a probe for the listed object `id` (see ``ListProbe``),
   /// made from the values the list keeps for it, in place; nil when `id` is
-  /// not listed.
+  /// not listed. `like`, when given, is the object after an edit, whose
+  /// key words stand for the listed object's where its values are
+  /// identical (see ``ListOrder/probe(_:values:derived:key:like:)``).
   @inline(__always)
   func withProbe<Result>(
-    _ id: ObjectID, key: ListSortKey? = nil, _ body: (UnsafePointer<ListProbe>) -> Result
+    _ id: ObjectID, key: ListSortKey? = nil, like other: UnsafePointer<ListedObject?>? = nil,
+    _ body: (UnsafePointer<ListProbe>) -> Result
   ) -> Result? {
     let order = content.order
     let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
@@ -133,15 +166,21 @@ struct ListState: Sendable {
     return values.withValue(for: id.rawValue) { values in
       values.withUnsafeBufferPointer { values in
         derived.withUnsafeBufferPointer { derived in
-          withUnsafePointer(to: order.probe(id, values: values, derived: derived, key: key), body)
+          withUnsafePointer(to: order.probe(id, values: values, derived: derived, key: key, like: other), body)
         }
       }
     }
   }
 
-  mutating func remember(_ object: ListedObject) {
-    values.updateValue(object.snapshot.values, for: object.objectID.rawValue)
-    if !order.paths.isEmpty { derivedValues[object.objectID] = object.derived }
+  /// Keeps the values of an edit's object, read in place through a
+  /// pointer to the edit's optional, which must hold one: its fields are
+  /// copied, not the object whole.
+  mutating func remember(_ object: UnsafePointer<ListedObject?>) {
+    guard let values = object.pointee?.snapshot.values, let id = object.pointee?.objectID else {
+      preconditionFailure("an edit without an object has no values to keep")
+    }
+    self.values.updateValue(values, for: id.rawValue)
+    if !order.paths.isEmpty { derivedValues[id] = object.pointee?.derived }
   }
 
   /// The identifiers of the objects before and after the one at `rank`,

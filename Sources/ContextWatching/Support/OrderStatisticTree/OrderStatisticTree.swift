@@ -17,7 +17,8 @@
 //    storage does.
 // 2. An `Unmanaged<Node>` borrows its node without a retain
 //    (`passUnretained`, `unretainedChild`, `_withUnsafeGuaranteedRef`), and
-//    none outlives the call into the tree that made it. The tree holds its
+//    none outlives the call into the tree that made it except a
+//    `LeafMark`'s (invariant 10). The tree holds its
 //    root and each inner node its children: a read changes no node, so every
 //    node it passes stays alive while the tree is neither mutated nor
 //    released; a mutation makes each node unshared (the root by the tree, a
@@ -77,6 +78,12 @@
 //    path and none after: it has no new object or is out of the window,
 //    and `prepare` keeps `old` for an object without a new one and in a
 //    list with a window (an offset or a limit).
+// 10. A `LeafMark` (`touchLeaves`) holds a leaf unretained past the call
+//    that made it: it is used only while the tree is neither mutated nor
+//    released, which keeps every node alive and in place (invariant 2). The
+//    list makes its marks in `ListState.prepare`, a non-mutating method,
+//    and drops them there. Its start is the number of elements before the
+//    leaf, summed from the counts on the way down (invariant 5).
 
 /// A sorted sequence with positions: a B+-tree whose nodes count the
 /// elements below them, so that finding an element's position, the element
@@ -240,6 +247,21 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   func partitionPoint<Result>(
     _ isBefore: (UnsafePointer<Element>) -> Bool, reading body: (UnsafePointer<Element>) -> Result
   ) -> (position: Int, result: Result) {
+    // Invariants 3 and 5 above.
+    partitionPoint(isBefore) { elements, offset in body(elements.baseAddress.unsafelyUnwrapped + offset) }
+  }
+
+  /// The partition point of `isBefore` (as ``partitionPoint(_:)``) with
+  /// `body`'s reading of the leaf that holds the element there, in place:
+  /// the leaf's elements and the element's offset among them, so that
+  /// `body` may read its neighbours in the leaf too.
+  ///
+  /// - Precondition: The partition point is less than `count`.
+  /// - Complexity: O(log *n*) evaluations of `isBefore`.
+  @inline(__always)
+  func partitionPoint<Result>(
+    _ isBefore: (UnsafePointer<Element>) -> Bool, readingLeaf body: (UnsafeBufferPointer<Element>, Int) -> Result
+  ) -> (position: Int, result: Result) {
     var position = 0
     let leaf = descend { node in
       let index = node.childIndex(isBefore)
@@ -250,12 +272,49 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     let (offset, result) = leaf._withUnsafeGuaranteedRef { leaf -> (Int, Result?) in
       leaf.elements.withUnsafeBufferPointer { elements in
         let offset = elements.partitionPoint(isBefore)
-        return (offset, offset < elements.count ? body(elements.baseAddress.unsafelyUnwrapped + offset) : nil)
+        return (offset, offset < elements.count ? body(elements, offset) : nil)
       }
     }
+    if let result { return (position + offset, result) }
     // Past the leaf's last element, the element there is the next leaf's
     // first.
-    return (position + offset, result ?? read(position + offset, body))
+    let (next, nextOffset) = self.leaf(containing: position + offset)
+    return (
+      position + offset, next._withUnsafeGuaranteedRef { $0.elements.withUnsafeBufferPointer { body($0, nextOffset) } }
+    )
+  }
+
+  /// A leaf that a search reached, unretained, and the position of its
+  /// first element in the tree: valid while the tree is neither mutated
+  /// nor released (invariant 10 above).
+  struct LeafMark {
+    let leaf: Unmanaged<Node>
+    let start: Int
+  }
+
+  /// The partition point of `isBefore` with `body`'s reading of the leaf
+  /// of `mark` and its offset there, when it falls before that leaf's
+  /// last element; nil when it does not (it may be in a later leaf).
+  /// `body` may also answer nil (for an element that is not the one
+  /// sought, which a leaf found by an inexact search may not hold).
+  ///
+  /// The position is the partition point only when `mark`'s leaf holds
+  /// it: the search reads that leaf alone, so a caller that needs it
+  /// exact checks the element `body` reads (an element of which only one
+  /// sorts there).
+  @inline(__always)
+  func partitionPoint<Result>(
+    in mark: LeafMark, _ isBefore: (UnsafePointer<Element>) -> Bool,
+    readingLeaf body: (UnsafeBufferPointer<Element>, Int) -> Result?
+  ) -> (position: Int, result: Result)? {
+    // Invariants 3, 5 and 10 above.
+    mark.leaf._withUnsafeGuaranteedRef { leaf in
+      leaf.elements.withUnsafeBufferPointer { elements -> (position: Int, result: Result)? in
+        let offset = elements.partitionPoint(isBefore)
+        guard offset < elements.count, let result = body(elements, offset) else { return nil }
+        return (mark.start + offset, result)
+      }
+    }
   }
 
   /// The number of elements for which `isBefore` is true: the position of
@@ -275,9 +334,11 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     return position + leaf._withUnsafeGuaranteedRef { $0.elements.partitionPoint(isBefore) }
   }
 
-  /// Loads into the caches the whole leaf that each of `count` searches
-  /// ends in, search `i` going by `isBefore(i, element)`; returns a sum of
-  /// the bytes read, only so that the loads are kept.
+  /// Loads into the caches the whole leaf that each of `marks.count`
+  /// searches ends in, search `i` going by `isBefore(i, element)`, and
+  /// initializes `marks[i]` to it (see
+  /// ``partitionPoint(in:_:readingLeaf:)``); returns a sum of the bytes
+  /// read, only so that the loads are kept.
   ///
   /// The searches descend first, a level at a time (the inner nodes, a
   /// small part of a tree, mostly stay in the caches), then every leaf is
@@ -287,21 +348,27 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// a removal there moves half of it. An inexact `isBefore` (one that
   /// decides ties either way) only loads a neighbouring leaf.
   ///
+  /// - Precondition: The tree is not empty.
   /// - Complexity: O(*k* log *n*) for *k* searches.
-  func touchLeaves(_ count: Int, _ isBefore: (Int, UnsafePointer<Element>) -> Bool) -> Int {
-    guard let root, count > 0 else { return 0 }
-    // Invariants 2, 3 and 6 above.
-    var nodes = [Unmanaged<Node>](filledWith: Unmanaged.passUnretained(root), count: count)
-    while !nodes[0]._withUnsafeGuaranteedRef(\.isLeaf) {
-      for search in 0..<count {
-        nodes[search] = nodes[search]._withUnsafeGuaranteedRef { node in
-          node.unretainedChild(node.childIndex { isBefore(search, $0) })
+  func touchLeaves(
+    _ marks: UnsafeMutableBufferPointer<LeafMark>, _ isBefore: (Int, UnsafePointer<Element>) -> Bool
+  ) -> Int {
+    precondition(root != nil, "an empty tree has no leaves")
+    guard !marks.isEmpty else { return 0 }
+    // Invariants 2, 3, 4 and 6 above.
+    marks.initialize(repeating: LeafMark(leaf: Unmanaged.passUnretained(root.unsafelyUnwrapped), start: 0))
+    while !marks[0].leaf._withUnsafeGuaranteedRef(\.isLeaf) {
+      for search in marks.indices {
+        let mark = marks[search]
+        marks[search] = mark.leaf._withUnsafeGuaranteedRef { node in
+          let index = node.childIndex { isBefore(search, $0) }
+          return LeafMark(leaf: node.unretainedChild(index), start: mark.start + node.count(before: index))
         }
       }
     }
     var loaded = 0
-    for node in nodes {
-      loaded &+= node._withUnsafeGuaranteedRef { leaf in
+    for mark in marks {
+      loaded &+= mark.leaf._withUnsafeGuaranteedRef { leaf in
         leaf.elements.withUnsafeBytes { bytes in
           var sum = 0
           for offset in stride(from: 0, to: bytes.count, by: 64) { sum &+= Int(bytes[offset]) }
