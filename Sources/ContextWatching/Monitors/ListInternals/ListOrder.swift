@@ -321,6 +321,10 @@ final class ListOrder: Sendable {
   /// probe's (invariant 8 in
   /// Support/OrderStatisticTree/OrderStatisticTree.swift), so not before
   /// it, and its values are not read.
+  ///
+  /// - Precondition: `b` stands for an object as the list holds it now
+  ///   (its values are the table's): a probe of an edit's new object,
+  ///   searched while the old one is listed, is not for this test.
   @inline(__always)
   func isBefore<A: ListSortValues>(_ a: UnsafePointer<A>, probe b: UnsafePointer<ListProbe>) -> Bool {
     ListSortKey.isBefore(a.pointee.key, b.pointee.key)

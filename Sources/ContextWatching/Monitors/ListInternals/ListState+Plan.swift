@@ -337,7 +337,7 @@ extension ListState {
     }
   }
 
-  /// The fewest listed objects for which ``touchSearchPaths(_:)`` pays:
+  /// The fewest listed objects for which `touchSearchPaths` pays:
   /// 16,384 objects' leaves take some 900 KB, about what a core's own
   /// caches hold.
   static let touchThreshold = 1 << 14

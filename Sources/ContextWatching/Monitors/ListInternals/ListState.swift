@@ -76,14 +76,6 @@ struct ListState: Sendable {
     }
   }
 
-  /// The listed object `id` as the list holds it and its rank in the
-  /// whole list, or nil when it is not listed.
-  ///
-  /// The table's values, with the derived ones, place the object in the
-  /// order exactly (ties are broken by identifier), so one search finds it.
-  ///
-  /// - Complexity: O(log *n*).
-  @inline(__always)
   /// Whether `edit` would leave the list as it is: its object listed with
   /// the same values already, or not listed and not to be.
   func isUnchanged(by edit: ListEdit) -> Bool {
@@ -92,6 +84,14 @@ struct ListState: Sendable {
     return listed.snapshot == new.snapshot && listed.derived == new.derived
   }
 
+  /// The listed object `id` as the list holds it and its rank in the
+  /// whole list, or nil when it is not listed.
+  ///
+  /// The table's values, with the derived ones, place the object in the
+  /// order exactly (ties are broken by identifier), so one search finds it.
+  ///
+  /// - Complexity: O(log *n*).
+  @inline(__always)
   func member(_ id: ObjectID) -> (object: ListedObject, rank: Int)? {
     member(id, key: nil) { $0.pointee }.map { ($0.result, $0.rank) }
   }

@@ -36,7 +36,7 @@
 //    never keeps the pointer, and does not reach the tree it searches.
 // 4. `root.unsafelyUnwrapped` only in a tree that is not empty: after
 //    checking a position against `count`, `root` against nil, or a weight
-//    against the root's; in `partitionPoint(_:reading:)` by its precondition
+//    against the root's; in `partitionPoint(_:readingLeaf:)` by its precondition
 //    (a partition point below `count`), which `ListState.member` meets by
 //    searching only for an object its value table holds, and so the list.
 // 5. Offsets stay inside a node's buffers. `baseAddress.unsafelyUnwrapped +
@@ -293,8 +293,9 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   }
 
   /// The partition point of `isBefore` with `body`'s reading of the leaf
-  /// of `mark` and its offset there, when it falls before that leaf's
-  /// last element; nil when it does not (it may be in a later leaf).
+  /// of `mark` and its offset there, when it falls at or before that
+  /// leaf's last element; nil when it does not (it may be in a later
+  /// leaf).
   /// `body` may also answer nil (for an element that is not the one
   /// sought, which a leaf found by an inexact search may not hold).
   ///
