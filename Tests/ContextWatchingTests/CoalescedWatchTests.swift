@@ -52,6 +52,17 @@ private struct CoalescingRig {
     try save { try $0.insert("Person", values: ["name": .string(name), "age": .int(Int64(age))]).objectID }
   }
 
+  /// Inserts two people of `age` in one save.
+  func insert(_ first: String, _ second: String, age: Int) throws -> (ObjectID, ObjectID) {
+    try save { context in
+      let values = { (name: String) -> [String: FilterValue] in ["name": .string(name), "age": .int(Int64(age))] }
+      return (
+        try context.insert("Person", values: values(first)).objectID,
+        try context.insert("Person", values: values(second)).objectID
+      )
+    }
+  }
+
   func set(_ id: ObjectID, _ values: [String: FilterValue]) throws {
     try save { try $0.setValues(values, of: $0.object(with: id)!) }
   }
@@ -70,12 +81,7 @@ struct CoalescedWatchTests {
     let received = LockedState<[WatchChanges]>([])
     let token = try rig.watch(.coalesced(every: .seconds(10)), into: received)
     // The first change after a quiet interval goes at once.
-    let (staying, leaving) = try rig.save { context in
-      (
-        try context.insert("Person", values: ["name": "Stays", "age": 40]).objectID,
-        try context.insert("Person", values: ["name": "Leaves", "age": 40]).objectID
-      )
-    }
+    let (staying, leaving) = try rig.insert("Stays", "Leaves", age: 40)
     #expect(received.withLock { $0.map(\.inserted.count) } == [2])
     let younger = try rig.insert("Younger", age: 10)
     let first = try rig.save { context in
@@ -222,12 +228,7 @@ struct CoalescedWatchTests {
     let rig = CoalescingRig()
     let received = LockedState<[WatchChanges]>([])
     let token = try rig.watch(.coalesced(every: .seconds(10)), into: received)
-    let (ann, bob) = try rig.save { context in
-      (
-        try context.insert("Person", values: ["name": "Ann", "age": 40]).objectID,
-        try context.insert("Person", values: ["name": "Bob", "age": 40]).objectID
-      )
-    }
+    let (ann, bob) = try rig.insert("Ann", "Bob", age: 40)
     try rig.set(ann, ["age": 50])
     try rig.set(ann, ["age": 40])
     try rig.set(bob, ["age": 10])

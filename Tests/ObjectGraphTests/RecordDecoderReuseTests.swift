@@ -255,16 +255,6 @@ struct RecordDecoderReuseTests {
 
   @Test func aContainerKeptPastItsRecordTraps() async throws {
     let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      struct Keeper: Decodable {
-        nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
-        var name: String
-        enum CodingKeys: String, CodingKey { case name }
-        init(from decoder: any Decoder) throws {
-          let container = try decoder.container(keyedBy: CodingKeys.self)
-          name = try container.decode(String.self, forKey: .name)
-          Self.kept = container
-        }
-      }
       let schema = try ObjectSchema([EntityDescription("Person", attributes: [.init("name", .string)])])
       let context = ObjectContext(schema: schema, notificationCenter: nil)
       let snapshot = try context.performAndWait { try $0.insert("Person", values: ["name": "Ann"]).snapshot() }
@@ -272,7 +262,7 @@ struct RecordDecoderReuseTests {
       _ = try Keeper.kept?.decode(String.self, forKey: .name)
     }
     let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-    #expect(message.contains("a record's decoder or keyed container was used after the record's init(from:) returned"))
+    #expect(message.contains(usedAfterItsRecord))
   }
 
   /// A container kept past its record on a thread that ended, used while
@@ -280,16 +270,6 @@ struct RecordDecoderReuseTests {
   /// than read that thread's record.
   @Test func aContainerKeptPastItsThreadTrapsWhenAnotherThreadReadsWithItsDecoder() async throws {
     let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      struct Keeper: Decodable {
-        nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
-        var name: String
-        enum CodingKeys: String, CodingKey { case name }
-        init(from decoder: any Decoder) throws {
-          let container = try decoder.container(keyedBy: CodingKeys.self)
-          name = try container.decode(String.self, forKey: .name)
-          Self.kept = container
-        }
-      }
       struct Peeker: Decodable {
         init(from decoder: any Decoder) throws { _ = try Keeper.kept?.decode(String.self, forKey: .name) }
       }
@@ -306,9 +286,27 @@ struct RecordDecoderReuseTests {
       Self.runOnThreadToItsEnd { _ = try? bo.decode(Peeker.self) }
     }
     let message = String(decoding: result.standardErrorContent, as: UTF8.self)
-    #expect(message.contains("a record's decoder or keyed container was used after the record's init(from:) returned"))
+    #expect(message.contains(usedAfterItsRecord))
   }
 }
+
+/// A record that keeps its keyed container past its `init(from:)` (in the
+/// exit tests' child processes, one reading each).
+private struct Keeper: Decodable {
+  nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
+  var name: String
+  enum CodingKeys: String, CodingKey { case name }
+  init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    name = try container.decode(String.self, forKey: .name)
+    Self.kept = container
+  }
+}
+
+/// What a container or decoder used past its record's `init(from:)` traps
+/// with.
+private let usedAfterItsRecord =
+  "a record's decoder or keyed container was used after the record's init(from:) returned"
 
 /// What ``RecordDecoderReuseTests/runOnThreadToItsEnd(_:)`` runs.
 private final class ThreadBody {
