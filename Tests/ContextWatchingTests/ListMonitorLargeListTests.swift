@@ -25,6 +25,17 @@ struct ListMonitorLargeListTests {
     ListConfiguration(predicate: nil, sortKeys: [("name", false), ("age", true)], sectionKey: nil, limit: nil),
   ]
 
+  /// A large list's memory is mostly its leaves' elements: each is the
+  /// object's snapshot and its two sort words, and nothing else (the
+  /// values an order reads through relationships are kept apart, only for
+  /// such orders). docs/benchmarks.md holds the bytes per listed object.
+  @Test func aListedObjectIsItsSnapshotAndTwoSortWords() {
+    #expect(
+      MemoryLayout<ListedObject>.stride
+        == MemoryLayout<ObjectSnapshot>.stride + MemoryLayout<ListSortKey>.stride)
+    #expect(MemoryLayout<ListSortKey>.stride == 2 * MemoryLayout<UInt64>.stride)
+  }
+
   @Test(arguments: configurations.indices)
   func everyDeliveryTurnsTheOldListIntoTheNewOneAndEqualsAFreshFetch(_ index: Int) throws {
     let configuration = Self.configurations[index]

@@ -207,7 +207,13 @@ public struct ListContent: Sendable {
 
   /// The position `object` has, or would have, in the whole list.
   func rank(of object: ListedObject) -> Int {
-    withUnsafePointer(to: object) { object in objects.partitionPoint { order.isBefore($0, object) } }
+    withUnsafePointer(to: object) { rank(of: $0) }
+  }
+
+  /// The position the object `object` points to has, or would have, in
+  /// the whole list, read in place.
+  func rank(of object: UnsafePointer<some ListSortValues>) -> Int {
+    objects.partitionPoint { order.isBefore($0, object) }
   }
 
   /// The index (in the full list of sections) of section `key`, or nil

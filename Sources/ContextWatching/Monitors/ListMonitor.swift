@@ -192,7 +192,7 @@ public final class ListMonitor: Sendable {
       let sequenceNumber = context.sequenceNumber
       state.withLock { state in
         state.sequenceNumber = sequenceNumber
-        state.load(objects)
+        state.load(objects.objects, derived: objects.derived)
       }
       saving.withLock { $0 = side }
     }
@@ -297,7 +297,7 @@ public final class ListMonitor: Sendable {
         var changes = next.replace(
           order: side.order, limit: request.limit, offset: request.offset,
           sectionName: request.sectionName ?? ListRequest.defaultSectionName,
-          objects: objects, sectionsAreComparable: sectionsAreComparable)
+          objects: objects.objects, derived: objects.derived, sectionsAreComparable: sectionsAreComparable)
         next.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
         changes.isRefetch = true
         let (listObservers, _) = currentObservers()
@@ -367,30 +367,23 @@ public final class ListMonitor: Sendable {
       edits.count + changes.inserted.count + changes.updated.count + changes.entered.count + changes.exited.count
         + changes.deleted.count)
     for snapshot in changes.inserted {
-      edits.append(
-        ListEdit(
-          objectID: snapshot.objectID, new: Self.listed(snapshot, order: order, context: context), changedKeys: [],
-          isRelatedOnly: false))
+      edits.append(Self.edit(listing: snapshot, changedKeys: [], order: order, context: context))
     }
     // The updated objects, then the entered ones: two loops, where a loop
     // over an array of the two would allocate that array.
     for update in changes.updated {
-      edits.append(
-        ListEdit(
-          objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
-          changedKeys: update.changedKeys, isRelatedOnly: false))
+      edits.append(Self.edit(listing: update.after, changedKeys: update.changedKeys, order: order, context: context))
     }
     for update in changes.entered {
-      edits.append(
-        ListEdit(
-          objectID: update.objectID, new: Self.listed(update.after, order: order, context: context),
-          changedKeys: update.changedKeys, isRelatedOnly: false))
+      edits.append(Self.edit(listing: update.after, changedKeys: update.changedKeys, order: order, context: context))
     }
     for update in changes.exited {
-      edits.append(ListEdit(objectID: update.objectID, new: nil, changedKeys: update.changedKeys, isRelatedOnly: false))
+      edits.append(
+        ListEdit(
+          objectID: update.objectID, new: nil, derived: [], changedKeys: update.changedKeys, isRelatedOnly: false))
     }
     for snapshot in changes.deleted {
-      edits.append(ListEdit(objectID: snapshot.objectID, new: nil, changedKeys: [], isRelatedOnly: false))
+      edits.append(ListEdit(objectID: snapshot.objectID, new: nil, derived: [], changedKeys: [], isRelatedOnly: false))
     }
   }
 
@@ -415,10 +408,10 @@ public final class ListMonitor: Sendable {
           continue
         }
         edited[root.objectID] = edits.count
+        let derived = order.derivedValues(of: root, in: context)
         edits.append(
           ListEdit(
-            objectID: root.objectID,
-            new: order.listed(root.snapshot(), derived: order.derivedValues(of: root, in: context)),
+            objectID: root.objectID, new: order.listed(root.snapshot(), derived: derived), derived: derived,
             changedKeys: [key], isRelatedOnly: true))
       }
     }
@@ -517,7 +510,8 @@ public final class ListMonitor: Sendable {
       order: order, route: route, listWatch: list.id, pathWatches: pathWatches, tokens: tokens, request: request)
   }
 
-  /// The objects that match `request` now, each with its derived values.
+  /// The objects that match `request` now, and the derived values of each
+  /// (none when the order reads no relationship).
   /// An object on which the predicate cannot be evaluated is not listed,
   /// as the watch judges it.
   ///
@@ -527,9 +521,16 @@ public final class ListMonitor: Sendable {
   /// one by one instead.
   private static func fetch(
     _ request: ListRequest, order: ListOrder, context: ObjectContext
-  ) throws(WatchError) -> [ListedObject] {
+  ) throws(WatchError) -> (objects: [ListedObject], derived: [ObjectID: [FilterValue]]) {
+    var derived: [ObjectID: [FilterValue]] = [:]
+    func listed(_ object: ManagedObject) -> ListedObject {
+      guard !order.paths.isEmpty else { return order.listed(object.snapshot(), derived: []) }
+      let values = order.derivedValues(of: object, in: context)
+      derived[object.objectID] = values
+      return order.listed(object.snapshot(), derived: values)
+    }
     if let fetched = try? context.fetch(ObjectFetchRequest(entity: request.entity, predicate: request.predicate)) {
-      return fetched.map { order.listed($0.snapshot(), derived: order.derivedValues(of: $0, in: context)) }
+      return (fetched.map(listed), derived)
     }
     let objects: [ManagedObject]
     do {
@@ -550,23 +551,30 @@ public final class ListMonitor: Sendable {
     } else {
       filter = nil
     }
-    var listed: [ListedObject] = []
+    var matching: [ListedObject] = []
     for object in objects where (try? filter?.evaluate(object)) ?? (filter == nil) {
-      listed.append(order.listed(object.snapshot(), derived: order.derivedValues(of: object, in: context)))
+      matching.append(listed(object))
     }
-    return listed
+    return (matching, derived)
   }
 
-  private static func listed(
-    _ snapshot: consuming ObjectSnapshot, order: ListOrder, context: ObjectContext
-  )
-    -> ListedObject
-  {
-    guard !order.paths.isEmpty else { return order.listed(snapshot, derived: []) }
-    guard let object = context.object(with: snapshot.objectID) else {
-      return order.listed(snapshot, derived: Array(repeating: .null, count: order.paths.count))
+  /// The edit that lists `snapshot`'s object as it is now, with its
+  /// derived values.
+  private static func edit(
+    listing snapshot: consuming ObjectSnapshot, changedKeys: [String], order: ListOrder, context: ObjectContext
+  ) -> ListEdit {
+    let id = snapshot.objectID
+    let derived: [FilterValue]
+    if order.paths.isEmpty {
+      derived = []
+    } else if let object = context.object(with: id) {
+      derived = order.derivedValues(of: object, in: context)
+    } else {
+      derived = Array(repeating: .null, count: order.paths.count)
     }
-    return order.listed(snapshot, derived: order.derivedValues(of: object, in: context))
+    return ListEdit(
+      objectID: id, new: order.listed(snapshot, derived: derived), derived: derived, changedKeys: changedKeys,
+      isRelatedOnly: false)
   }
 
   /// The listed-entity objects that reach `far` along `path`'s first

@@ -56,10 +56,10 @@ extension ListEdit {
     for key in later.changedKeys where !changedKeys.contains(key) { changedKeys.append(key) }
     if later.isRelatedOnly {
       guard isRelatedOnly || new != nil else { return }
-      new = later.new
     } else {
-      new = later.new
       isRelatedOnly = false
     }
+    new = later.new
+    derived = later.derived
   }
 }

@@ -11,8 +11,8 @@ final class ListOrder: Sendable {
     /// An attribute of the listed entity, at this slot in every layout of
     /// the entity and its sub-entities (inherited attributes come first).
     case attribute(Int)
-    /// A key path through to-one relationships: ``ListedObject/derived``
-    /// at this index.
+    /// A key path through to-one relationships: the object's derived
+    /// values (``ListEdit/derived``, ``ListDerivedValues``) at this index.
     case path(Int)
   }
 
@@ -37,6 +37,9 @@ final class ListOrder: Sendable {
   let entity: EntityLayout
   let keys: [(source: Source, ascending: Bool)]
   let paths: [Path]
+  /// The values through ``paths`` of the objects the list holds: empty,
+  /// and never read, when the order reads no relationship.
+  let derived = ListDerivedValues()
   /// Whether the list has sections; their value is the first sort key's.
   let isSectioned: Bool
 
@@ -158,14 +161,38 @@ final class ListOrder: Sendable {
     isSectioned = request.sectionKey != nil
   }
 
-  /// A listed object with its sort values encoded.
+  /// A listed object with its sort values encoded, `derived` being its
+  /// values through ``paths`` (which the list keeps apart, in ``derived``,
+  /// once it holds the object).
   ///
-  /// Takes the snapshot and the derived values over, so that a caller
-  /// handing in a temporary (a save's snapshot) retains nothing for it.
-  func listed(_ snapshot: consuming ObjectSnapshot, derived: consuming [FilterValue]) -> ListedObject {
-    var object = ListedObject(snapshot: snapshot, derived: derived, key: ListSortKey(first: 0, second: 0))
-    object.key = key(of: object)
+  /// Takes the snapshot over, so that a caller handing in a temporary (a
+  /// save's snapshot) retains nothing for it.
+  func listed(_ snapshot: consuming ObjectSnapshot, derived: [FilterValue]) -> ListedObject {
+    var object = ListedObject(snapshot: snapshot, key: ListSortKey(first: 0, second: 0))
+    func word(_ index: Int) -> UInt64 {
+      let value: FilterValue
+      switch keys[index].source {
+      case .attribute(let slot): value = object.snapshot.values[slot]
+      case .path(let path): value = derived[path]
+      }
+      return ListSortKey.word(value, ascending: keys[index].ascending)
+    }
+    object.key = ListSortKey(first: word(0), second: keys.count > 1 ? word(1) : 0)
     return object
+  }
+
+  /// The value where sort key `source` reads it of the object `id` the
+  /// list holds, whose own ``ListSortValues/sortValue(_:)`` is nil: its
+  /// derived value, in ``derived``.
+  ///
+  /// Every read of an object's sort value goes through
+  /// ``ListSortValues/sortValue(_:in:)``, a method called on the object in
+  /// place: passing the object to a function of the order would copy it
+  /// (its references retained and released).
+  @inline(never)
+  func listedValue(_ source: Source, of id: ObjectID) -> FilterValue {
+    guard case .path(let path) = source else { preconditionFailure("an attribute's value is the object's own") }
+    return derived.value(of: id, path: path)
   }
 
   /// A probe for the listed object `id` whose values and derived values
@@ -174,49 +201,50 @@ final class ListOrder: Sendable {
   /// Used only inside the call that made the buffers (invariant 8 in
   /// Support/OrderStatisticTree/OrderStatisticTree.swift).
   ///
-  /// `like`, when given, is another object (the same one after an edit):
-  /// each word whose key has an identical value in both is taken from its
-  /// key instead of being encoded again.
+  /// `like`, when given, is an edit of the same object: where the edit has
+  /// an object, each word whose key has an identical value in both is
+  /// taken from its key instead of being encoded again.
   func probe(
     _ id: ObjectID, values: UnsafeBufferPointer<FilterValue>, derived: UnsafeBufferPointer<FilterValue>,
-    key known: ListSortKey? = nil, like other: UnsafePointer<ListedObject?>? = nil
+    key known: ListSortKey? = nil, like other: UnsafePointer<ListEdit>? = nil
   ) -> ListProbe {
     if let known { return ListProbe(key: known, objectID: id, values: values, derived: derived) }
     let probe = ListProbe(key: ListSortKey(first: 0, second: 0), objectID: id, values: values, derived: derived)
-    let encoded = other.map { key(of: probe, sharingWith: $0) } ?? key(of: probe)
+    let encoded =
+      other.map { $0.pointee.new == nil ? key(of: probe) : key(of: probe, sharingWith: $0) } ?? key(of: probe)
     return ListProbe(key: encoded, objectID: id, values: values, derived: derived)
   }
 
   /// The encoded first two sort values of `object` (its own `key` aside).
   private func key(of object: borrowing some ListSortValues) -> ListSortKey {
-    let first = ListSortKey.word(object.sortValue(keys[0].source), ascending: keys[0].ascending)
+    let first = ListSortKey.word(object.sortValue(keys[0].source, in: self), ascending: keys[0].ascending)
     guard keys.count > 1 else { return ListSortKey(first: first, second: 0) }
     return ListSortKey(
-      first: first, second: ListSortKey.word(object.sortValue(keys[1].source), ascending: keys[1].ascending))
+      first: first, second: ListSortKey.word(object.sortValue(keys[1].source, in: self), ascending: keys[1].ascending))
   }
 
   /// The encoded first two sort values of `object`, each word read from
-  /// `other`'s key where `other` holds an identical value for that key
-  /// (see ``isIdentical(_:_:)``), encoded otherwise (every word, when
-  /// `other` is nil). `other` is read in place, field by field: a copy of
-  /// it would retain and release its references.
+  /// the key of `other`'s object where it holds an identical value for
+  /// that key (see ``isIdentical(_:_:)``), encoded otherwise. `other` is
+  /// read in place, field by field: a copy of it would retain and release
+  /// its references.
+  ///
+  /// - Precondition: `other` has an object.
   private func key(
-    of object: borrowing some ListSortValues, sharingWith other: UnsafePointer<ListedObject?>
+    of object: borrowing some ListSortValues, sharingWith other: UnsafePointer<ListEdit>
   ) -> ListSortKey {
-    let known = other.pointee?.key
+    let known = other.pointee.key
     // The word of key `index`: `other`'s, `word`, when its value is
     // identical; encoded otherwise.
-    func word(_ index: Int, _ word: UInt64?) -> UInt64 {
+    func word(_ index: Int, _ word: UInt64) -> UInt64 {
       let source = keys[index].source
-      let value = object.sortValue(source)
-      if let word, let otherValue = other.pointee?.sortValue(source), Self.isIdentical(value, otherValue) {
-        return word
-      }
+      let value = object.sortValue(source, in: self)
+      if let otherValue = other.pointee.sortValue(source), Self.isIdentical(value, otherValue) { return word }
       return ListSortKey.word(value, ascending: keys[index].ascending)
     }
-    let first = word(0, known?.first)
+    let first = word(0, known.first)
     guard keys.count > 1 else { return ListSortKey(first: first, second: 0) }
-    return ListSortKey(first: first, second: word(1, known?.second))
+    return ListSortKey(first: first, second: word(1, known.second))
   }
 
   /// Whether `a` and `b` are one value in one representation, so that they
@@ -260,12 +288,14 @@ final class ListOrder: Sendable {
 
   /// The value of sort key `index` for `object`.
   func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
-    object.sortValue(keys[index].source)
+    object.sortValue(keys[index].source, in: self)
   }
 
   /// The section of an object: its first sort key's value.
   func sectionKey(of object: borrowing some ListSortValues) -> SectionKey {
-    SectionKey(value: object.sortValue(keys[0].source), word: object.key.first)
+    SectionKey(
+      value: object.sortValue(keys[0].source, in: self),
+      word: object.key.first)
   }
 
   // The comparisons below read through pointers valid during the call: a
@@ -278,7 +308,9 @@ final class ListOrder: Sendable {
     _ index: Int, _ a: UnsafePointer<A>, _ b: UnsafePointer<B>
   ) -> Int {
     let source = keys[index].source
-    let order = Self.order(a.pointee.sortValue(source), b.pointee.sortValue(source))
+    let order = Self.order(
+      a.pointee.sortValue(source, in: self),
+      b.pointee.sortValue(source, in: self))
     return keys[index].ascending ? order : -order
   }
 
@@ -341,18 +373,8 @@ final class ListOrder: Sendable {
     return order != 0 ? order < 0 : a.pointee.objectID < b.pointee.objectID
   }
 
-  /// Whether `a` comes before `b`, for values at hand.
-  func isBefore(_ a: ListedObject, _ b: ListedObject) -> Bool {
-    withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in isBefore(a, b) } }
-  }
-
-  /// Whether two objects sort in the same place on every key.
-  func hasSameKeys(_ a: ListedObject, _ b: ListedObject) -> Bool {
-    withUnsafePointer(to: a) { a in withUnsafePointer(to: b) { b in keyOrder(a, b) == 0 } }
-  }
-
   /// Whether `a` and `b`, both read in place, have equal values on every
-  /// sort key (as the other `hasSameKeys`).
+  /// sort key.
   func hasSameKeys<B: ListSortValues>(_ a: UnsafePointer<ListedObject>, _ b: UnsafePointer<B>) -> Bool {
     keyOrder(a, b) == 0
   }

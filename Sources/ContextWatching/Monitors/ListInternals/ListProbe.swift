@@ -19,7 +19,7 @@ struct ListProbe: ListSortValues {
   /// no relationship.
   let derived: UnsafeBufferPointer<FilterValue>
 
-  func sortValue(_ source: ListOrder.Source) -> FilterValue {
+  func sortValue(_ source: ListOrder.Source) -> FilterValue? {
     // Unchecked reads in range: invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     switch source {
     case .attribute(let slot): values[slot]

@@ -175,7 +175,7 @@ extension ListState {
             precondition(listed.objectID == id, "a listed object is missing from its list")
             listed = edits[edit].new.unsafelyUnwrapped
           }
-          edits.withUnsafeBufferPointer { remember(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!) }
+          edits.withUnsafeBufferPointer { remember($0.baseAddress.unsafelyUnwrapped + edit) }
           continue
         }
         if let rank = touched[index].oldRank {
@@ -206,27 +206,28 @@ extension ListState {
     for index in touched.indices where touched[index].isRepositioned {
       let edit = touched[index].edit
       guard edits[edit].new != nil else { continue }
-      insertedAt[index] = edits.withUnsafeBufferPointer {
-        insert(($0.baseAddress.unsafelyUnwrapped + edit).pointer(to: \.new)!)
-      }
+      insertedAt[index] = edits.withUnsafeBufferPointer { insert($0.baseAddress.unsafelyUnwrapped + edit) }
       if !touched[index].staysInSection && order.isSectioned {
-        countSection(order.sectionKey(of: edits[edit].new.unsafelyUnwrapped), by: 1)
+        let key = edits.withUnsafeBufferPointer {
+          order.sectionKey(of: ($0.baseAddress.unsafelyUnwrapped + edit).pointee)
+        }
+        countSection(key, by: 1)
       }
     }
   }
 
   /// Inserts an edit's object, read in place through a pointer to the
-  /// edit's optional (see `Optional: ListSortValues`), into the list's
-  /// objects (not into its section's count): the search reads it there,
-  /// and the tree gets the one copy it keeps.
+  /// edit (see `ListEdit: ListSortValues`), into the list's objects (not
+  /// into its section's count): the search reads it there, and the tree
+  /// gets the one copy it keeps.
   ///
   /// - Returns: Its position.
-  mutating func insert(_ object: UnsafePointer<ListedObject?>) -> Int {
+  mutating func insert(_ edit: UnsafePointer<ListEdit>) -> Int {
     let order = content.order
     // Invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let position = content.objects.insert(object.pointee.unsafelyUnwrapped, at: { order.isBefore($0, object) })
-    remember(object)
+    let position = content.objects.insert(edit.pointee.new.unsafelyUnwrapped, at: { order.isBefore($0, edit) })
+    remember(edit)
     return position
   }
 

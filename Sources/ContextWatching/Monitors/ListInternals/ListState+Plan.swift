@@ -119,9 +119,9 @@ extension ListState {
         // A `Reading` of the listed object in place: flags and identifiers,
         // so that handing them out copies no reference.
         let oldPlace = oldPlaces.isEmpty ? nil : oldPlaces[index]
-        // The edit's object read in place (see `Optional: ListSortValues`).
+        // The edit's object read in place (see `ListEdit: ListSortValues`).
         let member = edits.withUnsafeBufferPointer { edits in
-          let new = (edits.baseAddress.unsafelyUnwrapped + index).pointer(to: \.new).unsafelyUnwrapped
+          let new = edits.baseAddress.unsafelyUnwrapped + index
           return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
             let listed = elements.baseAddress.unsafelyUnwrapped + offset
             guard hasNew else { return (false, order.isSectioned, nil) }
@@ -153,7 +153,7 @@ extension ListState {
               // unless it stays before the window (the window's objects
               // keep their ranks then).
               if !isListedChange {
-                let to = content.rank(of: edits[index].new.unsafelyUnwrapped)
+                let to = edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) }
                 let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
                 if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
               }
@@ -172,7 +172,10 @@ extension ListState {
         } else {
           guard !edits[index].isRelatedOnly, hasNew else { continue }
           shift += 1
-          if !isListedChange && mayChangeListed(at: content.rank(of: edits[index].new.unsafelyUnwrapped)) {
+          if !isListedChange
+            && mayChangeListed(
+              at: edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) })
+          {
             isListedChange = true
           }
           touchedObject = Touched(
@@ -229,7 +232,7 @@ extension ListState {
       // An object that stays in its section is in its new object's.
       for object in touched {
         if let old = object.oldSection { keys.append(old) }
-        if let new = edits[object.edit].new { keys.append(order.sectionKey(of: new)) }
+        if edits[object.edit].new != nil { keys.append(order.sectionKey(of: edits[object.edit])) }
       }
       for bystander in bystanders { keys.append(order.sectionKey(of: bystander.object)) }
       // Each section once: sections are few next to objects, and sorting
@@ -272,7 +275,10 @@ extension ListState {
   ) {
     guard moverCount <= 16 else {
       for index in touched.indices {
-        ranks[index] = edits[touched[index].edit].new.map { content.rank(of: $0) } ?? -1
+        let edit = touched[index].edit
+        ranks[index] =
+          edits[edit].new == nil
+          ? -1 : edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + edit) }
       }
       return
     }
@@ -290,9 +296,7 @@ extension ListState {
       if let isBefore = ListSortKey.isBefore(a.key, b.key) { return isBefore }
       return edits.withUnsafeBufferPointer { edits in
         let base = edits.baseAddress.unsafelyUnwrapped
-        return order.isBefore(
-          (base + touched[a.index].edit).pointer(to: \.new).unsafelyUnwrapped,
-          (base + touched[b.index].edit).pointer(to: \.new).unsafelyUnwrapped)
+        return order.isBefore(base + touched[a.index].edit, base + touched[b.index].edit)
       }
     }
     // Arrivals in place first, then the inserted ones from the end; the
@@ -407,7 +411,7 @@ extension ListState {
       // object's: only the others are encoded.
       let old = edits.withUnsafeBufferPointer { edits in
         let edit = edits.baseAddress.unsafelyUnwrapped + index
-        return withProbe(edit.pointee.objectID, like: edit.pointer(to: \.new)) { $0.pointee.key }
+        return withProbe(edit.pointee.objectID, like: edit) { $0.pointee.key }
       }
       places.initializeElement(at: index, to: old.map { OldPlace(key: $0, mark: nil) })
       if let old {

@@ -10,13 +10,13 @@ extension ListState {
   /// - Complexity: O(*n* log *n*).
   mutating func replace(
     order: ListOrder, limit: Int?, offset: Int, sectionName: @escaping @Sendable (FilterValue) -> String?,
-    objects: [ListedObject], sectionsAreComparable: Bool
+    objects: [ListedObject], derived: [ObjectID: [FilterValue]], sectionsAreComparable: Bool
   ) -> ListChanges {
     let old = content
     content = ListContent(
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
       offset: offset, sectionName: sectionName, generation: old.generation + 1)
-    load(objects)
+    load(objects, derived: derived)
     let new = content
     var changes = ListChanges(sequenceNumber: sequenceNumber)
 

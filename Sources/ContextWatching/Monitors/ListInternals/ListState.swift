@@ -17,9 +17,6 @@ struct ListState: Sendable {
   /// listed object at 100,000, where a `Dictionary` of snapshots would take
   /// 105.
   var values: ProbingTable<[FilterValue]>
-  /// The listed objects' ``ListedObject/derived`` values, for an order
-  /// that reads relationships; empty otherwise.
-  var derivedValues: [ObjectID: [FilterValue]]
   /// The last save applied.
   var sequenceNumber: Int
 
@@ -31,23 +28,28 @@ struct ListState: Sendable {
       objects: OrderStatisticTree(), sectionCounts: OrderStatisticTree(), order: order, limit: limit ?? Int.max,
       offset: offset, sectionName: sectionName)
     values = ProbingTable(maximumLoad: 80)
-    derivedValues = [:]
     self.sequenceNumber = sequenceNumber
   }
 
   var order: ListOrder { content.order }
 
-  /// Loads objects into an empty list.
+  /// The listed objects' values through the order's key paths (see
+  /// ``ListDerivedValues``).
+  var derivedValues: ListDerivedValues { content.order.derived }
+
+  /// Loads objects into an empty list, `derived` holding each one's values
+  /// through the order's key paths (empty when it reads none).
   ///
   /// - Complexity: O(*n* log *n*).
-  mutating func load(_ objects: [ListedObject]) {
+  mutating func load(_ objects: [ListedObject], derived: [ObjectID: [FilterValue]]) {
     let order = content.order
+    // The order reads the derived values of the objects it sorts from its
+    // table.
+    order.derived.replaceAll(with: derived)
     let sorted = Self.sorted(objects, by: order)
     content.objects = OrderStatisticTree(sorted: sorted)
     values = ProbingTable(minimumCapacity: sorted.count, maximumLoad: 80)
     for object in sorted { values.updateValue(object.snapshot.values, for: object.objectID.rawValue) }
-    derivedValues =
-      order.paths.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: sorted.lazy.map { ($0.objectID, $0.derived) })
     var sections: [SectionCount] = []
     if order.isSectioned {
       for object in sorted {
@@ -81,7 +83,7 @@ struct ListState: Sendable {
   func isUnchanged(by edit: ListEdit) -> Bool {
     guard let (listed, _) = member(edit.objectID) else { return edit.new == nil }
     guard let new = edit.new else { return false }
-    return listed.snapshot == new.snapshot && listed.derived == new.derived
+    return listed.snapshot == new.snapshot && (order.paths.isEmpty || derivedValues[edit.objectID] == edit.derived)
   }
 
   /// The listed object `id` as the list holds it and its rank in the
@@ -157,7 +159,7 @@ struct ListState: Sendable {
   /// identical (see ``ListOrder/probe(_:values:derived:key:like:)``).
   @inline(__always)
   func withProbe<Result>(
-    _ id: ObjectID, key: ListSortKey? = nil, like other: UnsafePointer<ListedObject?>? = nil,
+    _ id: ObjectID, key: ListSortKey? = nil, like other: UnsafePointer<ListEdit>? = nil,
     _ body: (UnsafePointer<ListProbe>) -> Result
   ) -> Result? {
     let order = content.order
@@ -173,14 +175,15 @@ struct ListState: Sendable {
   }
 
   /// Keeps the values of an edit's object, read in place through a
-  /// pointer to the edit's optional, which must hold one: its fields are
-  /// copied, not the object whole.
-  mutating func remember(_ object: UnsafePointer<ListedObject?>) {
-    guard let values = object.pointee?.snapshot.values, let id = object.pointee?.objectID else {
+  /// pointer to the edit, which must have one: its fields are copied, not
+  /// the object whole.
+  mutating func remember(_ edit: UnsafePointer<ListEdit>) {
+    guard let values = edit.pointee.new?.snapshot.values else {
       preconditionFailure("an edit without an object has no values to keep")
     }
+    let id = edit.pointee.objectID
     self.values.updateValue(values, for: id.rawValue)
-    if !order.paths.isEmpty { derivedValues[id] = object.pointee?.derived }
+    if !order.paths.isEmpty { derivedValues[id] = edit.pointee.derived }
   }
 
   /// The identifiers of the objects before and after the one at `rank`,

@@ -1,17 +1,16 @@
 import ObjectGraph
 import PredicateDSL
 
-/// One listed object: its latest snapshot, the values of the sort keys
-/// that read through relationships (which the snapshot cannot answer), and
-/// its first sort values encoded for comparison.
+/// One listed object as the list holds it: its latest snapshot and its
+/// first sort values encoded for comparison. Values read through
+/// relationships (which the snapshot cannot answer) are the list's
+/// (``ListDerivedValues``).
 ///
 /// Made by ``ListOrder/listed(_:derived:)``, which computes ``key`` from
-/// the other two: `key` must always encode the object's current values.
+/// the snapshot and the derived values: `key` must always encode the
+/// object's current values.
 struct ListedObject: Sendable, OrderStatisticElement, ListSortValues {
   var snapshot: ObjectSnapshot
-  /// One value per ``ListOrder/paths`` entry; empty when the order reads
-  /// no relationship.
-  var derived: [FilterValue]
   /// The first two sort values, encoded.
   var key: ListSortKey
 
@@ -19,10 +18,11 @@ struct ListedObject: Sendable, OrderStatisticElement, ListSortValues {
 
   var weight: Int { 1 }
 
-  func sortValue(_ source: ListOrder.Source) -> FilterValue {
+  /// The attribute's value; nil for a key path, whose value is the list's.
+  func sortValue(_ source: ListOrder.Source) -> FilterValue? {
     switch source {
     case .attribute(let slot): snapshot.values[slot]
-    case .path(let path): derived[path]
+    case .path: nil
     }
   }
 }
