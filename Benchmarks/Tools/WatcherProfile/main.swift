@@ -53,6 +53,15 @@
 //                            (`evictCaches`) so that the save finds the
 //                            caches cold: under `--cache-sim=yes`, the
 //                            misses outside `evictCaches` are the save's
+//   list-outside PEOPLE ROUNDS [plain]  a ListMonitor of the PEOPLE people
+//                            aged 50 or more (`age >= 50`, sectioned by city,
+//                            sorted by city then score); each round changes
+//                            10 people it does not hold, and saves: 5 get a
+//                            new score (a key the request reads, not its
+//                            predicate), 5 a new age under 50 (a key its
+//                            predicate reads: they stay out). `plain` makes
+//                            the same saves with no monitor: the difference
+//                            is what such a save costs the monitor
 //   release-lists LISTS      LISTS ListMonitors of one context of 10
 //                            people, each with a closure observer, then
 //                            releases them all (monitor and token), in the
@@ -353,6 +362,39 @@ case "list", "list-cold":
     }
   }
   print("list: \(monitor.count) listed, \(rounds) rounds")
+
+case "list-outside":
+  let count = numbers.first ?? 20_000
+  let rounds = numbers.dropFirst().first ?? 100
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let objects = people(count, cities: 50, into: context)
+  let outside = context.performAndWait { _ in
+    objects.filter { if case .int(let age)? = $0["age"] { age < 50 } else { false } }
+  }
+  let monitor =
+    arguments.contains("plain")
+    ? nil
+    : try! ListMonitor(
+      context: context,
+      request: try! ListRequest(
+        "Person", where: "age >= 50", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city"),
+      scheduler: .immediate)
+  precondition(monitor.map { $0.count == count - outside.count } ?? true, "the list holds someone under 50")
+  var generator = SeededGenerator(seed: 17)
+  measuredLoop(rounds) {
+    context.performAndWait { context in
+      for index in 0..<10 {
+        let object = outside[Int.random(in: 0..<outside.count, using: &generator)]
+        if index < 5 {
+          try! context.setValue(.double(Double.random(in: 0...100, using: &generator)), forKey: "score", of: object)
+        } else {
+          try! context.setValue(.int(Int64.random(in: 18..<50, using: &generator)), forKey: "age", of: object)
+        }
+      }
+      try! context.save()
+    }
+  }
+  print("list-outside: \(monitor?.count ?? 0) listed, \(outside.count) outside, \(rounds) rounds")
 
 case "release-lists":
   let count = numbers.first ?? 10_000
