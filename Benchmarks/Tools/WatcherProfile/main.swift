@@ -53,15 +53,20 @@
 //                            (`evictCaches`) so that the save finds the
 //                            caches cold: under `--cache-sim=yes`, the
 //                            misses outside `evictCaches` are the save's
-//   list-outside PEOPLE ROUNDS [plain]  a ListMonitor of the PEOPLE people
-//                            aged 50 or more (`age >= 50`, sectioned by city,
-//                            sorted by city then score); each round changes
-//                            10 people it does not hold, and saves: 5 get a
-//                            new score (a key the request reads, not its
-//                            predicate), 5 a new age under 50 (a key its
-//                            predicate reads: they stay out). `plain` makes
-//                            the same saves with no monitor: the difference
-//                            is what such a save costs the monitor
+//   list-outside PEOPLE ROUNDS [plain|alone|bare]  a ListMonitor of the
+//                            PEOPLE people aged 50 or more (`age >= 50`,
+//                            sectioned by city, sorted by city then score)
+//                            beside one of the people over 80 (nobody), so
+//                            that the context has a watcher either way; each
+//                            round changes 10 people neither list holds,
+//                            and saves: 5 get a new score (a key the request
+//                            reads, not its predicate), 5 a new age under 50
+//                            (a key its predicate reads: they stay out).
+//                            `plain` makes the same saves with the second
+//                            list alone: the difference is what such a save
+//                            costs the monitor. `alone` keeps the first list
+//                            alone, `bare` neither: their difference is what
+//                            a context's watcher costs such a save
 //   release-lists LISTS      LISTS ListMonitors of one context of 10
 //                            people, each with a closure observer, then
 //                            releases them all (monitor and token), in the
@@ -371,15 +376,18 @@ case "list-outside":
   let outside = context.performAndWait { _ in
     objects.filter { if case .int(let age)? = $0["age"] { age < 50 } else { false } }
   }
-  let monitor =
-    arguments.contains("plain")
-    ? nil
-    : try! ListMonitor(
+  func monitor(_ format: String) -> ListMonitor {
+    try! ListMonitor(
       context: context,
       request: try! ListRequest(
-        "Person", where: "age >= 50", sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city"),
+        "Person", where: format, sortedBy: [.ascending("city"), .ascending("score")], sectionedBy: "city"),
       scheduler: .immediate)
-  precondition(monitor.map { $0.count == count - outside.count } ?? true, "the list holds someone under 50")
+  }
+  let variant = arguments.dropFirst(3).first ?? "both"
+  let measured = variant == "both" || variant == "alone" ? monitor("age >= 50") : nil
+  let other = variant == "both" || variant == "plain" ? monitor("age > 80") : nil
+  precondition(measured.map { $0.count == count - outside.count } ?? true, "the list holds someone under 50")
+  precondition(other.map { $0.count == 0 } ?? true, "someone is over 80")
   var generator = SeededGenerator(seed: 17)
   measuredLoop(rounds) {
     context.performAndWait { context in
@@ -394,7 +402,8 @@ case "list-outside":
       try! context.save()
     }
   }
-  print("list-outside: \(monitor?.count ?? 0) listed, \(outside.count) outside, \(rounds) rounds")
+  print("list-outside (\(variant)): \(measured?.count ?? 0) listed, \(outside.count) outside, \(rounds) rounds")
+  withExtendedLifetime(other) {}
 
 case "release-lists":
   let count = numbers.first ?? 10_000
