@@ -200,6 +200,65 @@ struct ListMonitorTests {
     #expect(monitor.sections.map(\.name) == ["Ops", "QA"])
   }
 
+  /// The values a list sorted through a relationship keeps apart from its
+  /// objects are read by `indexPath(of:)` on any thread while the
+  /// monitor's queue applies saves that rename departments and move people
+  /// between them (the thread sanitizer runs this in CI).
+  @Test func indexPathsReadWhileRelationshipSortedSavesApply() throws {
+    let context = WatcherFixtures.context()
+    let (departments, people) = try context.performAndWait { context in
+      let departments = try (0..<4).map { try context.insert("Department", values: ["name": .string("D\($0)")]) }
+      let people = try (0..<40).map { index in
+        let person = try context.insert("Person", values: ["name": .string("p\(index)")])
+        try person.setRelationship("department", to: departments[index % 4])
+        return person
+      }
+      _ = try context.save()
+      return (departments.map(\.objectID), people.map(\.objectID))
+    }
+    let monitor = try ListMonitor(
+      context: context,
+      request: ListRequest(
+        "Person", sortedBy: [.ascending("department.name"), .ascending("name")], sectionedBy: "department.name"),
+      scheduler: .queue(DispatchQueue(label: "relationship list")))
+    DispatchQueue.concurrentPerform(iterations: 2) { worker in
+      for step in 0..<60 {
+        if worker == 0 {
+          try? context.performAndWait { context in
+            let department = context.object(with: departments[step % 4])!
+            try department.setValue(.string("D\((step * 7) % 11)-\(step)"), forKey: "name")
+            let person = context.object(with: people[(step * 13) % 40])!
+            try person.setRelationship("department", to: context.object(with: departments[(step + 1) % 4]))
+            _ = try context.save()
+          }
+        } else {
+          for id in people {
+            if let path = monitor.indexPath(of: id) {
+              #expect(path.section >= 0 && path.section < 4 && path.item >= 0 && path.item < 40)
+            }
+          }
+        }
+      }
+    }
+    monitor.flush()
+    let expected = context.performAndWait { context in
+      people.map { id -> (department: String, name: String, id: ObjectID) in
+        let person = context.object(with: id)!
+        guard case .toOne(let department?) = person.targets(of: "department"),
+          case .string(let departmentName)? = context.object(with: department)?["name"],
+          case .string(let name)? = person["name"]
+        else { preconditionFailure("every person has a named department") }
+        return (departmentName, name, id)
+      }
+      .sorted { ($0.department, $0.name) < ($1.department, $1.name) }
+      .map(\.id)
+    }
+    #expect(monitor.objectIDs == expected)
+    for (rank, id) in expected.enumerated() {
+      #expect(monitor.indexPath(of: id).map { monitor.content.indexPath(ofObjectAt: rank) == $0 } == true)
+    }
+  }
+
   /// "é" and "e\u{301}" are equal Swift strings but different bytes: one
   /// order (by bytes) must hold for both, or the list loses track of them.
   @Test func canonicallyEquivalentNamesKeepOneOrder() throws {
