@@ -95,4 +95,96 @@ struct ListMonitorLargeListTests {
     }
     withExtendedLifetime(token) {}
   }
+
+  /// Sorted through a relationship, by department names that share more
+  /// than a sort word holds (the comparisons read the values the list
+  /// keeps apart): sectioned by department; descending in a window deep
+  /// in the list; the department as a third key.
+  static let pathConfigurations = [
+    ListConfiguration(
+      predicate: nil, sortKeys: [("department.name", true), ("name", true)], sectionKey: "department.name",
+      limit: nil),
+    ListConfiguration(
+      predicate: "age != 7", sortKeys: [("department.name", false), ("name", true)], sectionKey: "department.name",
+      limit: 40, offset: ListState.touchThreshold - 400),
+    ListConfiguration(
+      predicate: nil, sortKeys: [("age", true), ("department.name", true), ("name", true)], sectionKey: nil,
+      limit: nil),
+  ]
+
+  @Test(arguments: pathConfigurations.indices)
+  func aListSortedThroughARelationshipFollowsRenamesMovesAndDeletions(_ index: Int) throws {
+    let configuration = Self.pathConfigurations[index]
+    let seed = SeededGenerator.seed(default: 0x2B57 &+ UInt64(index))
+    var writes = RandomWrites(random: SeededGenerator(seed: seed))
+    let context = WatcherFixtures.context()
+    let names = ["Department Dev", "Department Ops", "Department Design", "Department Sales", "Department QA"]
+    try context.performAndWait { context in
+      for name in names.prefix(3) { _ = try context.insert("Department", values: ["name": .string(name)]) }
+      let departments = try context.objects(of: "Department")
+      for _ in 0..<(ListState.touchThreshold + 500) {
+        let person = try context.insert(
+          "Person", values: ["name": .string(writes.name()), "age": writes.age(), "city": writes.city()])
+        if Int.random(in: 0..<10, using: &writes.random) != 0 {
+          try person.setRelationship("department", to: departments.randomElement(using: &writes.random))
+        }
+      }
+      _ = try context.save()
+    }
+    let monitor = try ListMonitor(context: context, request: configuration.request, scheduler: .immediate)
+    let recorder = ListRecorder()
+    let token = monitor.observe { update in recorder.append(update) }
+    var previous = ListPicture(monitor.content)
+    #expect(previous == (try context.performAndWait { try configuration.expected(in: $0) }))
+    for save in 0..<20 {
+      try context.performAndWait { context in
+        let people = try context.objects(of: "Person")
+        var departments = try context.objects(of: "Department")
+        if departments.count < 3 {
+          _ = try context.insert("Department", values: ["name": .string(names.randomElement(using: &writes.random)!)])
+          departments = try context.objects(of: "Department")
+        }
+        for _ in 0..<Int.random(in: 1...30, using: &writes.random) {
+          let person = people.randomElement(using: &writes.random)!
+          guard !person.isDeleted else { continue }
+          switch Int.random(in: 0..<8, using: &writes.random) {
+          case 0, 1: try person.setValue(writes.age(), forKey: "age")
+          case 2:
+            let department =
+              Int.random(in: 0..<5, using: &writes.random) == 0
+              ? nil : departments.filter { !$0.isDeleted }.randomElement(using: &writes.random)
+            try person.setRelationship("department", to: department)
+          case 3: try person.setValue(.string(writes.name()), forKey: "name")
+          case 4:
+            let newcomer = try context.insert(
+              "Person", values: ["name": .string(writes.name()), "age": writes.age(), "city": writes.city()])
+            try newcomer.setRelationship(
+              "department", to: departments.filter { !$0.isDeleted }.randomElement(using: &writes.random))
+          case 5:
+            let live = departments.filter { !$0.isDeleted }
+            if Int.random(in: 0..<40, using: &writes.random) == 0, live.count > 2 {
+              try context.delete(live.randomElement(using: &writes.random)!)
+            } else if Int.random(in: 0..<8, using: &writes.random) == 0 {
+              try live.randomElement(using: &writes.random)!.setValue(
+                .string(names.randomElement(using: &writes.random)!), forKey: "name")
+            }
+          default: try context.delete(person)
+          }
+        }
+        _ = try context.save()
+      }
+      let expected = try context.performAndWait { try configuration.expected(in: $0) }
+      let updates = recorder.take()
+      guard let update = updates.first else {
+        #expect(previous == expected, "save \(save), seed \(seed), \(configuration): no delivery")
+        continue
+      }
+      let now = ListPicture(update.content)
+      #expect(previous.applying(update.changes) == now, "save \(save), seed \(seed), \(configuration)")
+      #expect(now == expected, "save \(save), seed \(seed), \(configuration)")
+      if now != expected { break }
+      previous = now
+    }
+    withExtendedLifetime(token) {}
+  }
 }

@@ -163,6 +163,14 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
       limit: nil, offset: 11),
     ListConfiguration(
       predicate: "age < 30", sortKeys: [("age", true), ("name", false)], sectionKey: "age", limit: 6, offset: 30),
+    ListConfiguration(
+      predicate: "city != nil", sortKeys: [("department.name", false), ("name", true)], sectionKey: "department.name",
+      limit: 9, offset: 7),
+    ListConfiguration(
+      predicate: nil, sortKeys: [("city", true), ("age", true), ("department.name", true)], sectionKey: "city",
+      limit: 12, offset: 5),
+    ListConfiguration(
+      predicate: nil, sortKeys: [("department.name", true)], sectionKey: nil, limit: 10),
   ]
 }
 
@@ -237,7 +245,9 @@ struct RandomWrites {
         case 15..<17:
           let department = departments.randomElement(using: &random)!
           try department.setValue(
-            .string(["Dev", "Ops", "Design", "Sales"].randomElement(using: &random)!), forKey: "name")
+            .string(
+              ["Department Dev", "Department Ops", "Department Design", "Department Sales"].randomElement(
+                using: &random)!), forKey: "name")
         case 17:
           try person?.setValue(.int(Int64.random(in: 0..<1000, using: &random)), forKey: "lastSeen")
         default:
@@ -256,7 +266,9 @@ struct RandomWrites {
   static func populate(_ context: ObjectContext, random: inout SeededGenerator) throws {
     var writes = RandomWrites(random: random)
     try context.performAndWait { context in
-      for name in ["Dev", "Ops", "Design"] { _ = try context.insert("Department", values: ["name": .string(name)]) }
+      for name in ["Department Dev", "Department Ops", "Department Design"] {
+        _ = try context.insert("Department", values: ["name": .string(name)])
+      }
       let departments = try context.objects(of: "Department")
       for _ in 0..<40 {
         let person = try context.insert(

@@ -206,12 +206,18 @@ public struct ListContent: Sendable {
   }
 
   /// The position `object` has, or would have, in the whole list.
+  ///
+  /// Only on the list's own content, under the monitor's state lock: a
+  /// comparison on a key path reads the list's current derived values
+  /// (``ListDerivedValues``), which a copy handed to a reader does not
+  /// keep.
   func rank(of object: ListedObject) -> Int {
     withUnsafePointer(to: object) { rank(of: $0) }
   }
 
   /// The position the object `object` points to has, or would have, in
-  /// the whole list, read in place.
+  /// the whole list, read in place; as `rank(of:)` (of a value), only
+  /// on the list's own content.
   func rank(of object: UnsafePointer<some ListSortValues>) -> Int {
     objects.partitionPoint { order.isBefore($0, object) }
   }

@@ -13,10 +13,17 @@ import PredicateDSL
 /// object and removes it when the object leaves.
 ///
 /// `@unchecked Sendable`: its dictionary is read and written only where the
-/// list's state is, on the monitor's delivery queue or under its state
-/// lock (``ListMonitor``), which orders every access; a list being built
-/// aside (a new request) has an order of its own, and so a table of its
-/// own, until it replaces the old list under that lock.
+/// list's state is, on the monitor's delivery queue under its state lock,
+/// or by a reader under that lock (``ListMonitor``), which orders every
+/// access. A list built aside for a new request or a refetch loads the
+/// table of the new request's order, which no reader reaches until that
+/// list replaces the old one under the lock. The saving thread holds that
+/// same order to make edits, and reads only its keys and paths
+/// (``ListOrder/listed(_:derived:)``, ``ListOrder/derivedValues(of:in:)``),
+/// never the table. A ``ListContent`` handed to a reader holds the order
+/// too: the content's reads are by position and never compare objects,
+/// and `ListContent.rank(of:)` is for the list's own
+/// content, under the lock.
 final class ListDerivedValues: @unchecked Sendable {
   private var values: [ObjectID: [FilterValue]] = [:]
 

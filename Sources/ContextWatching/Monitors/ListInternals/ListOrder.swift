@@ -185,7 +185,7 @@ final class ListOrder: Sendable {
   /// list holds, whose own ``ListSortValues/sortValue(_:)`` is nil: its
   /// derived value, in ``derived``.
   ///
-  /// Every read of an object's sort value goes through
+  /// The order's comparisons read an object's sort values through
   /// ``ListSortValues/sortValue(_:in:)``, a method called on the object in
   /// place: passing the object to a function of the order would copy it
   /// (its references retained and released).
@@ -284,11 +284,6 @@ final class ListOrder: Sendable {
   private struct StringBits: Equatable {
     let low: UInt64
     let high: UInt64
-  }
-
-  /// The value of sort key `index` for `object`.
-  func value(_ index: Int, of object: borrowing ListedObject) -> FilterValue {
-    object.sortValue(keys[index].source, in: self)
   }
 
   /// The section of an object: its first sort key's value.

@@ -4,8 +4,9 @@ import PredicateDSL
 /// A list monitor's whole list, every matching object (the offset and
 /// limit apply when the list is read), and how a batch of edits changes it.
 ///
-/// Only the monitor's delivery queue touches a `ListState`; readers get
-/// copies of ``content``.
+/// Only the monitor's delivery queue changes a `ListState`, under the
+/// monitor's state lock; readers read it under that lock (``member(_:)``
+/// for `indexPath(of:)`) or get copies of ``content``.
 struct ListState: Sendable {
   /// Every matching object in order (outside the window too, so that an
   /// object leaving the window lets the next one in), and the sections.
@@ -154,19 +155,27 @@ struct ListState: Sendable {
 
   /// Hands `body` a probe for the listed object `id` (see ``ListProbe``),
   /// made from the values the list keeps for it, in place; nil when `id` is
-  /// not listed. `like`, when given, is the object after an edit, whose
-  /// key words stand for the listed object's where its values are
-  /// identical (see ``ListOrder/probe(_:values:derived:key:like:)``).
+  /// not listed. `like`, when given, is an edit of the object, whose new
+  /// object's key words stand for the listed object's where its values
+  /// are identical (see ``ListOrder/probe(_:values:derived:key:like:)``).
   @inline(__always)
   func withProbe<Result>(
     _ id: ObjectID, key: ListSortKey? = nil, like other: UnsafePointer<ListEdit>? = nil,
     _ body: (UnsafePointer<ListProbe>) -> Result
   ) -> Result? {
     let order = content.order
-    let derived = order.paths.isEmpty ? [] : derivedValues[id] ?? []
     // Invariant 8 in Support/OrderStatisticTree/OrderStatisticTree.swift.
     return values.withValue(for: id.rawValue) { values in
-      values.withUnsafeBufferPointer { values in
+      // A listed object's derived values are the table's (invariant 8).
+      let derived: [FilterValue]
+      if order.paths.isEmpty {
+        derived = []
+      } else if let listed = derivedValues[id] {
+        derived = listed
+      } else {
+        preconditionFailure("a listed object's derived values are missing")
+      }
+      return values.withUnsafeBufferPointer { values in
         derived.withUnsafeBufferPointer { derived in
           withUnsafePointer(to: order.probe(id, values: values, derived: derived, key: key, like: other), body)
         }

@@ -65,10 +65,12 @@
 //    (`ListState.withProbe`), a pointer from `withUnsafePointer(to:)` inside
 //    that call, and `ListState.sorted(_:by:)` compares through pointers to
 //    its objects' buffer at positions below its count. A probe's arrays are
-//    the `snapshot.values` and derived values of a listed object
-//    (`remember` stores them whenever the list takes the object in or
-//    updates it), so a slot or path a sort key reads is in range for the
-//    probe as it is for the object, whose reads are checked.
+//    a listed object's `snapshot.values` and its derived values in the
+//    order's `ListDerivedValues` (`load` and `remember` store both whenever
+//    the list takes the object in or updates it; `withProbe` traps when the
+//    derived values are missing), so a slot or path a sort key reads is in
+//    range for the probe as it is for the object's snapshot and the edit's
+//    derived values, whose reads are checked.
 // 9. `ListEdit.new.unsafelyUnwrapped` in `ListState`, and an edit read as
 //    sort values (`ListEdit: ListSortValues`), only for an edit with a
 //    new object: after checking it (`hasNew`, `!= nil`); for a touched
