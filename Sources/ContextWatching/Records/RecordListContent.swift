@@ -18,6 +18,7 @@ public struct RecordListContent<Record: EntityRecord & Sendable>: Sendable {
   /// The same content, read as snapshots.
   public let untyped: ListContent
 
+  @usableFromInline
   init(_ content: ListContent) { untyped = content }
 
   /// The number of objects listed.

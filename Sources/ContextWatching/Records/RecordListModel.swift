@@ -56,8 +56,7 @@ public final class RecordListModel<Record: EntityRecord & Sendable> {
   public init(_ monitor: RecordListMonitor<Record>) {
     self.monitor = monitor
     let onMainActor = monitor.untyped.deliversOnMainActor
-    token = monitor.follow { [weak self] signal in
-      guard case .update(let update) = signal else { return }
+    token = monitor.observe { [weak self] update in
       if onMainActor {
         MainActor.assumeIsolated { self?.apply(update) }
       } else {

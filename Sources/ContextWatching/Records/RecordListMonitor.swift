@@ -1,5 +1,6 @@
 public import Foundation
 public import ObjectGraph
+import Synchronization
 
 /// A ``ListMonitor`` whose objects read as records: CoreStore's
 /// `ListMonitor<Person>`.
@@ -24,27 +25,34 @@ public import ObjectGraph
 /// order, index paths, the scheduler, when and in which order observers
 /// are called) is the list monitor's.
 public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable {
-  /// What closures registered on the monitor receive: an update, or the end
-  /// of the monitor's reports (which only sequences act on).
-  enum Signal: Sendable {
-    case update(RecordListUpdate<Record>)
-    case finished
-  }
-
   /// The same list, read as snapshots.
   public let untyped: ListMonitor
   /// The observers (each an `any RecordListObserver<Record>`) and the
-  /// closures (each taking a `Signal`), in a registry of concrete types:
-  /// one whose types depended on `Record` would be read through the record
-  /// type's metadata at every change.
-  private let observers = ObserverList<any AnyObject & Sendable, any Sendable>()
+  /// closures (each taking a ``RecordListDelivery``), in a registry of
+  /// concrete types: one whose types depended on `Record` would be read
+  /// through the record type's metadata at every change.
+  private let observers = ObserverList<any AnyObject & Sendable, RecordListDelivery>()
+  /// Whether an observer object was ever added: until one is, a change
+  /// has no one to tell that it will come, and the registry is not read
+  /// for it.
+  private let hadObserverObjects = Atomic(false)
   /// The observers told that the list will change, to be told the rest of
   /// that change.
   private let told = LockedState<[AnyObject]>([])
-  private let relay: Relay
-  /// Reads a change's objects as records: made where the monitor is
-  /// created, so that it is compiled for the record type there.
-  private let read: @Sendable (ListChanges) -> RecordListChanges<Record>
+  private let relay: RecordListRelay
+  /// Reads a change's objects as records and hands them to the observers
+  /// told of it and to the closures: made where the monitor is created,
+  /// so that it is compiled for the record type there (see
+  /// ``deliver(_:_:told:handlers:)``).
+  private let handOut: Delivering
+
+  /// How the monitor delivers a change: to itself, the list's changes, the
+  /// observers told it would come, and the closures.
+  @usableFromInline
+  typealias Delivering =
+    @Sendable (
+      RecordListMonitor, ListChanges, _ told: [AnyObject], _ handlers: [@Sendable (RecordListDelivery) -> Void]
+    ) -> Void
 
   /// Creates a monitor of `request` over `context`'s objects, fetched now.
   ///
@@ -57,10 +65,12 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler
   ) throws(MonitorError) {
-    // Inlined where the record type is known: the decoding of each
-    // change's objects is compiled for it, rather than run through the
-    // record type's metadata.
-    try self.init(context: context, request: request, scheduler: scheduler, follows: .saves) { RecordListChanges($0) }
+    // Inlined where the record type is known: the delivery of each
+    // change (its objects' decoding, the update the closures get) is
+    // compiled for it, rather than run through the record type's metadata.
+    try self.init(context: context, request: request, scheduler: scheduler, follows: .saves) {
+      Self.deliver($0, $1, told: $2, handlers: $3)
+    }
   }
 
   /// Creates a monitor of `request` that follows saves, pending changes or
@@ -72,7 +82,9 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   public convenience init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds
   ) throws(MonitorError) {
-    try self.init(context: context, request: request, scheduler: scheduler, follows: follows) { RecordListChanges($0) }
+    try self.init(context: context, request: request, scheduler: scheduler, follows: follows) {
+      Self.deliver($0, $1, told: $2, handlers: $3)
+    }
   }
 
   /// Creates a monitor of `request` that delivers by `delivery` and reads
@@ -88,16 +100,16 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ) throws(MonitorError) {
     try self.init(
       context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, clock: clock
-    ) { RecordListChanges($0) }
+    ) { Self.deliver($0, $1, told: $2, handlers: $3) }
   }
 
   @usableFromInline
   init(
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds,
     delivery: DeliveryPolicy = .everySave, clock: any WatchClock = SystemWatchClock.shared,
-    read: @escaping @Sendable (ListChanges) -> RecordListChanges<Record>
+    deliver: @escaping Delivering
   ) throws(MonitorError) {
-    let relay = Relay()
+    let relay = RecordListRelay()
     do {
       try Self.check(request, schema: context.schema)
       untyped = try ListMonitor(
@@ -107,15 +119,13 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
       throw MonitorError(refusing: error)
     }
     self.relay = relay
-    self.read = read
+    handOut = deliver
     relay.attach(self)
   }
 
   deinit {
-    let finished: any Sendable = Signal.finished
-    for member in observers.snapshot() {
-      if case .closure(let handler) = member { handler(finished) }
-    }
+    // Ends every update sequence (closures ignore the signal).
+    for case .closure(let handler) in observers.snapshot() { handler(.finished) }
   }
 
   /// Refuses a request whose objects are not `Record`'s.
@@ -204,6 +214,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ///
   /// - Complexity: O(log *n*) amortized in the observers.
   public func addObserver(_ observer: some RecordListObserver<Record>) {
+    hadObserverObjects.store(true, ordering: .relaxed)
     observers.add(observer as any AnyObject & Sendable)
   }
 
@@ -217,10 +228,21 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// Calls `handler` on the monitor's scheduler once per change of the
   /// list, with the changes (their records decoded) and the new content, as
   /// long as the returned token lives.
+  @inlinable
   public func observe(_ handler: @escaping @Sendable (RecordListUpdate<Record>) -> Void) -> ObserverToken {
-    follow { signal in
-      if case .update(let update) = signal { handler(update) }
+    // Inlined where the record type is known: the closure that reads each
+    // update is compiled for it, rather than copying the update through
+    // the record type's metadata.
+    register { delivery in
+      if let update = delivery.update(of: Record.self) { handler(update.pointee) }
     }
+  }
+
+  /// Registers a closure for every delivery, as long as the returned
+  /// token lives.
+  @usableFromInline
+  func register(_ handler: @escaping @Sendable (RecordListDelivery) -> Void) -> ObserverToken {
+    observers.add(handler)
   }
 
   /// The changes of the list, one element per change with the new content,
@@ -232,20 +254,13 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
         continuation.finish()
         return nil
       }
-      return follow { signal in
-        switch signal {
-        case .update(let update): continuation.yield(update)
-        case .finished: continuation.finish()
+      return register { delivery in
+        if let update = delivery.update(of: Record.self) {
+          continuation.yield(update.pointee)
+        } else {
+          continuation.finish()
         }
       }
-    }
-  }
-
-  /// Registers a closure for every signal: how the models follow the list.
-  func follow(_ handler: @escaping @Sendable (Signal) -> Void) -> ObserverToken {
-    observers.add { event in
-      // Only this monitor sends, and it sends signals.
-      if let signal = event as? Signal { handler(signal) }
     }
   }
 
@@ -264,7 +279,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
 
   /// Tells the observers that the list will be, or was, fetched again; on
   /// the delivery queue.
-  private func refetch(finished: Bool) {
+  fileprivate func refetch(finished: Bool) {
     for case .object(let member) in observers.snapshot() {
       guard let observer = member as? any RecordListObserver<Record> else { continue }
       if finished { observer.listMonitorDidRefetch(self) } else { observer.listMonitorWillRefetch(self) }
@@ -272,7 +287,11 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   }
 
   /// Tells the observers that the list will change; on the delivery queue.
-  private func willChange() {
+  fileprivate func willChange() {
+    // A monitor only ever observed by closures has no one to tell. An
+    // observer added while this runs is told from the next change on, as
+    // one added after the change began.
+    guard hadObserverObjects.load(ordering: .relaxed) else { return }
     var observing: [AnyObject] = []
     for case .object(let observer) in observers.snapshot() { observing.append(observer) }
     guard !observing.isEmpty else { return }
@@ -280,63 +299,131 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     for case let observer as any RecordListObserver<Record> in observing { observer.listMonitorWillChange(self) }
   }
 
-  /// Tells the observers told "will change" what changed, then the
-  /// closures, each change's record decoded once for all of them.
-  private func didApply(_ changes: ListChanges) {
+  /// Hands a change to ``deliver``, for the observers told "will change"
+  /// and the closures registered now.
+  fileprivate func didApply(_ changes: ListChanges) {
     let toldObservers = told.withLock { told -> [AnyObject] in
       guard !told.isEmpty else { return [] }
       defer { told = [] }
       return told
     }
-    // Cast outside the lock, and only when someone was told: the cast's
-    // array type is looked up at run time.
-    let observing = toldObservers.isEmpty ? [] : toldObservers.compactMap { $0 as? any RecordListObserver<Record> }
     // Closures are read after the change: one registered since sees the
     // new content (a model reads it then), or this update.
-    var handlers: [@Sendable (any Sendable) -> Void] = []
+    var handlers: [@Sendable (RecordListDelivery) -> Void] = []
     if !changes.isEmpty {
       for case .closure(let handler) in observers.snapshot() { handlers.append(handler) }
     }
-    guard !observing.isEmpty || !handlers.isEmpty else { return }
-    let records = read(changes)
-    for observer in observing {
-      for change in records.deleted { observer.listMonitor(self, didDelete: change) }
-      for section in records.deletedSections {
-        observer.listMonitor(self, didDeleteSection: section.info, at: section.index)
-      }
-      for section in records.insertedSections {
-        observer.listMonitor(self, didInsertSection: section.info, at: section.index)
-      }
-      for change in records.inserted { observer.listMonitor(self, didInsert: change) }
-      for move in records.moved { observer.listMonitor(self, didMove: move) }
-      for change in records.updated { observer.listMonitor(self, didUpdate: change) }
-    }
-    for observer in observing { observer.listMonitorDidChange(self) }
-    guard !handlers.isEmpty else { return }
-    let update: any Sendable = Signal.update(
-      RecordListUpdate(changes: records, content: RecordListContent(untyped.content)))
-    for handler in handlers { handler(update) }
+    guard !toldObservers.isEmpty || !handlers.isEmpty else { return }
+    handOut(self, changes, toldObservers, handlers)
   }
 
-  /// Hears the list monitor for the record monitor, which it reaches
-  /// weakly: both monitors hold the relay, and the record monitor holds the
-  /// list monitor. (A part of the monitor, so it shares its file.)
-  private final class Relay: ListChangesRelay {
-    private struct Target {
-      weak var monitor: RecordListMonitor?
+  /// Delivers one change: reads each changed object as a record once,
+  /// tells the observers in `told` what changed and then that the list
+  /// changed, then calls `handlers` with the update.
+  ///
+  /// Inlined into the closure the initializers make, where `Record` is a
+  /// concrete type, so that decoding, building the update and handing it
+  /// out read no type metadata at run time. The closures get the update's
+  /// address, valid during the call (see ``RecordListDelivery``).
+  @inlinable
+  static func deliver(
+    _ monitor: RecordListMonitor, _ changes: ListChanges, told: [AnyObject],
+    handlers: [@Sendable (RecordListDelivery) -> Void]
+  ) {
+    let records = RecordListChanges<Record>(changes)
+    if !told.isEmpty {
+      let observing = told.compactMap { $0 as? any RecordListObserver<Record> }
+      for observer in observing {
+        for change in records.deleted { observer.listMonitor(monitor, didDelete: change) }
+        for section in records.deletedSections {
+          observer.listMonitor(monitor, didDeleteSection: section.info, at: section.index)
+        }
+        for section in records.insertedSections {
+          observer.listMonitor(monitor, didInsertSection: section.info, at: section.index)
+        }
+        for change in records.inserted { observer.listMonitor(monitor, didInsert: change) }
+        for move in records.moved { observer.listMonitor(monitor, didMove: move) }
+        for change in records.updated { observer.listMonitor(monitor, didUpdate: change) }
+      }
+      for observer in observing { observer.listMonitorDidChange(monitor) }
     }
-    private let target = LockedState(Target())
-
-    func attach(_ monitor: RecordListMonitor) { target.withLock { $0.monitor = monitor } }
-
-    func listMonitorWillChange(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.willChange() }
-
-    func listMonitorWillRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: false) }
-
-    func listMonitorDidRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: true) }
-
-    func listMonitor(_ monitor: ListMonitor, didApply changes: ListChanges) {
-      target.withLock { $0.monitor }?.didApply(changes)
+    guard !handlers.isEmpty else { return }
+    let update = RecordListUpdate(changes: records, content: RecordListContent(monitor.untyped.content))
+    withUnsafePointer(to: update) { address in
+      let delivery = RecordListDelivery(UnsafeRawPointer(address))
+      for handler in handlers { handler(delivery) }
     }
+  }
+}
+
+extension RecordListMonitor: RecordListRelayTarget {}
+
+/// What a ``RecordListMonitor`` hands the closures registered on it: the
+/// address of the update it delivers, or the end of its reports (which
+/// only sequences act on).
+///
+/// It is not generic, so that the monitor's registry is of concrete types.
+/// Only a monitor's ``RecordListMonitor/deliver(_:_:told:handlers:)``
+/// makes an update's delivery, and only for the closures registered on that
+/// monitor, which read it with the monitor's record type: the address is
+/// always of a `RecordListUpdate` of the record type it is read as.
+@usableFromInline
+struct RecordListDelivery: @unchecked Sendable {
+  // @unchecked: the address is read only during the call that hands it
+  // out, on the thread that makes it; a closure copies the update out
+  // (an update is Sendable) before it goes anywhere else.
+
+  /// The update, valid during the call that hands out the delivery; nil
+  /// for ``finished``.
+  @usableFromInline let address: UnsafeRawPointer?
+
+  /// The end of the monitor's reports: it is being released.
+  static let finished = RecordListDelivery(nil)
+
+  /// A delivery of the update at `address` (nil for ``finished``).
+  @usableFromInline
+  init(_ address: UnsafeRawPointer?) { self.address = address }
+
+  /// The update delivered; nil at the end of the monitor's reports.
+  ///
+  /// - Precondition: `Record` is the record type of the monitor that
+  ///   delivers (the closure's own monitor's).
+  @inlinable
+  func update<Record>(of _: Record.Type) -> UnsafePointer<RecordListUpdate<Record>>? {
+    address?.assumingMemoryBound(to: RecordListUpdate<Record>.self)
+  }
+}
+
+/// A record list monitor's side of each change, as its relay calls it.
+private protocol RecordListRelayTarget: AnyObject, Sendable {
+  /// The list is about to change.
+  func willChange()
+  /// The list is about to be, or was, fetched again.
+  func refetch(finished: Bool)
+  /// The list changed by `changes`.
+  func didApply(_ changes: ListChanges)
+}
+
+/// Hears the list monitor for a record monitor, which it reaches weakly:
+/// both monitors hold the relay, and the record monitor holds the list
+/// monitor. It is not generic, so that its lock and its reference are of
+/// concrete types (a relay generic in the record type reads their types'
+/// metadata at run time on each change).
+private final class RecordListRelay: ListChangesRelay {
+  private struct Target {
+    weak var monitor: (any RecordListRelayTarget)?
+  }
+  private let target = LockedState(Target())
+
+  func attach(_ monitor: some RecordListRelayTarget) { target.withLock { $0.monitor = monitor } }
+
+  func listMonitorWillChange(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.willChange() }
+
+  func listMonitorWillRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: false) }
+
+  func listMonitorDidRefetch(_ monitor: ListMonitor) { target.withLock { $0.monitor }?.refetch(finished: true) }
+
+  func listMonitor(_ monitor: ListMonitor, didApply changes: ListChanges) {
+    target.withLock { $0.monitor }?.didApply(changes)
   }
 }

@@ -9,6 +9,12 @@ public struct RecordListUpdate<Record: EntityRecord & Sendable>: Sendable {
   /// The list after the change.
   public let content: RecordListContent<Record>
 
+  @usableFromInline
+  init(changes: RecordListChanges<Record>, content: RecordListContent<Record>) {
+    self.changes = changes
+    self.content = content
+  }
+
   /// The same update with snapshots, as ``ListMonitor`` delivers it.
   public var untyped: ListMonitorUpdate { ListMonitorUpdate(changes: changes.untyped, content: content.untyped) }
 }
