@@ -35,10 +35,10 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
   @inlinable
   init(_ changes: ListChanges) {
     untyped = changes
-    deleted = changes.deleted.map(Change.init)
-    inserted = changes.inserted.map(Change.init)
-    updated = changes.updated.map(Change.init)
-    moved = changes.moved.map(Move.init)
+    deleted = changes.deleted.indices.map { Change(changes.deleted, $0) }
+    inserted = changes.inserted.indices.map { Change(changes.inserted, $0) }
+    updated = changes.updated.indices.map { Change(changes.updated, $0) }
+    moved = changes.moved.indices.map { Move(changes.moved, $0) }
   }
 
   /// The save the changes come from (see ``ListChanges/sequenceNumber``).
@@ -54,46 +54,60 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
   public var isRefetch: Bool { untyped.isRefetch }
 
   /// An object inserted, deleted or updated, with its record.
+  ///
+  /// It reads its index path, object and changed keys from the list
+  /// monitor's change, which it shares, so that a copy retains one
+  /// reference and the record.
   public struct Change: Sendable {
-    /// Where (old for a deletion, new otherwise).
-    public let indexPath: ListIndexPath
-    /// The object: its last snapshot for a deletion, its new one otherwise.
-    public let object: ObjectSnapshot
-    /// The keys that changed; empty for an insertion or deletion.
-    public let changedKeys: [String]
+    /// The list monitor's changes of this one's kind (deleted, inserted
+    /// or updated), and this one's position among them.
+    @usableFromInline let changes: [ListChanges.Change]
+    @usableFromInline let position: Int
     /// The object read as a record, or why it cannot be.
     public let record: Result<Record, ObjectGraphError>
 
     @inlinable
-    init(_ change: ListChanges.Change) {
-      indexPath = change.indexPath
-      object = change.object
-      changedKeys = change.changedKeys
-      record = change.object.record(Record.self)
+    init(_ changes: [ListChanges.Change], _ position: Int) {
+      self.changes = changes
+      self.position = position
+      record = changes[position].object.record(Record.self)
     }
+
+    /// Where (old for a deletion, new otherwise).
+    public var indexPath: ListIndexPath { changes[position].indexPath }
+    /// The object: its last snapshot for a deletion, its new one otherwise.
+    public var object: ObjectSnapshot { changes[position].object }
+    /// The keys that changed; empty for an insertion or deletion.
+    public var changedKeys: [String] { changes[position].changedKeys }
   }
 
   /// An object that changed place, with its record.
+  ///
+  /// It reads its index paths, object and changed keys from the list
+  /// monitor's move, which it shares, so that a copy retains one reference
+  /// and the record.
   public struct Move: Sendable {
-    /// Its old index path.
-    public let from: ListIndexPath
-    /// Its new index path.
-    public let to: ListIndexPath
-    /// Its new snapshot.
-    public let object: ObjectSnapshot
-    /// The keys that changed (empty when it moved only because of a change
-    /// of request).
-    public let changedKeys: [String]
+    /// The list monitor's moves, and this one's position among them.
+    @usableFromInline let moves: [ListChanges.Move]
+    @usableFromInline let position: Int
     /// The object read as a record, or why it cannot be.
     public let record: Result<Record, ObjectGraphError>
 
     @inlinable
-    init(_ move: ListChanges.Move) {
-      from = move.from
-      to = move.to
-      object = move.object
-      changedKeys = move.changedKeys
-      record = move.object.record(Record.self)
+    init(_ moves: [ListChanges.Move], _ position: Int) {
+      self.moves = moves
+      self.position = position
+      record = moves[position].object.record(Record.self)
     }
+
+    /// Its old index path.
+    public var from: ListIndexPath { moves[position].from }
+    /// Its new index path.
+    public var to: ListIndexPath { moves[position].to }
+    /// Its new snapshot.
+    public var object: ObjectSnapshot { moves[position].object }
+    /// The keys that changed (empty when it moved only because of a change
+    /// of request).
+    public var changedKeys: [String] { moves[position].changedKeys }
   }
 }
