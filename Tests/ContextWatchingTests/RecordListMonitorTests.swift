@@ -80,6 +80,12 @@ struct AgedResident: EntityRecord, Equatable, Sendable {
   var age: Int
 }
 
+/// A person's city alone: a record of another size than the others.
+struct ResidentCity: EntityRecord, Equatable, Sendable {
+  static let entityName = "Person"
+  var city: String?
+}
+
 @Suite("Records: list monitors")
 struct RecordListMonitorTests {
   /// People by city, oldest first in each: Ann (Lima, 40), Bob (Lima, 30),
@@ -216,6 +222,97 @@ struct RecordListMonitorTests {
     #expect(read.withLock { $0 } == 6)
     #expect(CountedResident.decodings.withLock { [$0["Ann-Once"], $0["Bob-Once"]] } == [1, 1])
     withExtendedLifetime(tokens) {}
+  }
+
+  /// The names an update's changes and content read, as text.
+  static func names(_ update: RecordListUpdate<Resident>) -> String {
+    let changed =
+      update.changes.updated.map { (try? $0.record.get().name) ?? "?" }
+      + update.changes.moved.map { (try? $0.record.get().name) ?? "?" }
+    let listed = (try? update.content.records.map(\.name)) ?? []
+    return "\(changed) in \(listed)"
+  }
+
+  @Test func monitorsOfDifferentRecordTypesEachHandTheirClosuresTheirOwnRecords() async throws {
+    let (context, residents, ids) = try Self.fixture(Resident.self)
+    let request = try ListRequest(
+      Resident.self, where: "age >= %d", arguments: [18], sortedBy: [.ascending("city"), .descending("age")],
+      sectionedBy: "city")
+    let aged = try RecordListMonitor<AgedResident>(context: context, request: request, scheduler: .immediate)
+    let cities = try RecordListMonitor<ResidentCity>(context: context, request: request, scheduler: .immediate)
+    let (residentReads, agedReads, cityReads) = (Recording<String>(), Recording<String>(), Recording<String>())
+    let tokens = [
+      residents.observe { update in residentReads.append("first \(Self.names(update))") },
+      aged.observe { update in
+        for change in update.changes.updated {
+          if case .success(let person) = change.record { agedReads.append("\(person.name) \(person.age)") }
+        }
+      },
+      cities.observe { update in
+        for move in update.changes.moved {
+          if case .success(let person) = move.record { cityReads.append("moved \(person.city ?? "nil")") }
+        }
+        for change in update.changes.updated {
+          if case .success(let person) = change.record { cityReads.append("updated \(person.city ?? "nil")") }
+        }
+      },
+      residents.observe { update in residentReads.append("second \(Self.names(update))") },
+    ]
+    var (residentUpdates, agedUpdates) = (residents.updates.makeAsyncIterator(), aged.updates.makeAsyncIterator())
+
+    try Self.edit(context, ids["Cy"], ["name": "Cyd"])
+    #expect(
+      residentReads.take() == [
+        "first [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]", "second [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]",
+      ])
+    #expect(agedReads.take() == ["Cyd 50"])
+    #expect(cityReads.take() == ["updated Oslo"])
+    #expect(try await residentUpdates.next()?.changes.updated.first?.record.get().name == "Cyd")
+    #expect(try await agedUpdates.next()?.changes.updated.first?.record.get() == AgedResident(name: "Cyd", age: 50))
+
+    try Self.edit(context, ids["Bob"], ["city": "Oslo"])
+    #expect(
+      residentReads.take() == [
+        "first [\"Bob\"] in [\"Ann\", \"Cyd\", \"Bob\"]", "second [\"Bob\"] in [\"Ann\", \"Cyd\", \"Bob\"]",
+      ])
+    #expect(agedReads.take().isEmpty)
+    #expect(cityReads.take() == ["moved Oslo"])
+    withExtendedLifetime(tokens) {}
+  }
+
+  @Test func closuresRegisteredOrCancelledDuringADeliveryEachReadTheWholeUpdate() async throws {
+    let (context, monitor, ids) = try Self.fixture(Resident.self)
+    let calls = Recording<String>()
+    let kept = LockedState<[ObserverToken]>([])
+    let cancelled = LockedState<ObserverToken?>(nil)
+    let first = monitor.observe { update in
+      calls.append("first \(Self.names(update))")
+      // A closure cancelled or registered now gets no later update; the
+      // ones after this one still read this update whole.
+      cancelled.withLock { $0?.cancel() }
+      let late = monitor.observe { update in calls.append("late \(Self.names(update))") }
+      kept.withLock { $0.append(late) }
+    }
+    cancelled.withLock { $0 = monitor.observe { update in calls.append("cancelled \(Self.names(update))") } }
+    let last = monitor.observe { update in calls.append("last \(Self.names(update))") }
+    var iterator = monitor.updates.makeAsyncIterator()
+
+    try Self.edit(context, ids["Cy"], ["name": "Cyd"])
+    let firstCalls = calls.take()
+    #expect(firstCalls.first == "first [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]")
+    #expect(firstCalls.last == "last [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]")
+    #expect(firstCalls.allSatisfy { $0.hasSuffix("[\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]") })
+    #expect(!firstCalls.contains { $0.hasPrefix("late") })
+    let sequenced = try #require(await iterator.next())
+    #expect(Self.names(sequenced) == "[\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]")
+
+    try Self.edit(context, ids["Ann"], ["name": "Anna"])
+    #expect(
+      calls.take() == [
+        "first [\"Anna\"] in [\"Anna\", \"Bob\", \"Cyd\"]", "last [\"Anna\"] in [\"Anna\", \"Bob\", \"Cyd\"]",
+        "late [\"Anna\"] in [\"Anna\", \"Bob\", \"Cyd\"]",
+      ])
+    withExtendedLifetime((first, last)) {}
   }
 
   @Test func aRecordThatDoesNotReadIsAFailureNamingTheObjectAndTheKey() throws {

@@ -43,15 +43,17 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// Reads a change's objects as records and hands them to the observers
   /// told of it and to the closures: made where the monitor is created,
   /// so that it is compiled for the record type there (see
-  /// ``deliver(_:_:told:handlers:)``).
+  /// ``deliver(_:_:told:hasClosures:closures:)``).
   private let handOut: Delivering
 
   /// How the monitor delivers a change: to itself, the list's changes, the
-  /// observers told it would come, and the closures.
+  /// observers told it would come, whether closures are registered, and a
+  /// function that calls each of them.
   @usableFromInline
   typealias Delivering =
     @Sendable (
-      RecordListMonitor, ListChanges, _ told: [AnyObject], _ handlers: [@Sendable (RecordListDelivery) -> Void]
+      RecordListMonitor, ListChanges, _ told: [AnyObject], _ hasClosures: Bool,
+      _ closures: (RecordListDelivery) -> Void
     ) -> Void
 
   /// Creates a monitor of `request` over `context`'s objects, fetched now.
@@ -69,7 +71,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     // change (its objects' decoding, the update the closures get) is
     // compiled for it, rather than run through the record type's metadata.
     try self.init(context: context, request: request, scheduler: scheduler, follows: .saves) {
-      Self.deliver($0, $1, told: $2, handlers: $3)
+      Self.deliver($0, $1, told: $2, hasClosures: $3, closures: $4)
     }
   }
 
@@ -83,7 +85,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     context: ObjectContext, request: ListRequest, scheduler: DeliveryScheduler, follows: ChangeKinds
   ) throws(MonitorError) {
     try self.init(context: context, request: request, scheduler: scheduler, follows: follows) {
-      Self.deliver($0, $1, told: $2, handlers: $3)
+      Self.deliver($0, $1, told: $2, hasClosures: $3, closures: $4)
     }
   }
 
@@ -100,7 +102,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ) throws(MonitorError) {
     try self.init(
       context: context, request: request, scheduler: scheduler, follows: follows, delivery: delivery, clock: clock
-    ) { Self.deliver($0, $1, told: $2, handlers: $3) }
+    ) { Self.deliver($0, $1, told: $2, hasClosures: $3, closures: $4) }
   }
 
   @usableFromInline
@@ -234,7 +236,12 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
     // update is compiled for it, rather than copying the update through
     // the record type's metadata.
     register { delivery in
-      if let update = delivery.update(of: Record.self) { handler(update.pointee) }
+      guard let address = delivery.update(of: Record.self) else { return }
+      // Taken out for the call and put back, rather than copied (a copy
+      // retains each of its arrays): no one else reads it meanwhile.
+      let update = address.move()
+      handler(update)
+      address.initialize(to: consume update)
     }
   }
 
@@ -302,24 +309,32 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   /// Hands a change to ``deliver``, for the observers told "will change"
   /// and the closures registered now.
   fileprivate func didApply(_ changes: ListChanges) {
-    let toldObservers = told.withLock { told -> [AnyObject] in
-      guard !told.isEmpty else { return [] }
-      defer { told = [] }
-      return told
-    }
+    // Only `willChange` fills `told`, and only once an observer object
+    // was added.
+    let toldObservers =
+      !hadObserverObjects.load(ordering: .relaxed)
+      ? []
+      : told.withLock { told -> [AnyObject] in
+        guard !told.isEmpty else { return [] }
+        defer { told = [] }
+        return told
+      }
     // Closures are read after the change: one registered since sees the
     // new content (a model reads it then), or this update.
-    var handlers: [@Sendable (RecordListDelivery) -> Void] = []
-    if !changes.isEmpty {
-      for case .closure(let handler) in observers.snapshot() { handlers.append(handler) }
+    let members = changes.isEmpty ? [] : observers.snapshot()
+    let hasClosures = members.contains { member in
+      if case .closure = member { true } else { false }
     }
-    guard !toldObservers.isEmpty || !handlers.isEmpty else { return }
-    handOut(self, changes, toldObservers, handlers)
+    guard !toldObservers.isEmpty || hasClosures else { return }
+    handOut(self, changes, toldObservers, hasClosures) { delivery in
+      for case .closure(let handler) in members { handler(delivery) }
+    }
   }
 
   /// Delivers one change: reads each changed object as a record once,
   /// tells the observers in `told` what changed and then that the list
-  /// changed, then calls `handlers` with the update.
+  /// changed, then, when `hasClosures`, hands the update to `closures`
+  /// (which calls each registered closure with it).
   ///
   /// Inlined into the closure the initializers make, where `Record` is a
   /// concrete type, so that decoding, building the update and handing it
@@ -328,7 +343,7 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   @inlinable
   static func deliver(
     _ monitor: RecordListMonitor, _ changes: ListChanges, told: [AnyObject],
-    handlers: [@Sendable (RecordListDelivery) -> Void]
+    hasClosures: Bool, closures: (RecordListDelivery) -> Void
   ) {
     let records = RecordListChanges<Record>(changes)
     if !told.isEmpty {
@@ -347,11 +362,11 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
       }
       for observer in observing { observer.listMonitorDidChange(monitor) }
     }
-    guard !handlers.isEmpty else { return }
-    let update = RecordListUpdate(changes: records, content: RecordListContent(monitor.untyped.content))
-    withUnsafePointer(to: update) { address in
-      let delivery = RecordListDelivery(UnsafeRawPointer(address))
-      for handler in handlers { handler(delivery) }
+    guard hasClosures else { return }
+    var update = RecordListUpdate(changes: records, content: RecordListContent(monitor.untyped.content))
+    withUnsafeMutablePointer(to: &update) { address in
+      let delivery = RecordListDelivery(UnsafeMutableRawPointer(address))
+      closures(delivery)
     }
   }
 }
@@ -363,7 +378,7 @@ extension RecordListMonitor: RecordListRelayTarget {}
 /// only sequences act on).
 ///
 /// It is not generic, so that the monitor's registry is of concrete types.
-/// Only a monitor's ``RecordListMonitor/deliver(_:_:told:handlers:)``
+/// Only a monitor's ``RecordListMonitor/deliver(_:_:told:hasClosures:closures:)``
 /// makes an update's delivery, and only for the closures registered on that
 /// monitor, which read it with the monitor's record type: the address is
 /// always of a `RecordListUpdate` of the record type it is read as.
@@ -374,22 +389,23 @@ struct RecordListDelivery: @unchecked Sendable {
   // (an update is Sendable) before it goes anywhere else.
 
   /// The update, valid during the call that hands out the delivery; nil
-  /// for ``finished``.
-  @usableFromInline let address: UnsafeRawPointer?
+  /// for ``finished``. A closure may move it out while it runs, and puts
+  /// it back before it returns.
+  @usableFromInline let address: UnsafeMutableRawPointer?
 
   /// The end of the monitor's reports: it is being released.
   static let finished = RecordListDelivery(nil)
 
   /// A delivery of the update at `address` (nil for ``finished``).
   @usableFromInline
-  init(_ address: UnsafeRawPointer?) { self.address = address }
+  init(_ address: UnsafeMutableRawPointer?) { self.address = address }
 
   /// The update delivered; nil at the end of the monitor's reports.
   ///
   /// - Precondition: `Record` is the record type of the monitor that
   ///   delivers (the closure's own monitor's).
   @inlinable
-  func update<Record>(of _: Record.Type) -> UnsafePointer<RecordListUpdate<Record>>? {
+  func update<Record>(of _: Record.Type) -> UnsafeMutablePointer<RecordListUpdate<Record>>? {
     address?.assumingMemoryBound(to: RecordListUpdate<Record>.self)
   }
 }
