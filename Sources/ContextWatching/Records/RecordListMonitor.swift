@@ -233,12 +233,13 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   @inlinable
   public func observe(_ handler: @escaping @Sendable (RecordListUpdate<Record>) -> Void) -> ObserverToken {
     // Inlined where the record type is known: the closure that reads each
-    // update is compiled for it, rather than copying the update through
-    // the record type's metadata.
+    // update is compiled for it, rather than run through the record type's
+    // metadata.
     register { delivery in
       guard let address = delivery.update(of: Record.self) else { return }
       // Taken out for the call and put back, rather than copied (a copy
-      // retains each of its arrays): no one else reads it meanwhile.
+      // retains each of its arrays): the closures are called one at a
+      // time, so no one else reads it meanwhile.
       let update = address.move()
       handler(update)
       address.initialize(to: consume update)
@@ -385,8 +386,9 @@ extension RecordListMonitor: RecordListRelayTarget {}
 @usableFromInline
 struct RecordListDelivery: @unchecked Sendable {
   // @unchecked: the address is read only during the call that hands it
-  // out, on the thread that makes it; a closure copies the update out
-  // (an update is Sendable) before it goes anywhere else.
+  // out, on the thread that makes it; a closure that moves the update out
+  // puts it back before it returns, and one that keeps it keeps a copy (an
+  // update is Sendable).
 
   /// The update, valid during the call that hands out the delivery; nil
   /// for ``finished``. A closure may move it out while it runs, and puts
