@@ -143,7 +143,7 @@ struct ListConfiguration: Sendable, CustomStringConvertible {
       predicate: "city != nil", sortKeys: [("department.name", true), ("name", true)], sectionKey: "department.name",
       limit: nil),
     ListConfiguration(
-      predicate: "department.name BEGINSWITH 'D'", sortKeys: [("age", false)], sectionKey: nil, limit: 8),
+      predicate: "department.name BEGINSWITH 'Department D'", sortKeys: [("age", false)], sectionKey: nil, limit: 8),
     ListConfiguration(
       predicate: "age < 30", sortKeys: [("age", true), ("name", false)], sectionKey: "age", limit: 25),
     ListConfiguration(
