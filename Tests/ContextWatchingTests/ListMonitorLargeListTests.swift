@@ -80,20 +80,29 @@ struct ListMonitorLargeListTests {
         _ = try context.save()
       }
       let expected = try context.performAndWait { try configuration.expected(in: $0) }
-      let updates = recorder.take()
-      #expect(updates.count <= 1)
-      guard let update = updates.first else {
-        #expect(previous == expected, "save \(save), seed \(seed), \(configuration): no delivery")
-        continue
-      }
-      let now = ListPicture(update.content)
-      #expect(previous.applying(update.changes) == now, "save \(save), seed \(seed), \(configuration)")
-      #expect(now == expected, "save \(save), seed \(seed), \(configuration)")
-      ListMonitorRandomTests.checkShape(update.changes)
-      if now != expected { break }
-      previous = now
+      let label = "save \(save), seed \(seed), \(configuration)"
+      guard Self.check(recorder.take(), previous: &previous, expected: expected, label) else { break }
     }
     withExtendedLifetime(token) {}
+  }
+
+  /// Checks a save's delivery (at most one) against the list before it
+  /// and a fresh fetch after it, moving `previous` on; false once the list
+  /// went wrong.
+  static func check(
+    _ updates: [ListMonitorUpdate], previous: inout ListPicture, expected: ListPicture, _ label: String
+  ) -> Bool {
+    #expect(updates.count <= 1, "\(label)")
+    guard let update = updates.first else {
+      #expect(previous == expected, "\(label): no delivery")
+      return true
+    }
+    let now = ListPicture(update.content)
+    #expect(previous.applying(update.changes) == now, "\(label)")
+    #expect(now == expected, "\(label)")
+    ListMonitorRandomTests.checkShape(update.changes)
+    previous = now
+    return now == expected
   }
 
   /// Sorted through a relationship, by department names that share more
@@ -174,16 +183,8 @@ struct ListMonitorLargeListTests {
         _ = try context.save()
       }
       let expected = try context.performAndWait { try configuration.expected(in: $0) }
-      let updates = recorder.take()
-      guard let update = updates.first else {
-        #expect(previous == expected, "save \(save), seed \(seed), \(configuration): no delivery")
-        continue
-      }
-      let now = ListPicture(update.content)
-      #expect(previous.applying(update.changes) == now, "save \(save), seed \(seed), \(configuration)")
-      #expect(now == expected, "save \(save), seed \(seed), \(configuration)")
-      if now != expected { break }
-      previous = now
+      let label = "save \(save), seed \(seed), \(configuration)"
+      guard Self.check(recorder.take(), previous: &previous, expected: expected, label) else { break }
     }
     withExtendedLifetime(token) {}
   }
