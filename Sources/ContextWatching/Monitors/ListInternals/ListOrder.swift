@@ -37,9 +37,9 @@ final class ListOrder: Sendable {
   let entity: EntityLayout
   let keys: [(source: Source, ascending: Bool)]
   let paths: [Path]
-  /// The values through ``paths`` of the objects the list holds: empty,
-  /// and never read, when the order reads no relationship.
-  let derived = ListDerivedValues()
+  /// The values through ``paths`` of the objects the list holds; nil when
+  /// the order reads no relationship.
+  let derived: ListDerivedValues?
   /// Whether the list has sections; their value is the first sort key's.
   let isSectioned: Bool
 
@@ -159,6 +159,7 @@ final class ListOrder: Sendable {
     self.keys = keys
     self.paths = paths
     isSectioned = request.sectionKey != nil
+    derived = paths.isEmpty ? nil : ListDerivedValues()
   }
 
   /// A listed object with its sort values encoded, `derived` being its
@@ -192,6 +193,7 @@ final class ListOrder: Sendable {
   @inline(never)
   func listedValue(_ source: Source, of id: ObjectID) -> FilterValue {
     guard case .path(let path) = source else { preconditionFailure("an attribute's value is the object's own") }
+    guard let derived else { preconditionFailure("an order without key paths has no derived values") }
     return derived.value(of: id, path: path)
   }
 

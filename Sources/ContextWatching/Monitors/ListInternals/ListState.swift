@@ -36,7 +36,13 @@ struct ListState: Sendable {
 
   /// The listed objects' values through the order's key paths (see
   /// ``ListDerivedValues``).
-  var derivedValues: ListDerivedValues { content.order.derived }
+  ///
+  /// - Precondition: The order reads a relationship (``ListOrder/paths``
+  ///   is not empty).
+  var derivedValues: ListDerivedValues {
+    guard let derived = content.order.derived else { preconditionFailure("an order without key paths keeps none") }
+    return derived
+  }
 
   /// Loads objects into an empty list, `derived` holding each one's values
   /// through the order's key paths (empty when it reads none).
@@ -46,7 +52,7 @@ struct ListState: Sendable {
     let order = content.order
     // The order reads the derived values of the objects it sorts from its
     // table.
-    order.derived.replaceAll(with: derived)
+    order.derived?.replaceAll(with: derived)
     let sorted = Self.sorted(objects, by: order)
     content.objects = OrderStatisticTree(sorted: sorted)
     values = ProbingTable(minimumCapacity: sorted.count, maximumLoad: 80)
