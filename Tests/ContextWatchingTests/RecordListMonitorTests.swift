@@ -225,6 +225,40 @@ struct RecordListMonitorTests {
   }
 
   /// The names an update's changes and content read, as text.
+  /// A change or move prints and reflects as its own object, not the
+  /// delivery's changes it shares: printing every change of a large
+  /// refetch stays linear.
+  @Test func aChangePrintsItsOwnObjectAlone() throws {
+    let (context, monitor, ids) = try Self.fixture(Resident.self)
+    let printed = Recording<[String]>()
+    let labels = Recording<[String]>()
+    let token = monitor.observe { update in
+      printed.append(
+        update.changes.updated.map { String(describing: $0) } + update.changes.moved.map { String(describing: $0) })
+      labels.append(
+        update.changes.updated.flatMap { Mirror(reflecting: $0).children.map { $0.label ?? "?" } }
+          + update.changes.moved.flatMap { Mirror(reflecting: $0).children.map { $0.label ?? "?" } })
+    }
+    try context.performAndWait { context in
+      try context.setValues(["name": "Anna"], of: context.object(with: ids["Ann"]!)!)
+      try context.setValues(["name": "Cyd"], of: context.object(with: ids["Cy"]!)!)
+      try context.setValues(["age": 45], of: context.object(with: ids["Bob"]!)!)
+      _ = try context.save()
+    }
+    let descriptions = try #require(printed.take().first)
+    #expect(descriptions.count == 3)
+    let (anna, cyd, bob) = (descriptions[0], descriptions[1], descriptions[2])
+    #expect(anna.contains("Anna") && !anna.contains("Cyd") && !anna.contains("Bob"))
+    #expect(cyd.contains("Cyd") && !cyd.contains("Anna") && !cyd.contains("Bob"))
+    #expect(bob.contains("Bob") && bob.contains("from:") && !bob.contains("Anna") && !bob.contains("Cyd"))
+    #expect(
+      labels.take().first == [
+        "indexPath", "object", "changedKeys", "record", "indexPath", "object", "changedKeys", "record",
+        "from", "to", "object", "changedKeys", "record",
+      ])
+    withExtendedLifetime(token) {}
+  }
+
   static func names(_ update: RecordListUpdate<Resident>) -> String {
     let changed =
       update.changes.updated.map { (try? $0.record.get().name) ?? "?" }

@@ -57,8 +57,10 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
   ///
   /// It reads its index path, object and changed keys from the list
   /// monitor's change, which it shares, so that a copy retains one
-  /// reference and the record.
-  public struct Change: Sendable {
+  /// reference and the record; a change kept after its delivery keeps the
+  /// delivery's changes of its kind. It prints and reflects as its own
+  /// index path, object, changed keys and record.
+  public struct Change: Sendable, CustomReflectable {
     /// The list monitor's changes of this one's kind (deleted, inserted
     /// or updated), and this one's position among them.
     @usableFromInline let changes: [ListChanges.Change]
@@ -79,14 +81,25 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
     public var object: ObjectSnapshot { changes[position].object }
     /// The keys that changed; empty for an insertion or deletion.
     public var changedKeys: [String] { changes[position].changedKeys }
+
+    /// The change's own properties, not the shared changes it reads them
+    /// from: what `print`, `dump` and a debugger show.
+    public var customMirror: Mirror {
+      Mirror(
+        self,
+        children: ["indexPath": indexPath, "object": object, "changedKeys": changedKeys, "record": record],
+        displayStyle: .struct)
+    }
   }
 
   /// An object that changed place, with its record.
   ///
   /// It reads its index paths, object and changed keys from the list
   /// monitor's move, which it shares, so that a copy retains one reference
-  /// and the record.
-  public struct Move: Sendable {
+  /// and the record; a move kept after its delivery keeps the delivery's
+  /// moves. It prints and reflects as its own index paths, object, changed
+  /// keys and record.
+  public struct Move: Sendable, CustomReflectable {
     /// The list monitor's moves, and this one's position among them.
     @usableFromInline let moves: [ListChanges.Move]
     @usableFromInline let position: Int
@@ -109,5 +122,16 @@ public struct RecordListChanges<Record: EntityRecord & Sendable>: Sendable {
     /// The keys that changed (empty when it moved only because of a change
     /// of request).
     public var changedKeys: [String] { moves[position].changedKeys }
+
+    /// The move's own properties, not the shared moves it reads them from:
+    /// what `print`, `dump` and a debugger show.
+    public var customMirror: Mirror {
+      Mirror(
+        self,
+        children: [
+          "from": from, "to": to, "object": object, "changedKeys": changedKeys, "record": record,
+        ],
+        displayStyle: .struct)
+    }
   }
 }

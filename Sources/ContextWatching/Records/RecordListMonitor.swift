@@ -339,7 +339,8 @@ public final class RecordListMonitor<Record: EntityRecord & Sendable>: Sendable 
   ///
   /// Inlined into the closure the initializers make, where `Record` is a
   /// concrete type, so that decoding, building the update and handing it
-  /// out read no type metadata at run time. The closures get the update's
+  /// out are specialized for it (the observers' cast and `Codable`'s
+  /// container box stay dynamic). The closures get the update's
   /// address, valid during the call (see ``RecordListDelivery``).
   @inlinable
   static func deliver(
