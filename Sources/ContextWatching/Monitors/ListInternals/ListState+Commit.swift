@@ -194,7 +194,7 @@ extension ListState {
         // below overwrites.
         if edits[touched[index].edit].new == nil {
           values.updateValue(nil, for: id.rawValue)
-          if !order.paths.isEmpty { derivedValues[id] = nil }
+          order.derived?[id] = nil
         }
         // A move within its section leaves the section's count as it is;
         // one that leaves it has its old section in the plan.

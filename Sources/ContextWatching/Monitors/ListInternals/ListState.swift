@@ -34,16 +34,6 @@ struct ListState: Sendable {
 
   var order: ListOrder { content.order }
 
-  /// The listed objects' values through the order's key paths (see
-  /// ``ListDerivedValues``).
-  ///
-  /// - Precondition: The order reads a relationship (``ListOrder/paths``
-  ///   is not empty).
-  var derivedValues: ListDerivedValues {
-    guard let derived = content.order.derived else { preconditionFailure("an order without key paths keeps none") }
-    return derived
-  }
-
   /// Loads objects into an empty list, `derived` holding each one's values
   /// through the order's key paths (empty when it reads none).
   ///
@@ -90,7 +80,7 @@ struct ListState: Sendable {
   func isUnchanged(by edit: ListEdit) -> Bool {
     guard let (listed, _) = member(edit.objectID) else { return edit.new == nil }
     guard let new = edit.new else { return false }
-    return listed.snapshot == new.snapshot && (order.paths.isEmpty || derivedValues[edit.objectID] == edit.derived)
+    return listed.snapshot == new.snapshot && order.derived.map { $0[edit.objectID] == edit.derived } ?? true
   }
 
   /// The listed object `id` as the list holds it and its rank in the
@@ -174,12 +164,11 @@ struct ListState: Sendable {
     return values.withValue(for: id.rawValue) { values in
       // A listed object's derived values are the table's (invariant 8).
       let derived: [FilterValue]
-      if order.paths.isEmpty {
-        derived = []
-      } else if let listed = derivedValues[id] {
+      if let table = order.derived {
+        guard let listed = table[id] else { preconditionFailure("a listed object's derived values are missing") }
         derived = listed
       } else {
-        preconditionFailure("a listed object's derived values are missing")
+        derived = []
       }
       return values.withUnsafeBufferPointer { values in
         derived.withUnsafeBufferPointer { derived in
@@ -198,7 +187,7 @@ struct ListState: Sendable {
     }
     let id = edit.pointee.objectID
     self.values.updateValue(values, for: id.rawValue)
-    if !order.paths.isEmpty { derivedValues[id] = edit.pointee.derived }
+    order.derived?[id] = edit.pointee.derived
   }
 
   /// The identifiers of the objects before and after the one at `rank`,
