@@ -27,6 +27,10 @@ package final class EntityLayout: Sendable {
   /// Keys and slots in slot order, scanned for entities with few keys: a
   /// short key compares in a word or two, cheaper than hashing it.
   private let slotList: [(key: String, slot: PropertySlot)]
+  /// Each key alone in an array, attributes then relationships in slot
+  /// order: the changed keys of an update that changes one key, shared by
+  /// every such update instead of an array made for each.
+  package let singleKeys: [[String]]
   /// The values a new object starts with.
   package let initialValues: [FilterValue]
   /// The relationship values a new object starts with.
@@ -62,6 +66,7 @@ package final class EntityLayout: Sendable {
     for (slot, attribute) in attributes.enumerated() { list.append((attribute.name, .attribute(slot))) }
     for (slot, relationship) in relationships.enumerated() { list.append((relationship.name, .relationship(slot))) }
     slotList = list
+    singleKeys = list.map { [$0.key] }
     slotIndex = Dictionary(list.map { ($0.key, $0.slot) }, uniquingKeysWith: { first, _ in first })
     initialValues = attributes.map { $0.defaultValue ?? .null }
     initialRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }

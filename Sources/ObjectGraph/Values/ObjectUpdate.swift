@@ -50,12 +50,20 @@ public struct ObjectUpdate: Sendable, Hashable {
   /// order. Never empty: a save that changes nothing is not an update.
   ///
   /// - Complexity: O(*k*) in the number of changed keys: an update made by
-  ///   a save creates the array when asked.
+  ///   a save creates the array when asked (one that changes one key reads
+  ///   it from its entity's layout).
   public var changedKeys: [String] {
     get {
       switch storage.changedKeys {
       case .listed(let keys): return keys
       case .slots(let attributes, let relationships):
+        let layout = storage.after.layout
+        if relationships == 0 && attributes.nonzeroBitCount == 1 {
+          return layout.singleKeys[attributes.trailingZeroBitCount]
+        }
+        if attributes == 0 && relationships.nonzeroBitCount == 1 {
+          return layout.singleKeys[layout.attributes.count + relationships.trailingZeroBitCount]
+        }
         var keys: [String] = []
         keys.reserveCapacity(attributes.nonzeroBitCount + relationships.nonzeroBitCount)
         forEachChangedKey(attributes, relationships) { key in

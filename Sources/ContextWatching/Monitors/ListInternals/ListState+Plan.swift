@@ -122,7 +122,8 @@ extension ListState {
         // The edit's object read in place (see `ListEdit: ListSortValues`).
         let member = edits.withUnsafeBufferPointer { edits in
           let new = edits.baseAddress.unsafelyUnwrapped + index
-          return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark) { elements, offset -> Reading in
+          return self.member(objectID, key: oldPlace?.key, near: oldPlace?.mark, like: new) {
+            elements, offset -> Reading in
             let listed = elements.baseAddress.unsafelyUnwrapped + offset
             guard hasNew else { return (false, order.isSectioned, nil) }
             let inPlace = order.hasSameKeys(listed, new)
@@ -403,6 +404,9 @@ extension ListState {
   ) -> Int {
     var loaded = 0
     for index in edits.indices { loaded &+= Int(values.touch(edits[index].objectID.rawValue)) }
+    // The listed objects' values, which the searches' probes read: a short
+    // loop again, each iteration one bucket and one array's first line.
+    for index in edits.indices { loaded &+= values.withValue(for: edits[index].objectID.rawValue) { $0.count } ?? 0 }
     var keyCount = 0
     // Pointers: invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.

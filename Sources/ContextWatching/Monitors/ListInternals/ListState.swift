@@ -116,18 +116,20 @@ struct ListState: Sendable {
   /// object's offset among them, valid during `body`); nil when it is not
   /// listed. `key` as in ``member(_:key:reading:)``; `mark`, when given, a
   /// leaf that a search by `key` reached, searched first (the whole tree
-  /// is searched when it does not hold the object).
+  /// is searched when it does not hold the object); `like`, when given and
+  /// `key` is not, an edit of the object whose words stand for the listed
+  /// object's where its values are identical (see ``withProbe(_:key:like:_:)``).
   ///
   /// - Complexity: O(log *n*).
   @inline(__always)
   func member<Result>(
     _ id: ObjectID, key: ListSortKey?, near mark: OrderStatisticTree<ListedObject>.LeafMark?,
-    readingLeaf body: (UnsafeBufferPointer<ListedObject>, Int) -> Result
+    like other: UnsafePointer<ListEdit>? = nil, readingLeaf body: (UnsafeBufferPointer<ListedObject>, Int) -> Result
   ) -> (rank: Int, result: Result)? {
     let order = content.order
     // Invariants 3, 4, 5, 8 and 10 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let found = withProbe(id, key: key) { probe -> (Int, Result) in
+    let found = withProbe(id, key: key, like: other) { probe -> (Int, Result) in
       if let mark,
         let found = content.objects.partitionPoint(
           in: mark, { order.isBefore($0, probe: probe) },

@@ -361,7 +361,14 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     guard !marks.isEmpty else { return 0 }
     // Invariants 2, 3, 4 and 6 above.
     marks.initialize(repeating: LeafMark(leaf: Unmanaged.passUnretained(root.unsafelyUnwrapped), start: 0))
+    var loaded = 0
     while !marks[0].leaf._withUnsafeGuaranteedRef(\.isLeaf) {
+      // The nodes and their arrays' first lines, in a short loop whose
+      // iterations do not depend on each other, before the searches that
+      // read them one after another.
+      for mark in marks {
+        loaded &+= mark.leaf._withUnsafeGuaranteedRef { $0.firsts.count &+ $0.counts.count &+ $0.children.count }
+      }
       for search in marks.indices {
         let mark = marks[search]
         marks[search] = mark.leaf._withUnsafeGuaranteedRef { node in
@@ -370,7 +377,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
         }
       }
     }
-    var loaded = 0
+    // Likewise the leaves and their elements' first lines, then the rest.
+    for mark in marks { loaded &+= mark.leaf._withUnsafeGuaranteedRef { $0.elements.count } }
     for mark in marks {
       loaded &+= mark.leaf._withUnsafeGuaranteedRef { leaf in
         leaf.elements.withUnsafeBytes { bytes in
