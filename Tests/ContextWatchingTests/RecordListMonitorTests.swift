@@ -431,4 +431,72 @@ struct RecordListMonitorTests {
     #expect(closureCalls.withLock { $0 } == 1)
     withExtendedLifetime(token) {}
   }
+
+  @Test func aClosureThatSavesGetsThatSaveAfterTheDeliveryItIsIn() throws {
+    let (context, monitor, ids) = try Self.fixture(Resident.self)
+    let calls = Recording<String>()
+    let saved = LockedState(false)
+    let first = monitor.observe { update in
+      calls.append("first \(Self.names(update))")
+      // Saves once, from inside the first delivery, on the saving thread.
+      guard !saved.withLock({ $0 }) else { return }
+      saved.withLock { $0 = true }
+      try? Self.edit(context, ids["Ann"], ["name": "Anna"])
+      calls.append("first saved")
+    }
+    let second = monitor.observe { update in calls.append("second \(Self.names(update))") }
+
+    try Self.edit(context, ids["Cy"], ["name": "Cyd"])
+    // The closure's save waits for the delivery it was made in: every
+    // closure reads the first update whole, then the second comes.
+    #expect(
+      calls.take() == [
+        "first [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]", "first saved",
+        "second [\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]",
+        "first [\"Anna\"] in [\"Anna\", \"Bob\", \"Cyd\"]", "second [\"Anna\"] in [\"Anna\", \"Bob\", \"Cyd\"]",
+      ])
+    #expect(try monitor.records.map(\.name) == ["Anna", "Bob", "Cyd"])
+    withExtendedLifetime((first, second)) {}
+  }
+
+  @Test func anObserverAddedAfterClosureOnlyDeliveriesGetsTheNextChanges() throws {
+    let (context, monitor, ids) = try Self.fixture(Resident.self)
+    let closureCalls = Recording<String>()
+    let token = monitor.observe { update in closureCalls.append(Self.names(update)) }
+    try Self.edit(context, ids["Cy"], ["name": "Cyd"])
+    try Self.edit(context, ids["Bob"], ["age": 45])
+    #expect(
+      closureCalls.take() == [
+        "[\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]", "[\"Bob\"] in [\"Bob\", \"Ann\", \"Cyd\"]",
+      ])
+
+    let recorder = RecordListCallbackRecorder()
+    monitor.addObserver(recorder)
+    try Self.edit(context, ids["Bob"], ["city": "Oslo"])
+    #expect(
+      recorder.take() == ["will 3", "move Bob [0, 0] → [1, 1] [\"city\"]", "did 3"])
+    // Oslo by age, oldest first: Cyd (50), then Bob (45).
+    #expect(closureCalls.take() == ["[\"Bob\"] in [\"Ann\", \"Cyd\", \"Bob\"]"])
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aClosureThatReleasesItsMonitorEndsItsDeliveries() throws {
+    let (context, made, ids) = try Self.fixture(Resident.self)
+    let held = LockedState<RecordListMonitor<Resident>?>(made)
+    let calls = Recording<String>()
+    let token = made.observe { update in
+      calls.append(Self.names(update))
+      // The last reference to the monitor goes during its delivery.
+      held.withLock { $0 = nil }
+    }
+    weak let released = made
+    _ = consume made
+
+    try Self.edit(context, ids["Cy"], ["name": "Cyd"])
+    #expect(calls.take() == ["[\"Cyd\"] in [\"Ann\", \"Bob\", \"Cyd\"]"])
+    #expect(released == nil)
+    try Self.edit(context, ids["Ann"], ["name": "Anna"])
+    #expect(calls.take().isEmpty)
+    withExtendedLifetime(token) {}
+  }
 }
