@@ -185,8 +185,8 @@ extension ListState {
         }
         touched.append(touchedObject)
       }
-      // Keeps the loads: a sum of bytes is never negative.
-      guard loaded >= 0 else { preconditionFailure("a sum of bytes cannot be negative") }
+      // Keeps the loads: a sum of bytes and counts is never negative.
+      guard loaded >= 0 else { preconditionFailure("a sum of bytes and counts cannot be negative") }
     }
     guard isListedChange else {
       return Plan(
@@ -358,14 +358,16 @@ extension ListState {
 
   /// Loads what the searches for a save's edits will read, the edits'
   /// misses overlapping (see ``OrderStatisticTree/touchLeaves(_:_:)``):
-  /// the value table's buckets, then the leaf of each object's place before
-  /// the edit and, for one whose first sort values change, after it. In a
+  /// the value table's buckets, then the listed objects' value arrays,
+  /// then the tree's paths, a level at a time, to the leaf of each
+  /// object's place before the edit and, for one whose first sort values
+  /// change, after it, and those leaves whole. In a
   /// list larger than the caches, these are most of a save's misses, each
   /// a wait when the searches run one after another. A list of fewer than
   /// ``touchThreshold`` objects stays in the caches between saves, and is
   /// not touched.
   ///
-  /// Hands `body` a sum of the bytes read, only so that the loads are
+  /// Hands `body` a sum of the bytes and counts read, only so that the loads are
   /// kept, and for each edited object listed, its encoded sort values as
   /// the list holds them and the leaf its words lead to, where its search
   /// begins (nil for one not listed); no places when the list is not
@@ -394,9 +396,9 @@ extension ListState {
   }
 
   /// The work of ``withSearchPaths(_:_:)`` in a list it touches: fills
-  /// `places` (one a edit) with the searches' words and leaves, `keys` and
-  /// `marks` (two an edit) being room for the searches; returns the sum
-  /// of the bytes read.
+  /// `places` (one an edit) with the searches' words and leaves, `keys` and
+  /// `marks` (two an edit) being room for the searches; returns a sum
+  /// of the bytes and counts read.
   private func touchSearchPaths(
     _ edits: [ListEdit], keys: UnsafeMutableBufferPointer<ListSortKey>,
     marks: UnsafeMutableBufferPointer<OrderStatisticTree<ListedObject>.LeafMark>,

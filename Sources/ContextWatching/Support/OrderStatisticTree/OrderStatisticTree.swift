@@ -342,11 +342,14 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
   /// searches ends in, search `i` going by `isBefore(i, element)`, and
   /// initializes `marks[i]` to it (see
   /// ``partitionPoint(in:_:readingLeaf:)``); returns a sum of the bytes
-  /// read, only so that the loads are kept.
+  /// and counts read, only so that the loads are kept.
   ///
-  /// The searches descend first, a level at a time (the inner nodes, a
-  /// small part of a tree, mostly stay in the caches), then every leaf is
-  /// loaded in one loop of plain loads, so that their misses overlap: one
+  /// The searches descend together, a level at a time, then every leaf
+  /// is loaded. Each step that misses is a loop of its own over every
+  /// search, whose iterations do not depend on each other, so that their
+  /// misses overlap: at each level the nodes with their arrays' first
+  /// lines, before the searches that read them; then the leaves with
+  /// their elements' first lines; then the rest of the elements. One
   /// search alone waits for each of its misses in turn, every step of it
   /// depending on the one before. The whole leaf, because an insertion or
   /// a removal there moves half of it. An inexact `isBefore` (one that
