@@ -10,11 +10,11 @@
 /// and releasing *n* registrations costs O(*n* log *n*) in any order.
 /// Iteration skips vacant slots and keeps registration order.
 ///
-/// Its members are `@inlinable`, so that a module using it with a
-/// concrete element type specializes them: called unspecialized from
-/// another module, each call looks up the list's type metadata at run
-/// time, about 500 instructions a save of a list monitor
-/// (`Scripts/instruction-counts.sh`, `list-1000`).
+/// Its members are `@inlinable`, but a call from another module may still
+/// reach the generic entry point, which looks up the entries' tuple type
+/// at run time (some 170 instructions a call): a module that reads the
+/// list on a hot path loops over ``entries`` in its own code instead, as
+/// the monitors' observer registry does.
 ///
 /// ```swift
 /// var list = RegistrationList<String>()
@@ -25,10 +25,11 @@
 /// ```
 package struct RegistrationList<Element> {
   /// The entries by increasing identifier; a removed entry's element is
-  /// nil until the next compaction drops it.
-  @usableFromInline var entries: [(id: UInt64, element: Element?)] = []
+  /// nil until the next compaction drops it. Readable so that another
+  /// module can loop over them in its own code (see ``forEach(_:)``).
+  package internal(set) var entries: [(id: UInt64, element: Element?)] = []
   /// The entries whose element is nil.
-  @usableFromInline var vacant = 0
+  package internal(set) var vacant = 0
   /// The identifier of the last append; 0 before the first.
   @usableFromInline var lastID: UInt64 = 0
   /// Entries removals have looked at: binary-search probes, and entries

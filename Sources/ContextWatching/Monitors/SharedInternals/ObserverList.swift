@@ -83,11 +83,12 @@ final class ObserverList<Observer: Sendable, Event: Sendable>: Sendable {
   /// - Complexity: O(*n*) in the observers.
   func snapshot() -> [Member] {
     state.withLock { registry in
-      guard !registry.entries.isEmpty else { return [] }
+      let count = registry.count
+      guard count > 0 else { return [] }
       var members: [Member] = []
-      members.reserveCapacity(registry.entries.count)
+      members.reserveCapacity(count)
       var released = false
-      registry.entries.forEach { entry in
+      registry.forEach { entry in
         if let handler = entry.handler {
           // Only `add(_:)` boxes closures, always in a `Handler`.
           members.append(.closure(unsafeDowncast(handler, to: Handler.self).call))
@@ -104,7 +105,7 @@ final class ObserverList<Observer: Sendable, Event: Sendable>: Sendable {
 
   /// Whether no observer is registered (released observer objects not
   /// yet dropped count as registered).
-  var isEmpty: Bool { state.withLock { $0.entries.isEmpty } }
+  var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
   /// Entries removals have looked at so far (``RegistrationList``'s
   /// `removalSteps`): for tests that a removal does not scan the list.

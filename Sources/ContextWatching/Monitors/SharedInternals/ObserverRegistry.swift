@@ -2,9 +2,11 @@ import ObjectGraph
 
 /// The registrations of a monitor's observers, whatever their types: the
 /// state of an ``ObserverList``, kept apart from the list's generic
-/// parameters so that its registration list is of one concrete type, which
-/// the compiler specializes (a generic one would look up its type's
-/// metadata at run time on each save).
+/// parameters so that its registration list is of one concrete type. The
+/// reads a delivery makes (``count``, ``forEach(_:)``) are this module's
+/// own loops over the list's entries: a call into `RegistrationList`'s
+/// generic members from here runs unspecialized, and looks the entries'
+/// type up at run time on each delivery.
 ///
 /// Entries are in registration order. Adding and removing an observer
 /// object, and removing a closure's registration, cost O(log *n*)
@@ -36,6 +38,17 @@ struct ObserverRegistry {
   /// objects: twice the count after the last drop, so that dropping costs
   /// O(1) amortized per addition.
   private var pruneAt = 16
+
+  /// The registered entries (released observer objects not yet dropped
+  /// count).
+  var count: Int { entries.entries.count - entries.vacant }
+
+  /// Calls `body` with each registered entry, in registration order.
+  func forEach(_ body: (Entry) -> Void) {
+    for entry in entries.entries {
+      if let element = entry.element { body(element) }
+    }
+  }
 
   /// Adds an observer object, held weakly; adding one already there
   /// changes nothing.
