@@ -10,11 +10,11 @@
 /// and releasing *n* registrations costs O(*n* log *n*) in any order.
 /// Iteration skips vacant slots and keeps registration order.
 ///
-/// Its members are `@inlinable`, but a call from another module may still
-/// reach the generic entry point, which looks up the entries' tuple type
-/// at run time (some 170 instructions a call): a module that reads the
-/// list on a hot path loops over ``entries`` in its own code instead, as
-/// the monitors' observer registry does.
+/// Its members are `@inlinable`, but calls from ContextWatching reach their
+/// generic entry points, which look up the entries' tuple type at run time
+/// (some 170 instructions a call): a module that reads the list on a hot
+/// path loops over ``entries`` in its own code instead, as the monitors'
+/// observer registry does (its `count` and `forEach(_:)`).
 ///
 /// ```swift
 /// var list = RegistrationList<String>()
@@ -26,7 +26,7 @@
 package struct RegistrationList<Element> {
   /// The entries by increasing identifier; a removed entry's element is
   /// nil until the next compaction drops it. Readable so that another
-  /// module can loop over them in its own code (see ``forEach(_:)``).
+  /// module can loop over them in its own code, as ``forEach(_:)`` does.
   package internal(set) var entries: [(id: UInt64, element: Element?)] = []
   /// The entries whose element is nil.
   package internal(set) var vacant = 0
