@@ -390,6 +390,13 @@ final class ListOrder: Sendable {
   /// Whether section `a` (in a list's sections) is section `b`.
   func isSameSection(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Bool { sectionOrder(a, b) == 0 }
 
+  /// Whether `a` and `b`, both read in place, are in one section: their
+  /// values on the first sort key, which sections the list, are equal.
+  /// No ``SectionKey`` is made (a copy of each value).
+  func isSameSection<A: ListSortValues, B: ListSortValues>(_ a: UnsafePointer<A>, _ b: UnsafePointer<B>) -> Bool {
+    (ListSortKey.order(a.pointee.key.first, b.pointee.key.first) ?? directedOrder(0, a, b)) == 0
+  }
+
   /// Whether section `a` comes before section `b`, for keys at hand.
   func isSectionBefore(_ a: SectionKey, _ b: SectionKey) -> Bool {
     withUnsafePointer(to: SectionCount(key: a, count: 0)) { sectionOrder($0, b) < 0 }

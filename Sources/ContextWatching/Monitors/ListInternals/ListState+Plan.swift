@@ -128,9 +128,7 @@ extension ListState {
             guard hasNew else { return (false, order.isSectioned, nil) }
             let inPlace = order.hasSameKeys(listed, new)
             guard !inPlace else { return (true, false, nil) }
-            let leavesSection =
-              order.isSectioned
-              && !order.isSameSection(order.sectionKey(of: listed.pointee), order.sectionKey(of: new.pointee))
+            let leavesSection = order.isSectioned && !order.isSameSection(listed, new)
             guard offset > 0 && offset + 1 < elements.count else { return (false, leavesSection, nil) }
             return (
               false, leavesSection, ((listed - 1).pointee.snapshot.objectID, (listed + 1).pointee.snapshot.objectID)

@@ -5,14 +5,17 @@ extension OrderStatisticTree {
   /// - Returns: The element's position.
   /// - Complexity: O(log *n*).
   @discardableResult
-  mutating func insert(_ element: Element, at isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
+  mutating func insert(_ element: consuming Element, at isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
     guard root != nil else {
       root = Node(elements: [element])
       return 0
     }
     Self.unshare(&root!)
+    // The element is moved down to its leaf, which takes it: no copy of it
+    // is made (each would retain its references).
+    var element: Element? = element
     // Invariants 2 and 4 in OrderStatisticTree.swift.
-    let (position, split) = Self.insert(element, isBefore, into: Unmanaged.passUnretained(root.unsafelyUnwrapped))
+    let (position, split) = Self.insert(&element, isBefore, into: Unmanaged.passUnretained(root.unsafelyUnwrapped))
     if let split {
       root = Node(children: [root!, split])
     }
@@ -93,24 +96,27 @@ extension OrderStatisticTree {
   // The mutations below descend with each node unretained and write it
   // without run-time exclusivity checks: invariants 1 and 2 in
   // OrderStatisticTree.swift; their pointers, invariants 3 and 5.
+
+  /// Inserts `element`, which must hold one, below `node`; its leaf takes
+  /// it, leaving nil.
   private static func insert(
-    _ element: Element, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: Unmanaged<Node>
+    _ element: inout Element?, _ isBefore: (UnsafePointer<Element>) -> Bool, into node: Unmanaged<Node>
   ) -> (position: Int, split: Node?) {
     node._withUnsafeGuaranteedRef { node in
       node.count += 1
-      node.weight += element.weight
+      node.weight += element.unsafelyUnwrapped.weight
       if node.isLeaf {
         let index = node.elements.partitionPoint(isBefore)
         if node.elements.count == node.elements.capacity {
           node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
         }
-        insert(element, at: index, into: &node.elements)
+        insert(element.take().unsafelyUnwrapped, at: index, into: &node.elements)
         return (index, splitIfFull(node))
       }
       let index = node.childIndex(isBefore)
       let position = node.count(before: index)
       unshare(&node.children[index])
-      let (inner, split) = insert(element, isBefore, into: node.unretainedChild(index))
+      let (inner, split) = insert(&element, isBefore, into: node.unretainedChild(index))
       node.refresh(index)
       // The child's first element changes only when the element goes first.
       if inner == 0 { node.firsts[index] = node.children[index].first }
@@ -124,7 +130,9 @@ extension OrderStatisticTree {
   /// bytes (no retain, no release), where `ContiguousArray.insert(_:at:)`
   /// goes through its general `replaceSubrange`.
   @inline(__always)
-  private static func insert(_ element: Element, at index: Int, into elements: inout ContiguousArray<Element>) {
+  private static func insert(
+    _ element: consuming Element, at index: Int, into elements: inout ContiguousArray<Element>
+  ) {
     elements.append(element)
     let last = elements.count - 1
     guard index < last else { return }
