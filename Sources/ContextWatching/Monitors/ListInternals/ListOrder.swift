@@ -391,8 +391,8 @@ final class ListOrder: Sendable {
   func isSameSection(_ a: UnsafePointer<SectionCount>, _ b: borrowing SectionKey) -> Bool { sectionOrder(a, b) == 0 }
 
   /// Whether `a` and `b`, both read in place, are in one section: their
-  /// values on the first sort key, which sections the list, are equal.
-  /// No ``SectionKey`` is made (a copy of each value).
+  /// values on the first sort key, which is the section key, tie in the
+  /// list's order. No ``SectionKey`` is made (a copy of each value).
   func isSameSection<A: ListSortValues, B: ListSortValues>(_ a: UnsafePointer<A>, _ b: UnsafePointer<B>) -> Bool {
     (ListSortKey.order(a.pointee.key.first, b.pointee.key.first) ?? directedOrder(0, a, b)) == 0
   }
