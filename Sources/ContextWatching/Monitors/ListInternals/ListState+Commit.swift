@@ -170,12 +170,17 @@ extension ListState {
       for index in touched.indices {
         guard touched[index].isRepositioned else {
           let id = touched[index].objectID
-          let edit = touched[index].edit
-          content.objects.update(at: touched[index].oldRank!) { listed in
-            precondition(listed.objectID == id, "a listed object is missing from its list")
-            listed = edits[edit].new.unsafelyUnwrapped
+          let rank = touched[index].oldRank!
+          // The closure reads the edit through a pointer: one that captured
+          // the array would retain it around each level of the descent.
+          edits.withUnsafeBufferPointer { edits in
+            let edit = edits.baseAddress.unsafelyUnwrapped + touched[index].edit
+            content.objects.update(at: rank) { listed in
+              precondition(listed.objectID == id, "a listed object is missing from its list")
+              listed = edit.pointee.new.unsafelyUnwrapped
+            }
+            remember(edit)
           }
-          edits.withUnsafeBufferPointer { remember($0.baseAddress.unsafelyUnwrapped + edit) }
           continue
         }
         if let rank = touched[index].oldRank {
@@ -223,10 +228,16 @@ extension ListState {
   ///
   /// - Returns: Its position.
   mutating func insert(_ edit: UnsafePointer<ListEdit>) -> Int {
-    let order = content.order
+    // The order not counted (`content` holds it during the insertion): a
+    // closure that captured a counted reference would have it retained and
+    // released around each level of the descent, two atomic operations a
+    // level.
+    let order = Unmanaged.passUnretained(content.order)
     // Invariants 3 and 8 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
-    let position = content.objects.insert(edit.pointee.new.unsafelyUnwrapped, at: { order.isBefore($0, edit) })
+    let position = content.objects.insert(
+      edit.pointee.new.unsafelyUnwrapped,
+      at: { element in order._withUnsafeGuaranteedRef { $0.isBefore(element, edit) } })
     remember(edit)
     return position
   }

@@ -106,7 +106,8 @@ extension OrderStatisticTree {
       node.count += 1
       node.weight += element.unsafelyUnwrapped.weight
       if node.isLeaf {
-        let index = node.elements.partitionPoint(isBefore)
+        // Invariant 11 in OrderStatisticTree.swift: read before the write.
+        let index = node.elementsInPlace.partitionPoint(isBefore)
         if node.elements.count == node.elements.capacity {
           node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))
         }

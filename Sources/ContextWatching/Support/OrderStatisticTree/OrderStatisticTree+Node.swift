@@ -97,6 +97,17 @@ extension OrderStatisticTree {
       }
     }
 
+    /// A leaf's elements in place, their storage not retained: for a
+    /// search whose predicate calls code the optimizer cannot see into,
+    /// which `withUnsafeBufferPointer` would retain the storage around (two
+    /// atomic operations a node). Invariant 11 in OrderStatisticTree.swift.
+    @inline(__always)
+    var elementsInPlace: UnsafeBufferPointer<Element> { elements.withUnsafeBufferPointer { $0 } }
+
+    /// An inner node's ``firsts`` in place, as ``elementsInPlace``.
+    @inline(__always)
+    var firstsInPlace: UnsafeBufferPointer<Element> { firsts.withUnsafeBufferPointer { $0 } }
+
     /// Child `index`, unretained: valid while this node holds it
     /// (invariants 2 and 5 in OrderStatisticTree.swift). Loaded as a plain
     /// word, so that no retain is made.
@@ -138,8 +149,8 @@ extension OrderStatisticTree {
     /// whose first element is before it (the first child when none is).
     @inline(__always)
     func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
-      // Invariant 3 in OrderStatisticTree.swift.
-      Swift.max(0, firsts.partitionPoint(isBefore) - 1)
+      // Invariants 3 and 11 in OrderStatisticTree.swift.
+      Swift.max(0, firstsInPlace.partitionPoint(isBefore) - 1)
     }
 
     /// The child that holds the element `isMatch` looks for at the
@@ -152,8 +163,8 @@ extension OrderStatisticTree {
     ) -> Int {
       let index = childIndex(isBefore)
       guard index + 1 < children.count else { return index }
-      // Invariants 3 and 5 in OrderStatisticTree.swift.
-      let nextIsMatch = firsts.withUnsafeBufferPointer { isMatch($0.baseAddress.unsafelyUnwrapped + index + 1) }
+      // Invariants 3, 5 and 11 in OrderStatisticTree.swift.
+      let nextIsMatch = isMatch(firstsInPlace.baseAddress.unsafelyUnwrapped + index + 1)
       return nextIsMatch ? index + 1 : index
     }
   }

@@ -87,6 +87,13 @@
 //    list makes its marks in `ListState.prepare`, a non-mutating method,
 //    and drops them there. Its start is the number of elements before the
 //    leaf, summed from the counts on the way down (invariant 5).
+// 11. `Node.elementsInPlace` and `firstsInPlace` hand out a node's buffer
+//    past the `withUnsafeBufferPointer` call that made it, its storage not
+//    retained. A search uses it only while the node holds that array
+//    unchanged: a read writes no node and its closures do not reach the
+//    tree (invariants 1 and 3), and an insertion reads its leaf's elements
+//    before it writes them. An array's storage stays where it is until the
+//    array is written or released.
 
 /// A sorted sequence with positions: a B+-tree whose nodes count the
 /// elements below them, so that finding an element's position, the element
@@ -271,12 +278,11 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       position += node.count(before: index)
       return index
     }
-    // Invariants 2, 3 and 5 above; the descent, invariant 4.
+    // Invariants 2, 3, 5 and 11 above; the descent, invariant 4.
     let (offset, result) = leaf._withUnsafeGuaranteedRef { leaf -> (Int, Result?) in
-      leaf.elements.withUnsafeBufferPointer { elements in
-        let offset = elements.partitionPoint(isBefore)
-        return (offset, offset < elements.count ? body(elements, offset) : nil)
-      }
+      let elements = leaf.elementsInPlace
+      let offset = elements.partitionPoint(isBefore)
+      return (offset, offset < elements.count ? body(elements, offset) : nil)
     }
     if let result { return (position + offset, result) }
     // Past the leaf's last element, the element there is the next leaf's
@@ -311,13 +317,12 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
     in mark: LeafMark, _ isBefore: (UnsafePointer<Element>) -> Bool,
     readingLeaf body: (UnsafeBufferPointer<Element>, Int) -> Result?
   ) -> (position: Int, result: Result)? {
-    // Invariants 3, 5 and 10 above.
-    mark.leaf._withUnsafeGuaranteedRef { leaf in
-      leaf.elements.withUnsafeBufferPointer { elements -> (position: Int, result: Result)? in
-        let offset = elements.partitionPoint(isBefore)
-        guard offset < elements.count, let result = body(elements, offset) else { return nil }
-        return (mark.start + offset, result)
-      }
+    // Invariants 3, 5, 10 and 11 above.
+    mark.leaf._withUnsafeGuaranteedRef { leaf -> (position: Int, result: Result)? in
+      let elements = leaf.elementsInPlace
+      let offset = elements.partitionPoint(isBefore)
+      guard offset < elements.count, let result = body(elements, offset) else { return nil }
+      return (mark.start + offset, result)
     }
   }
 
@@ -334,8 +339,8 @@ struct OrderStatisticTree<Element: OrderStatisticElement> {
       position += node.count(before: index)
       return index
     }
-    // Invariants 2 and 3 above.
-    return position + leaf._withUnsafeGuaranteedRef { $0.elements.partitionPoint(isBefore) }
+    // Invariants 2, 3 and 11 above.
+    return position + leaf._withUnsafeGuaranteedRef { $0.elementsInPlace.partitionPoint(isBefore) }
   }
 
   /// Loads into the caches the whole leaf that each of `marks.count`
