@@ -137,12 +137,14 @@ extension ListState {
       }
       changes.moved = moves
     }
-    changes.deletedSections.sort { $0.index < $1.index }
-    changes.insertedSections.sort { $0.index < $1.index }
-    changes.deleted.sort { $0.indexPath < $1.indexPath }
-    changes.inserted.sort { $0.indexPath < $1.indexPath }
-    changes.updated.sort { $0.indexPath < $1.indexPath }
-    changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) }
+    // Only arrays of two or more: `sort` makes even an empty array unique
+    // and sets up its sort, about 130 instructions.
+    if changes.deletedSections.count > 1 { changes.deletedSections.sort { $0.index < $1.index } }
+    if changes.insertedSections.count > 1 { changes.insertedSections.sort { $0.index < $1.index } }
+    if changes.deleted.count > 1 { changes.deleted.sort { $0.indexPath < $1.indexPath } }
+    if changes.inserted.count > 1 { changes.inserted.sort { $0.indexPath < $1.indexPath } }
+    if changes.updated.count > 1 { changes.updated.sort { $0.indexPath < $1.indexPath } }
+    if changes.moved.count > 1 { changes.moved.sort { ($0.from, $0.to) < ($1.from, $1.to) } }
   }
 
   /// Applies the edits of the touched objects, finding the objects that
