@@ -173,8 +173,9 @@ extension ListState {
         guard touched[index].isRepositioned else {
           let id = touched[index].objectID
           let rank = touched[index].oldRank!
-          // The closure reads the edit through a pointer: one that captured
-          // the array would retain it around each level of the descent.
+          // The closure reads the edit through a pointer: the descent hands
+          // the closure down a level at a time, and one that captured the
+          // array had it retained and released around each level.
           edits.withUnsafeBufferPointer { edits in
             let edit = edits.baseAddress.unsafelyUnwrapped + touched[index].edit
             content.objects.update(at: rank) { listed in
@@ -230,13 +231,11 @@ extension ListState {
   ///
   /// - Returns: Its position.
   mutating func insert(_ edit: UnsafePointer<ListEdit>) -> Int {
-    // The order not counted (`content` holds it during the insertion): a
-    // closure that captured a counted reference would have it retained and
-    // released around each level of the descent, two atomic operations a
-    // level.
-    let order = Unmanaged.passUnretained(content.order)
-    // Invariants 3 and 8 in
+    // The order not counted: a closure that captured a counted reference
+    // would have it retained and released around each level of the
+    // descent, two atomic operations a level. Invariants 3, 8 and 12 in
     // Support/OrderStatisticTree/OrderStatisticTree.swift.
+    let order = Unmanaged.passUnretained(content.order)
     let position = content.objects.insert(
       edit.pointee.new.unsafelyUnwrapped,
       at: { element in order._withUnsafeGuaranteedRef { $0.isBefore(element, edit) } })

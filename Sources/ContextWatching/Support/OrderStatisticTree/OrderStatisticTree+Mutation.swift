@@ -106,7 +106,8 @@ extension OrderStatisticTree {
       node.count += 1
       node.weight += element.unsafelyUnwrapped.weight
       if node.isLeaf {
-        // Invariant 11 in OrderStatisticTree.swift: read before the write.
+        // Invariants 3 and 11 in OrderStatisticTree.swift: the place is
+        // found before the leaf's elements are written.
         let index = node.elementsInPlace.partitionPoint(isBefore)
         if node.elements.count == node.elements.capacity {
           node.elements.reserveCapacity(Swift.min(node.elements.count + leafSlack, capacity + 1))

@@ -149,7 +149,7 @@ extension OrderStatisticTree {
     /// whose first element is before it (the first child when none is).
     @inline(__always)
     func childIndex(_ isBefore: (UnsafePointer<Element>) -> Bool) -> Int {
-      // Invariants 3 and 11 in OrderStatisticTree.swift.
+      // Invariants 2, 3 and 11 in OrderStatisticTree.swift.
       Swift.max(0, firstsInPlace.partitionPoint(isBefore) - 1)
     }
 
@@ -163,7 +163,7 @@ extension OrderStatisticTree {
     ) -> Int {
       let index = childIndex(isBefore)
       guard index + 1 < children.count else { return index }
-      // Invariants 3, 5 and 11 in OrderStatisticTree.swift.
+      // Invariants 2, 3, 5 and 11 in OrderStatisticTree.swift.
       let nextIsMatch = isMatch(firstsInPlace.baseAddress.unsafelyUnwrapped + index + 1)
       return nextIsMatch ? index + 1 : index
     }

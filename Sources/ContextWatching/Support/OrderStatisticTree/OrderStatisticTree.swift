@@ -30,7 +30,8 @@
 // 3. A pointer to an element that a search or a read hands to a closure (a
 //    predicate, `isMatch`, `body`, `update`; the tree's, and
 //    `partitionPoint(_:)` on a buffer or an array) points into the storage
-//    it searches, inside that storage's `withUnsafe(Mutable)BufferPointer`,
+//    it searches, inside that storage's `withUnsafe(Mutable)BufferPointer`
+//    or a buffer from `elementsInPlace` or `firstsInPlace` (invariant 11),
 //    and is valid during that call only: a closure reads fields through it
 //    or copies the element out (an `update` writes that element alone),
 //    never keeps the pointer, and does not reach the tree it searches.
@@ -89,11 +90,20 @@
 //    leaf, summed from the counts on the way down (invariant 5).
 // 11. `Node.elementsInPlace` and `firstsInPlace` hand out a node's buffer
 //    past the `withUnsafeBufferPointer` call that made it, its storage not
-//    retained. A search uses it only while the node holds that array
-//    unchanged: a read writes no node and its closures do not reach the
-//    tree (invariants 1 and 3), and an insertion reads its leaf's elements
-//    before it writes them. An array's storage stays where it is until the
-//    array is written or released.
+//    retained. This goes beyond that method's documented contract (the
+//    pointer is valid during the call): it relies on a `ContiguousArray`'s
+//    native storage staying where it is, and alive, while the array that
+//    holds it is neither written nor released, as the storage is the
+//    array's one reference. The buffer is used only while its node holds
+//    that array unchanged and stays alive (invariants 2 and 10): a read
+//    writes no node and its closures do not reach the tree (invariants 1
+//    and 3); a mutation's `childIndex` returns an index before the node is
+//    unshared or written, and an insertion finds its place in a leaf before
+//    it writes the leaf's elements.
+// 12. `ListState.insert` borrows the list's `ListOrder` unretained
+//    (`Unmanaged.passUnretained`) for its comparisons: `ListContent.order`
+//    is a `let`, and the insertion changes only `content.objects`, so the
+//    content holds the order through the call.
 
 /// A sorted sequence with positions: a B+-tree whose nodes count the
 /// elements below them, so that finding an element's position, the element
