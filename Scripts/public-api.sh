@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 modules=(PredicateDSL ObjectGraph ContextWatching WatchFormats)
 # The adapters' library modules, by package: each package builds with its own
-# dependencies (the PostgreSQL adapter needs libpq's headers).
+# dependencies (the PostgreSQL adapter needs libpq's headers), both in the
+# folder CI builds the adapters in.
 adapter_packages=(Adapters/PostgresChangeSource Adapters/LiveQueryServer)
 adapter_modules=(PostgresChangeSource LiveQueryCore LiveQueryService)
 page=docs/public-api.md
@@ -42,7 +43,7 @@ for module in "${modules[@]}"; do
 done
 
 for package in "${adapter_packages[@]}"; do
-  swift package --package-path "$package" dump-symbol-graph --minimum-access-level public \
+  swift package --package-path "$package" --scratch-path .build-adapters dump-symbol-graph --minimum-access-level public \
     --skip-synthesized-members --emit-extension-block-symbols >"$work/build.log" 2>&1 ||
     { cat "$work/build.log" >&2; exit 1; }
   graphs_dir=$(sed -n 's/^Files written to //p' "$work/build.log")
