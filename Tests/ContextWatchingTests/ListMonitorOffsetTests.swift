@@ -80,6 +80,43 @@ struct ListMonitorOffsetTests {
     #expect(recorder.take() == [])
   }
 
+  @Test func changesBeforeTheWindowThatCancelOutTellNothing() throws {
+    let (context, monitor, ids) = try Self.fixture(limit: 2, offset: 1)
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+    let updates = LockedState(0)
+    let token = monitor.observe { _ in updates.withLock { $0 += 1 } }
+    // One save deletes `gone` and inserts `added`.
+    func replace(_ gone: ObjectID, with added: (name: String, city: String, age: Int)) throws -> ObjectID {
+      try context.performAndWait { context in
+        try context.delete(context.object(with: gone)!)
+        let object = try context.insert(
+          "Person",
+          values: ["name": .string(added.name), "city": .string(added.city), "age": .int(Int64(added.age))])
+        _ = try context.save()
+        return object.objectID
+      }
+    }
+    #expect(ListMonitorTests.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
+    // Ann, the one object before the window, goes, and Gus comes in first.
+    let gus = try replace(ids["Ann"]!, with: ("Gus", "Kyiv", 60))
+    // Gus goes, and Hal comes in just before Bob, the window's first.
+    let hal = try replace(gus, with: ("Hal", "Lima", 31))
+    #expect(recorder.take() == [])
+    #expect(updates.withLock { $0 } == 0)
+    #expect(ListMonitorTests.names(monitor) == [["\"Bob\""], ["\"Cy\""]])
+    // Hal goes and Ida comes in after the window's start: Bob moves
+    // before it.
+    _ = try replace(hal, with: ("Ida", "Oslo", 60))
+    #expect(
+      recorder.take() == [
+        "will 2", "delete \"Bob\" [0, 0]", "delete section Lima 0", "insert \"Ida\" [0, 0]", "did 2",
+      ])
+    #expect(ListMonitorTests.names(monitor) == [["\"Ida\"", "\"Cy\""]])
+    #expect(updates.withLock { $0 } == 1)
+    withExtendedLifetime(token) {}
+  }
+
   @Test func anOffsetPastTheEndListsNothingUntilTheListReachesIt() throws {
     let (context, monitor, ids) = try Self.fixture(limit: 2, offset: 5)
     let recorder = ListCallbackRecorder()

@@ -77,6 +77,46 @@ extension ListState {
     let sequenceNumber: Int
   }
 
+  /// Whether a save's edits change the objects in a list's window, found
+  /// from where each leaves and comes in.
+  struct WindowReach {
+    let offset: Int
+    let end: Int
+    /// Whether an edit leaves, enters or updates an object within the window.
+    var isListedChange = false
+    /// Objects leaving a rank before the window, and objects coming in
+    /// before its first object (the old list's object at `offset`): when
+    /// no edit reaches the window itself, it moves along by the difference,
+    /// and keeps its objects when the two are equal.
+    private var leftBefore = 0
+    private var enteredBefore = 0
+
+    init(offset: Int, end: Int) {
+      self.offset = offset
+      self.end = end
+    }
+
+    /// An object leaves rank `rank` of the old list.
+    @inline(__always)
+    mutating func leave(_ rank: Int) {
+      if rank < offset { leftBefore += 1 } else if rank < end { isListedChange = true }
+    }
+
+    /// An object comes in just before the old list's object at `rank`
+    /// (`rank` objects of the old list are before it, itself among them
+    /// when it was listed before its new place).
+    @inline(__always)
+    mutating func enter(_ rank: Int) {
+      if rank <= offset { enteredBefore += 1 } else if rank < end { isListedChange = true }
+    }
+
+    /// Whether the window's objects change: an edit reaches within it, or
+    /// those before it move it along (when the list reaches it).
+    func changesListed(reachesWindow: Bool) -> Bool {
+      isListedChange || (leftBefore != enteredBefore && reachesWindow)
+    }
+  }
+
   /// Reads where a save's edits stand in the list before they apply.
   ///
   /// The old coordinates are read before anything changes, so that no copy
@@ -95,16 +135,11 @@ extension ListState {
     // The window holds an object before or after the edits only when the
     // list reaches past its start then: each edit adds one object at most.
     let reachesWindow = total > offset || edits.count > offset - total
-    // Whether an object leaving rank `rank`, or coming in at `rank` of the
-    // old list, may change the listed objects: one within the window
-    // leaves or enters it, and one before it moves the window's objects
-    // along, when the list reaches it.
-    func mayChangeListed(at rank: Int) -> Bool { rank < end && (rank >= offset || reachesWindow) }
     // Where each touched object stands, and whether any of them is, or
     // will be, within the window or moves it.
     var touched: [Touched] = []
     touched.reserveCapacity(edits.count)
-    var isListedChange = false
+    var window = WindowReach(offset: offset, end: end)
     var shift = 0
     // What the search for a listed object reads of it: whether its sort
     // values stay, whether it leaves its section, and its neighbours when
@@ -137,7 +172,7 @@ extension ListState {
         }
         let touchedObject: Touched
         if let (rank, (inPlace, leavesSection, leafNeighbours)) = member {
-          if content.isListed(rank: rank) { isListedChange = true }
+          if content.isListed(rank: rank) { window.isListedChange = true }
           // The object as listed, only when the edits may report it deleted
           // (it leaves the list, or may leave the window), and its section
           // only when it leaves it: each read again by rank, which is rare.
@@ -147,14 +182,11 @@ extension ListState {
           if hasNew {
             if !inPlace {
               shift += 1
-              // Where it leaves, and where it would go among the old list:
-              // within the window or before it, it changes what is listed,
-              // unless it stays before the window (the window's objects
-              // keep their ranks then).
-              if !isListedChange {
-                let to = edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) }
-                let staysBefore = rank < offset && (to > rank ? to - 1 : to) < offset
-                if !staysBefore && (mayChangeListed(at: rank) || mayChangeListed(at: to)) { isListedChange = true }
+              // Where it leaves, and where it would go among the old list.
+              if !window.isListedChange { window.leave(rank) }
+              if !window.isListedChange {
+                window.enter(
+                  edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) })
               }
             }
             touchedObject = Touched(
@@ -163,7 +195,7 @@ extension ListState {
               oldNeighbours: inPlace ? nil : leafNeighbours ?? neighbours(rank))
           } else {
             shift += 1
-            if mayChangeListed(at: rank) { isListedChange = true }
+            window.leave(rank)
             touchedObject = Touched(
               edit: index, objectID: objectID, old: old, oldSection: oldSection, isRepositioned: true,
               staysInSection: false, oldRank: rank, oldNeighbours: nil)
@@ -171,11 +203,8 @@ extension ListState {
         } else {
           guard !edits[index].isRelatedOnly, hasNew else { continue }
           shift += 1
-          if !isListedChange
-            && mayChangeListed(
-              at: edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) })
-          {
-            isListedChange = true
+          if !window.isListedChange {
+            window.enter(edits.withUnsafeBufferPointer { content.rank(of: $0.baseAddress.unsafelyUnwrapped + index) })
           }
           touchedObject = Touched(
             edit: index, objectID: objectID, old: nil, oldSection: nil, isRepositioned: true, staysInSection: false,
@@ -186,7 +215,7 @@ extension ListState {
       // Keeps the loads: a sum of bytes and counts is never negative.
       guard loaded >= 0 else { preconditionFailure("a sum of bytes and counts cannot be negative") }
     }
-    guard isListedChange else {
+    guard window.changesListed(reachesWindow: reachesWindow) else {
       return Plan(
         edits: edits, touched: touched, bystanders: [], sections: [], bystanderPaths: [],
         changesSectionCounts: false,
