@@ -14,6 +14,8 @@
 # 1,000 and 100,000 watches and against 100,000 `score BETWEEN` and
 # `name >= AND name <` watches, registering and removing a watch, and
 # applying a save of 10 changes to a list monitor of 1,000 and 20,000 objects, a save
+# of one change to 1,000 small windowed lists with closure observers (a live-query
+# server's lists), a save
 # of 10 people a list of 20,000 does not hold with and without that list, and
 # releasing 10,000 and 40,000 list monitors of one context (through
 # Benchmarks/Tools/WatcherProfile); the cost of releasing a monitor at 40,000 must
@@ -66,6 +68,7 @@ count register 20000 register 20000
 count remove 20000 remove 20000
 count list-1000 500 list 1000 50                  # 50 rounds of 10 changed people
 count list-20000 500 list 20000 50
+count lists-one-1000 400 lists-one 1000 400       # 400 saves of one changed person, ~5 small lists told each
 count list-outside-20000 1000 list-outside 20000 100      # 100 rounds of 10 people the list does not hold
 count save-outside-20000 1000 list-outside 20000 100 plain # the same saves without that list
 count release-lists-10000 10000 release-lists 10000

@@ -223,6 +223,35 @@ struct ObserverListTests {
     #expect(second == nil)
   }
 
+  /// A list of closures alone hands out one snapshot until it changes;
+  /// one with an object builds each, so that it never keeps the object.
+  @Test func aSnapshotOfClosuresAloneStaysUntilTheListChanges() {
+    let list = ObserverList<any Listener, Int>()
+    let log = LockedState<[String]>([])
+    let first = list.add { value in log.withLock { $0.append("first \(value)") } }
+    notify(list, 1)
+    notify(list, 2)
+    let second = list.add { value in log.withLock { $0.append("second \(value)") } }
+    notify(list, 3)
+    first.cancel()
+    notify(list, 4)
+    var ear: Ear? = Ear()
+    weak let released = ear
+    list.add(ear!)
+    notify(list, 5)
+    ear = nil
+    #expect(released == nil, "a snapshot kept the observer")
+    notify(list, 6)
+    notify(list, 7)
+    second.cancel()
+    notify(list, 8)
+    #expect(
+      log.withLock { $0 } == [
+        "first 1", "first 2", "first 3", "second 3", "second 4", "second 5", "second 6", "second 7",
+      ])
+    #expect(list.snapshot().isEmpty)
+  }
+
   /// Adding, removing and reading from many threads at once.
   @Test func isSafeFromManyThreads() {
     let list = ObserverList<any Listener, Int>()

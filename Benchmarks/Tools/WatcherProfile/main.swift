@@ -53,6 +53,14 @@
 //                            (`evictCaches`) so that the save finds the
 //                            caches cold: under `--cache-sim=yes`, the
 //                            misses outside `evictCaches` are the save's
+//   lists-one LISTS ROUNDS   LISTS small ListMonitors, as a live-query
+//                            server holds them: `city == c AND score
+//                            BETWEEN {a, a + 30}` sorted by score, 20 at
+//                            most, on 2,000 people in 100 cities, each with a
+//                            closure observer; each round gives one person a
+//                            new score and saves, which reaches about a third
+//                            of that city's lists (divide by what the run
+//                            prints as reached for the cost a list's save)
 //   list-outside PEOPLE ROUNDS [plain|alone|bare]  a ListMonitor of the
 //                            PEOPLE people aged 50 or more (`age >= 50`,
 //                            sectioned by city, sorted by city then score)
@@ -367,6 +375,34 @@ case "list", "list-cold":
     }
   }
   print("list: \(monitor.count) listed, \(rounds) rounds")
+
+case "lists-one":
+  let count = numbers.first ?? 1_000
+  let rounds = numbers.dropFirst().first ?? 200
+  let context = ObjectContext(schema: schema, name: "profile", notificationCenter: nil)
+  let objects = people(2_000, cities: 100, into: context)
+  let reached = Counter()
+  var generator = SeededGenerator(seed: 23)
+  let lists = (0..<count).map { index in
+    let low = Double.random(in: 0...70, using: &generator)
+    let monitor = try! ListMonitor(
+      context: context,
+      request: try! ListRequest(
+        "Person", where: "city == %@ AND score BETWEEN {%@, %@}",
+        arguments: [.string("C\(index % 100)"), .double(low), .double(low + 30)],
+        sortedBy: [.ascending("score")], limit: 20),
+      scheduler: .immediate)
+    let token = monitor.observe { _ in reached.matches += 1 }
+    return (monitor, token)
+  }
+  measuredLoop(rounds) {
+    context.performAndWait { context in
+      let object = objects[Int.random(in: 0..<objects.count, using: &generator)]
+      try! context.setValue(.double(Double.random(in: 0...100, using: &generator)), forKey: "score", of: object)
+      try! context.save()
+    }
+  }
+  print("lists-one: \(lists.count) lists, \(rounds) rounds, \(reached.matches) reached")
 
 case "list-outside":
   let count = numbers.first ?? 20_000

@@ -300,15 +300,15 @@ public final class ListMonitor: Sendable {
           objects: objects.objects, derived: objects.derived, sectionsAreComparable: sectionsAreComparable)
         next.content.sectionIndexTitle = request.sectionIndexTitle ?? ListRequest.defaultSectionIndexTitle
         changes.isRefetch = true
-        let (listObservers, _) = currentObservers()
+        let members = observers.snapshot()
         follower?.listMonitorWillRefetch(self)
-        for observer in listObservers { observer.listMonitorWillRefetch(self) }
-        deliver(changes) {
+        for case .object(let observer) in members { observer.listMonitorWillRefetch(self) }
+        deliver(changes, to: members) {
           state.withLock { $0 = next }
           currentRequest.withLock { $0 = request }
         }
         follower?.listMonitorDidRefetch(self)
-        for observer in listObservers { observer.listMonitorDidRefetch(self) }
+        for case .object(let observer) in members { observer.listMonitorDidRefetch(self) }
       }
     }
   }
@@ -417,46 +417,36 @@ public final class ListMonitor: Sendable {
     }
   }
 
-  /// Tells the observers that the list will change, makes the change
-  /// with `change`, then tells them what changed, on the delivery queue.
-  private func deliver(_ changes: ListChanges, change: () -> Void) {
+  /// Tells the observers (`members`, a snapshot) that the list will
+  /// change, makes the change with `change`, then tells them what changed,
+  /// on the delivery queue.
+  private func deliver(
+    _ changes: ListChanges, to members: [ObserverList<any ListObserver, Signal>.Member], change: () -> Void
+  ) {
     guard !changes.isEmpty else {
       change()
       return
     }
-    let (listObservers, handlers) = currentObservers()
     follower?.listMonitorWillChange(self)
-    for observer in listObservers { observer.listMonitorWillChange(self) }
+    for case .object(let observer) in members { observer.listMonitorWillChange(self) }
     change()
-    notify(changes, listObservers, handlers)
+    notify(changes, members)
   }
 
   /// As the other `deliver`, for a save prepared in `plan`.
   private func deliver(_ plan: ListState.Plan, commit: () -> ListChanges) {
-    let (listObservers, handlers) = currentObservers()
+    // One snapshot of the observers for the whole delivery: an observer
+    // added during it hears of the next one.
+    let members = observers.snapshot()
     follower?.listMonitorWillChange(self)
-    for observer in listObservers { observer.listMonitorWillChange(self) }
+    for case .object(let observer) in members { observer.listMonitorWillChange(self) }
     let changes = commit()
-    notify(changes, listObservers, handlers)
+    notify(changes, members)
   }
 
-  private func currentObservers() -> ([any ListObserver], [@Sendable (Signal) -> Void]) {
-    var listObservers: [any ListObserver] = []
-    var handlers: [@Sendable (Signal) -> Void] = []
-    for member in observers.snapshot() {
-      switch member {
-      case .object(let observer): listObservers.append(observer)
-      case .closure(let handler): handlers.append(handler)
-      }
-    }
-    return (listObservers, handlers)
-  }
-
-  private func notify(
-    _ changes: ListChanges, _ listObservers: [any ListObserver], _ handlers: [@Sendable (Signal) -> Void]
-  ) {
+  private func notify(_ changes: ListChanges, _ members: [ObserverList<any ListObserver, Signal>.Member]) {
     follower?.listMonitor(self, didApply: changes)
-    for observer in listObservers {
+    for case .object(let observer) in members {
       guard let observer = observer as? any ListObjectObserver else { continue }
       let sections = observer as? any ListSectionObserver
       for change in changes.deleted { observer.listMonitor(self, didDelete: change.object, at: change.indexPath) }
@@ -474,11 +464,16 @@ public final class ListMonitor: Sendable {
         observer.listMonitor(self, didUpdate: change.object, at: change.indexPath, changedKeys: change.changedKeys)
       }
     }
-    for observer in listObservers { observer.listMonitorDidChange(self) }
+    for case .object(let observer) in members { observer.listMonitorDidChange(self) }
     // A change inside the window can end outside it: no update to hand out.
-    guard !handlers.isEmpty, !changes.isEmpty else { return }
-    let update = Signal.update(ListMonitorUpdate(changes: changes, content: content))
-    for handler in handlers { handler(update) }
+    guard !changes.isEmpty else { return }
+    // Made for the first closure observer: the content is read only then.
+    var update: Signal?
+    for case .closure(let handler) in members {
+      let signal = update ?? .update(ListMonitorUpdate(changes: changes, content: content))
+      update = signal
+      handler(signal)
+    }
   }
 
   // MARK: Helpers

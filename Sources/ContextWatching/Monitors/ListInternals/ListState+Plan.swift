@@ -228,8 +228,10 @@ extension ListState {
     // either end.
     var bystanders: [Bystander] = []
     if isWindowed && shift > 0 {
-      var touchedIDs = Set<ObjectID>(minimumCapacity: touched.count)
-      for object in touched { touchedIDs.insert(object.objectID) }
+      // The touched objects' identifiers, searched among few objects, hashed
+      // among many (a set costs a few hundred instructions to make).
+      let searchesTouched = touched.count <= 16
+      let touchedIDs = searchesTouched ? [] : Set(touched.lazy.map(\.objectID))
       // The ranks within twice `shift` of `boundary`, in the list.
       func around(_ boundary: Int) -> Range<Int> {
         let low = Swift.min(total, Swift.max(0, boundary - 2 * shift))
@@ -248,8 +250,11 @@ extension ListState {
         }
       }
       for range in ranges {
-        for rank in range where !touchedIDs.contains(content.objects.read(rank) { $0.pointee.snapshot.objectID }) {
-          bystanders.append(Bystander(object: content.objects[rank], oldRank: rank))
+        for rank in range {
+          let objectID = content.objects.read(rank) { $0.pointee.snapshot.objectID }
+          let isTouched =
+            searchesTouched ? touched.contains { $0.objectID == objectID } : touchedIDs.contains(objectID)
+          if !isTouched { bystanders.append(Bystander(object: content.objects[rank], oldRank: rank)) }
         }
       }
     }
