@@ -34,17 +34,32 @@ import Synchronization
 public final class ListMonitor: Sendable {
   /// The saving side: what turns a save's watched changes into edits, on
   /// the context's queue.
-  private struct SaveSide: Sendable {
-    var order: ListOrder
+  ///
+  /// A class, replaced whole and never changed, so that a save reads it
+  /// with one retain (a struct's copy would retain each of its references).
+  private final class SaveSide: Sendable {
+    let order: ListOrder
     /// Where the watches send a save's changes: to ``saw(_:)``, on the
     /// saving thread.
-    var route: WatchRoute
-    var listWatch: WatchID
+    let route: WatchRoute
+    let listWatch: WatchID
     /// Watches of the entities a sort key's path reaches: which path, and
     /// the step whose destination the watch watches.
-    var pathWatches: [WatchID: (path: Int, step: Int)]
-    var tokens: [WatchToken]
-    var request: ListRequest
+    let pathWatches: [WatchID: (path: Int, step: Int)]
+    let tokens: [WatchToken]
+    let request: ListRequest
+
+    init(
+      order: ListOrder, route: WatchRoute, listWatch: WatchID, pathWatches: [WatchID: (path: Int, step: Int)],
+      tokens: [WatchToken], request: ListRequest
+    ) {
+      self.order = order
+      self.route = route
+      self.listWatch = listWatch
+      self.pathWatches = pathWatches
+      self.tokens = tokens
+      self.request = request
+    }
   }
 
   /// The context whose objects are listed (held strongly, as

@@ -410,22 +410,42 @@ extension ListState {
   func withSearchPaths<Result>(
     _ edits: [ListEdit], _ body: (_ loaded: Int, _ oldPlaces: UnsafeBufferPointer<OldPlace?>) -> Result
   ) -> Result {
+    typealias LeafMark = OrderStatisticTree<ListedObject>.LeafMark
     let touches = content.objects.count >= Self.touchThreshold
     // Temporary buffers of trivial elements (none is deinitialized), empty
     // when the list is not touched: the words searched for, the old ones
     // first, edit by edit, then the new ones that differ; the leaves the
-    // searches reach; the places. `body` is called once, inlined here.
+    // searches reach; the places. One allocation holds the three, so that
+    // one closure captures the state (each capture copies it). `body` is
+    // called once, inlined here.
     let searchCapacity = touches ? 2 * edits.count : 0
-    return withUnsafeTemporaryAllocation(of: ListSortKey.self, capacity: searchCapacity) { keys in
-      withUnsafeTemporaryAllocation(of: OrderStatisticTree<ListedObject>.LeafMark.self, capacity: searchCapacity) {
-        marks in
-        withUnsafeTemporaryAllocation(of: OldPlace?.self, capacity: touches ? edits.count : 0) { places in
-          let loaded = touches ? touchSearchPaths(edits, keys: keys, marks: marks, places: places) : 0
-          return body(loaded, UnsafeBufferPointer(places))
-        }
+    let placeCapacity = touches ? edits.count : 0
+    let marksOffset = Self.roundedUp(
+      searchCapacity * MemoryLayout<ListSortKey>.stride, MemoryLayout<LeafMark>.alignment)
+    let placesOffset = Self.roundedUp(
+      marksOffset + searchCapacity * MemoryLayout<LeafMark>.stride, MemoryLayout<OldPlace?>.alignment)
+    let byteCount = placesOffset + placeCapacity * MemoryLayout<OldPlace?>.stride
+    let alignment = Swift.max(
+      MemoryLayout<ListSortKey>.alignment, MemoryLayout<LeafMark>.alignment, MemoryLayout<OldPlace?>.alignment)
+    return withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: alignment) { bytes in
+      var places = UnsafeMutableBufferPointer<OldPlace?>(start: nil, count: 0)
+      var loaded = 0
+      if touches, let base = bytes.baseAddress {
+        let keys = UnsafeMutableBufferPointer(
+          start: base.bindMemory(to: ListSortKey.self, capacity: searchCapacity), count: searchCapacity)
+        let marks = UnsafeMutableBufferPointer(
+          start: (base + marksOffset).bindMemory(to: LeafMark.self, capacity: searchCapacity), count: searchCapacity)
+        places = UnsafeMutableBufferPointer(
+          start: (base + placesOffset).bindMemory(to: OldPlace?.self, capacity: placeCapacity), count: placeCapacity)
+        loaded = touchSearchPaths(edits, keys: keys, marks: marks, places: places)
       }
+      // One call, so that `body` is inlined once.
+      return body(loaded, UnsafeBufferPointer(places))
     }
   }
+
+  /// `offset` rounded up to a multiple of `alignment` (a power of two).
+  private static func roundedUp(_ offset: Int, _ alignment: Int) -> Int { (offset + alignment - 1) & ~(alignment - 1) }
 
   /// The work of ``withSearchPaths(_:_:)`` in a list it touches: fills
   /// `places` (one an edit) with the searches' words and leaves, `keys` and
