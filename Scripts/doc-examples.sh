@@ -171,7 +171,7 @@ build() {
   swift build --package-path "$package" "${scratch[@]}" >"$log" 2>&1 || status=$?
   # Resolving prints a line for each dependency, and warns of their stray files.
   grep -Ev "^\[[0-9]+/[0-9]+\] |^(Fetching|Fetched|Creating working copy|Working copy of|Computing|Computed) |\
-^warning: '[^']+': found [0-9]+ file\(s\) which are unhandled|^    /.*/\.build/checkouts/" "$log" || true
+^warning: '[^']+': found [0-9]+ file\(s\) which are unhandled|^    /.*/\.build[^/]*/checkouts/" "$log" || true
   return "$status"
 }
 

@@ -149,6 +149,27 @@ struct ListMonitorOffsetTests {
     #expect(monitor.numberOfSections == 0)
   }
 
+  @Test func aWindowWithoutRoomOrWithoutObjectsTellsNothing() throws {
+    // No room: objects coming in before the window move nothing into it.
+    let (context, monitor, ids) = try Self.fixture(limit: 0, offset: 0)
+    let recorder = ListCallbackRecorder()
+    monitor.addObserver(recorder)
+    _ = try Self.insert(context, "Gus", "Kyiv", 60)
+    try Self.delete(context, ids["Ann"]!)
+    #expect(recorder.take() == [])
+    #expect(monitor.count == 0)
+    // Five adults, the window from the sixth: empty while they come and go.
+    let (others, window, people) = try Self.fixture(limit: 2, offset: 5)
+    let told = ListCallbackRecorder()
+    window.addObserver(told)
+    try Self.delete(others, people["Ann"]!)
+    _ = try Self.insert(others, "Gus", "Kyiv", 60)
+    #expect(told.take() == [])
+    // A sixth: the last, Fay, is at the offset.
+    _ = try Self.insert(others, "Hugo", "Kyiv", 70)
+    #expect(told.take() == ["will 0", "insert section Rome 0", "insert \"Fay\" [0, 0]", "did 1"])
+  }
+
   @Test func anOffsetWithoutALimitListsEveryObjectFromIt() throws {
     let (context, monitor, ids) = try Self.fixture(limit: nil, offset: 3)
     let recorder = ListCallbackRecorder()

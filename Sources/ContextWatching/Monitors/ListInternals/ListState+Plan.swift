@@ -110,10 +110,15 @@ extension ListState {
       if rank <= offset { enteredBefore += 1 } else if rank < end { isListedChange = true }
     }
 
-    /// Whether the window's objects change: an edit reaches within it, or
-    /// those before it move it along (when the list reaches it).
-    func changesListed(reachesWindow: Bool) -> Bool {
-      isListedChange || (leftBefore != enteredBefore && reachesWindow)
+    /// Whether the window's objects change, in a list of `total` objects
+    /// before the edits: an edit reaches within it, or those before it move
+    /// it along, when it has room and holds an object before or after them
+    /// (with no edit within it, the edits before it are all of them, so
+    /// the list then holds `total` plus what they add).
+    func changesListed(total: Int) -> Bool {
+      if isListedChange { return true }
+      let added = enteredBefore - leftBefore
+      return added != 0 && offset < end && (total > offset || total + added > offset)
     }
   }
 
@@ -132,9 +137,6 @@ extension ListState {
     let (offset, end) = (content.offset, content.end)
     let total = content.objects.count
     let isWindowed = content.limit < Int.max || offset > 0
-    // The window holds an object before or after the edits only when the
-    // list reaches past its start then: each edit adds one object at most.
-    let reachesWindow = total > offset || edits.count > offset - total
     // Where each touched object stands, and whether any of them is, or
     // will be, within the window or moves it.
     var touched: [Touched] = []
@@ -215,7 +217,7 @@ extension ListState {
       // Keeps the loads: a sum of bytes and counts is never negative.
       guard loaded >= 0 else { preconditionFailure("a sum of bytes and counts cannot be negative") }
     }
-    guard window.changesListed(reachesWindow: reachesWindow) else {
+    guard window.changesListed(total: total) else {
       return Plan(
         edits: edits, touched: touched, bystanders: [], sections: [], bystanderPaths: [],
         changesSectionCounts: false,
