@@ -16,7 +16,8 @@ struct ServerOptions {
       --hs256-secret-env NAME    verify HS256 tokens with the secret in environment variable NAME
       --hs256-secret-file FILE   verify HS256 tokens with the secret in FILE
       --rs256-public-key FILE    verify RS256 tokens with the RSA public key (PEM) in FILE
-      --demo-tokens              serve /demo-token even with a secret given (never in production)
+      --demo-tokens              serve /demo-token even with a secret given (never in production;
+                                 refused with --postgres)
       --rate N                   the demo writer's commits a second (default 4)
       --objects N                about how many tasks the demo keeps (default 40)
       --owners N                 the owners the tasks are spread over (default 3)
@@ -33,7 +34,8 @@ struct ServerOptions {
       --max-subscriptions N      subscriptions and watches per connection (default 100)
       --outbox-bytes N           bytes waiting per connection before a client is behind (default 1048576)
       --help                     print this
-    With no key option the server makes a random HS256 secret and serves /demo-token.
+    With no key option the demo makes a random HS256 secret and serves /demo-token;
+    --postgres needs a key option.
     The log level comes from LOG_LEVEL (trace, debug, info, notice, warning, error, critical).
     """
 
@@ -106,6 +108,19 @@ struct ServerOptions {
     }
     if options.secretVariable != nil && options.secretPath != nil {
       throw UsageError(message: "give --hs256-secret-env or --hs256-secret-file, not both")
+    }
+    // Real data is never served behind keys the server made up: the demo's
+    // random secret comes with /demo-token, which signs any claims asked for.
+    if options.postgres && options.secretVariable == nil && options.secretPath == nil
+      && options.publicKeyPath == nil
+    {
+      throw UsageError(
+        message:
+          "--postgres needs the tokens' key: --hs256-secret-env NAME, --hs256-secret-file FILE or --rs256-public-key FILE"
+      )
+    }
+    if options.postgres && options.demoTokens {
+      throw UsageError(message: "--demo-tokens signs any claims a client asks for: it is refused with --postgres")
     }
     return options
   }

@@ -97,4 +97,36 @@ import Testing
     #expect(response.status == 200)
     #expect(response.body.hasPrefix(#"{"token":"ey"#))
   }
+
+  @Test func realDataIsNeverServedBehindTheDemosKeys() throws {
+    let postgres = ["--postgres", "--schema", "schema.json", "--policy", "policy.json"]
+    let withoutKey = try Self.refusal(postgres)
+    #expect(withoutKey.status == 2)
+    #expect(
+      withoutKey.message.hasPrefix(
+        "live-query-server: --postgres needs the tokens' key: --hs256-secret-env NAME, --hs256-secret-file FILE or --rs256-public-key FILE\n"
+      ), "\(withoutKey.message)")
+    let withDemoTokens = try Self.refusal(postgres + ["--hs256-secret-env", "LIVE_TEST_SECRET", "--demo-tokens"])
+    #expect(withDemoTokens.status == 2)
+    #expect(
+      withDemoTokens.message.hasPrefix(
+        "live-query-server: --demo-tokens signs any claims a client asks for: it is refused with --postgres\n"),
+      "\(withDemoTokens.message)")
+  }
+
+  /// Runs the server with `arguments` it refuses before listening: its
+  /// exit status and standard error.
+  private static func refusal(_ arguments: [String]) throws -> (status: Int32, message: String) {
+    let process = Process()
+    process.executableURL = ServerProcess.executable
+    process.arguments = ["--port", "0"] + arguments
+    process.environment = ["LIVE_TEST_SECRET": ServerProcess.secret, "SWIFT_BACKTRACE": "enable=no"]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, message)
+  }
 }
