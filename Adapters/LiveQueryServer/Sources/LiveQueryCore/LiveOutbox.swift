@@ -18,11 +18,12 @@ public final class LiveOutbox: Sendable {
     /// The save whose changes the frame carries (`changes` and `event`);
     /// nil for snapshots and control frames.
     public var save: Int?
-    /// The subscription or watch a data frame is about; nil for control
-    /// frames.
+    /// The subscription or watch a data frame, or an `eventsDropped`
+    /// error, is about; nil for other control frames.
     public var subscription: String?
     /// The `seq` of a data frame (a snapshot's too): what a resuming
-    /// client says it has seen; nil for control frames.
+    /// client says it has seen; for an `eventsDropped` error the last save
+    /// it names; nil for other control frames.
     public var position: Int?
     var bytes: Int
   }
@@ -99,11 +100,17 @@ public final class LiveOutbox: Sendable {
   }
 
   /// Adds a data frame of `subscription`, carrying the changes of `save`
-  /// (nil for a snapshot), unless the outbox is at its bound.
+  /// (nil for a snapshot), unless the outbox is at its bound. A refusal
+  /// asks the next drain for a catch-up under the same lock, so that a
+  /// drain between the refusal and the session's handling of it cannot
+  /// leave the catch-up waiting for a frame that may never come.
   func pushData(_ text: String, subscription: String, save: Int?, position: Int) -> Bool {
     let bytes = text.utf8.count
     let (accepted, wasEmpty) = state.withLock { state -> (Bool, Bool) in
-      guard state.bytes < dataBound else { return (false, false) }
+      guard state.bytes < dataBound else {
+        state.needsCatchUp = true
+        return (false, false)
+      }
       state.frames.append(
         Frame(text: text, save: save, subscription: subscription, position: position, bytes: bytes))
       state.bytes += bytes
@@ -118,14 +125,17 @@ public final class LiveOutbox: Sendable {
   }
 
   /// Adds a control frame unless the outbox is past its control bound.
-  func pushControl(_ text: String) {
+  /// One about a watch's events (`eventsDropped`) names the watch and the
+  /// last save it covers, so that a resuming client that did not receive
+  /// it gets it again with the events that followed.
+  func pushControl(_ text: String, about subscription: String? = nil, position: Int? = nil) {
     let bytes = text.utf8.count
     let wasEmpty = state.withLock { state -> Bool in
       guard state.bytes < controlBound else {
         state.droppedControlFrames += 1
         return false
       }
-      state.frames.append(Frame(text: text, save: nil, subscription: nil, position: nil, bytes: bytes))
+      state.frames.append(Frame(text: text, save: nil, subscription: subscription, position: position, bytes: bytes))
       state.bytes += bytes
       return state.frames.count == 1
     }

@@ -193,7 +193,7 @@ extension LiveSession {
           LiveError(
             id: id, code: .eventsDropped,
             message: "the events of \(saves) were dropped because the client did not read; fetch again")
-        ).text)
+        ).text, about: id, position: missed.upperBound)
     }
   }
 }

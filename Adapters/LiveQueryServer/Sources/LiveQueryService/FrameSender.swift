@@ -59,6 +59,9 @@ final class FrameSender: @unchecked Sendable {
     guard !isWriting, !isStopped else { return }
     let frames = session.outbox.drainFrames()
     guard !frames.isEmpty else { return }
+    // Logged before they are written: a write that fails loses the batch,
+    // which a resuming client then gets from the log.
+    replay.record(frames)
     isWriting = true
     writes.begin()
     let written = eventLoop.makePromise(of: Void.self)
@@ -76,7 +79,6 @@ final class FrameSender: @unchecked Sendable {
       switch result {
       case .success:
         self.metrics.sent(frames)
-        self.replay.record(frames)
         // Frames that arrived while the batch was in flight.
         self.pump()
       case .failure(let error):

@@ -81,20 +81,6 @@ struct LiveConnection: Sendable {
       stop.yield(error)
       stop.finish()
     }
-    // The outbox rings on the session's queue when a frame arrives in it
-    // empty. The ring is queued behind the deliveries already waiting
-    // there (the other lists' changes of the same save), so that they go
-    // to the event loop, and to the socket, in one batch. A frame that
-    // fills the outbox alone (a large snapshot) is sent at once instead:
-    // behind it, the next change would find the outbox full and drop it.
-    let queue = session.queue
-    session.outbox.onFrames { [weak outbox = session.outbox] in
-      if outbox?.acceptsRequests ?? false {
-        queue.async { sender.ring() }
-      } else {
-        sender.ring()
-      }
-    }
     let ending = EndingReason()
     server.connections.add(session) { reason in
       ending.set(reason)
@@ -114,6 +100,22 @@ struct LiveConnection: Sendable {
         session.resynchronize(plan.resynchronize)
         for text in plan.resend { try await outbound.write(.text(text)) }
       }
+      // The outbox rings on the session's queue when a frame arrives in it
+      // empty. The ring is queued behind the deliveries already waiting
+      // there (the other lists' changes of the same save), so that they go
+      // to the event loop, and to the socket, in one batch. A frame that
+      // fills the outbox alone (a large snapshot) is sent at once instead:
+      // behind it, the next change would find the outbox full and drop it.
+      let queue = session.queue
+      session.outbox.onFrames { [weak outbox = session.outbox] in
+        if outbox?.acceptsRequests ?? false {
+          queue.async { sender.ring() }
+        } else {
+          sender.ring()
+        }
+      }
+      // Only now may the sender write: its frames follow `ready` and what
+      // the log sent again. Those that arrived before wait in the outbox.
       sender.ring()
       reason = try await withThrowingTaskGroup(of: CloseReason?.self) { group in
         let iterator = Transfer(frames)

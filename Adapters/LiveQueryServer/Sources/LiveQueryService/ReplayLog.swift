@@ -5,8 +5,15 @@ import Synchronization
 /// client that resumes after a lost connection gets again the frames it
 /// may not have received. Past the bound the oldest frames go, and the
 /// log remembers, per subscription, the last position it let go: a client
-/// that has not seen that far cannot be caught up from the log.
+/// that has not seen that far cannot be caught up from the log. It
+/// remembers that for at most ``trimmedLimit`` subscriptions (a client may
+/// subscribe and unsubscribe without end); past that, the oldest half is
+/// folded into one position below which every subscription counts as
+/// trimmed.
 final class ReplayLog: Sendable {
+  /// The subscriptions whose trimmed positions are remembered one by one.
+  static let trimmedLimit = 1024
+
   private struct Entry {
     var subscription: String
     var position: Int
@@ -18,6 +25,9 @@ final class ReplayLog: Sendable {
     var first = 0
     var bytes = 0
     var trimmed: [String: Int] = [:]
+    /// Positions at or below this were let go for subscriptions no longer
+    /// in `trimmed`.
+    var trimmedFloor = -1
   }
 
   private let state = Mutex(State())
@@ -25,8 +35,12 @@ final class ReplayLog: Sendable {
 
   init(limit: Int) { self.limit = limit }
 
-  /// Notes the data frames of a batch written to the client (control
-  /// frames, which have no subscription, are not kept), under one lock.
+  /// The subscriptions whose trimmed positions are remembered one by one.
+  var trimmedCount: Int { state.withLock { $0.trimmed.count } }
+
+  /// Notes the frames of a batch about to be written to the client that
+  /// name a subscription and a position (data frames and `eventsDropped`
+  /// errors; other control frames are not kept), under one lock.
   func record(_ frames: [LiveOutbox.Frame]) {
     state.withLock { state in
       for frame in frames {
@@ -46,6 +60,13 @@ final class ReplayLog: Sendable {
       state.trimmed[gone.subscription] = max(state.trimmed[gone.subscription] ?? gone.position, gone.position)
       state.first += 1
     }
+    if state.trimmed.count > Self.trimmedLimit {
+      let oldest = state.trimmed.sorted { $0.value < $1.value }.prefix(state.trimmed.count / 2)
+      for (subscription, position) in oldest {
+        state.trimmed[subscription] = nil
+        state.trimmedFloor = max(state.trimmedFloor, position)
+      }
+    }
     // Compact once the dead prefix is as long as what is kept.
     if state.first > 64, state.first * 2 > state.entries.count {
       state.entries.removeFirst(state.first)
@@ -58,12 +79,24 @@ final class ReplayLog: Sendable {
   /// (`live`): the frames to send again, in order, and the subscriptions
   /// the log cannot catch up (with the client's position; -1 for one it
   /// never heard of), which get a fresh snapshot instead.
+  ///
+  /// Two frames of one subscription can share a position (an `update`'s
+  /// answer has the `seq` of the list it replaces; an id subscribed again
+  /// before the next save). A client's position that more than one frame
+  /// of its subscription carries does not say which of them it saw, so
+  /// that subscription gets a snapshot too.
   func plan(positions: [String: Int], live: Set<String>) -> (resend: [String], resynchronize: [String: Int]) {
     state.withLock { state in
       var resynchronize: [String: Int] = [:]
+      var framesAtSeen: [String: Int] = [:]
+      for entry in state.entries[state.first...] where entry.position == positions[entry.subscription] {
+        framesAtSeen[entry.subscription, default: 0] += 1
+      }
       for id in live {
         let seen = positions[id] ?? -1
-        if let trimmed = state.trimmed[id], trimmed > seen { resynchronize[id] = seen }
+        let trimmed = max(state.trimmed[id] ?? -1, state.trimmedFloor)
+        let atSeen = framesAtSeen[id, default: 0] + (trimmed == seen ? 1 : 0)
+        if trimmed > seen || atSeen > 1 { resynchronize[id] = seen }
       }
       var resend: [String] = []
       for entry in state.entries[state.first...]

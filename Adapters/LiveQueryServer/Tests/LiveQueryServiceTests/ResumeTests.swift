@@ -89,6 +89,14 @@ import Testing
     #expect(Self.resumed(second) == true)
     #expect(Self.session(second) == session)
     try await Self.expectConsistent(server, commits: 400) { seen + second.messages }
+    // `ready` first, then the frames sent again and the live ones, in order.
+    guard case .ready = second.messages.first else {
+      Issue.record("the first frame after the resume is not ready: \(String(describing: second.messages.first))")
+      return
+    }
+    let positions = second.messages.compactMap { if case .changes(let c) = $0 { c.sequenceNumber } else { nil } }
+    #expect(positions == positions.sorted(), "\(positions)")
+    #expect(positions.first.map { $0 > Self.lastSeq("b", seen) } ?? false)
     // The changes it missed, not a snapshot.
     #expect(!second.messages.contains { if case .snapshot = $0 { true } else { false } })
     #expect(second.messages.contains { if case .changes = $0 { true } else { false } })
