@@ -3,6 +3,10 @@ import PostgresNIO
 
 extension PostgresReplica {
   /// Reads what the catalog says of every mapped table.
+  ///
+  /// - Throws: `mappingMismatch` for a partitioned table: wal2json names a
+  ///   partitioned table's changes after the partitions that hold the rows,
+  ///   so the table's own name would never come in the stream.
   static func readCatalog(
     _ mapping: ReplicaMapping, connection: PostgresConnection, logger: Logger
   ) async throws -> DatabaseCatalog {
@@ -10,12 +14,19 @@ extension PostgresReplica {
     for table in mapping.resolved {
       let relation = try await connection.query(
         """
-        SELECT c.oid::int8, c.relreplident::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        SELECT c.oid::int8, c.relreplident::text, c.relkind::text FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = \(table.schema) AND c.relname = \(table.table) AND c.relkind IN ('r', 'p')
         """, logger: logger)
-      var found: (Int64, String)?
-      for try await row in relation.decode((Int64, String).self) { found = row }
-      guard let (oid, identity) = found else { continue }
+      var found: (Int64, String, String)?
+      for try await row in relation.decode((Int64, String, String).self) { found = row }
+      guard let (oid, identity, kind) = found else { continue }
+      guard kind == "r" else {
+        throw PostgresReplicaError(
+          .mappingMismatch,
+          "the mapping does not match the database: \(table.entity): \(table.qualifiedName) is a partitioned table,"
+            + " whose changes wal2json reports under its partitions' names; map a table that is not partitioned")
+      }
       var columns: [String: DatabaseCatalog.Table.Column] = [:]
       for try await (name, type, notNull) in try await connection.query(
         """

@@ -279,11 +279,21 @@ struct Wal2JSONScanner {
         throw Failure(message: "expected a column with a name and a typeoid", offset: start)
       }
       var column = ColumnValue(name: name, typeOID: UInt32(type), text: value.text)
+      if type == Self.bpcharOID, let text = column.text, text.last == " " {
+        // wal2json writes `character(n)` with its padding; the load reads
+        // it as `text`, which drops it (PostgreSQL holds trailing spaces of
+        // `character` insignificant). Both give the value without it, so
+        // that keys match and an unchanged value reads as unchanged.
+        column.text = String(text.dropLast(text.reversed().prefix { $0 == " " }.count))
+      }
       column.isUTF8 = value.isUTF8
       columns.append(column)
     }
     return columns
   }
+
+  /// The type `character(n)` (`bpchar`).
+  private static let bpcharOID: UInt64 = 1042
 
   private static func equal(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
     key.count == name.utf8CodeUnitCount && name.withUTF8Buffer { $0.elementsEqual(key) }

@@ -154,6 +154,17 @@ struct DecodingTests {
     #expect(changes[1].columns.map(\.text) == ["caf\u{FFFD}", "ok"])
   }
 
+  @Test func readsCharacterColumnsWithoutTheirPaddingAsTheLoadDoes() throws {
+    var assembler = TransactionAssembler(messagePrefixes: [])
+    try assembler.add(#"{"action":"B","xid":1}"#, at: "0/A0")
+    try assembler.add(
+      #"{"action":"I","xid":1,"schema":"s","table":"t","columns":[{"name":"c","typeoid":1042,"value":"ab   "},"#
+        + #"{"name":"e","typeoid":1042,"value":"   "},{"name":"v","typeoid":1043,"value":"ab  "}]}"#, at: "0/A1")
+    try assembler.add(#"{"action":"C","xid":1,"lsn":"0/A2"}"#, at: "0/A2")
+    let changes = try #require(assembler.takeCompleted().first).changes
+    #expect(changes[0].columns.map(\.text) == ["ab", "", "ab  "])
+  }
+
   @Test func namesWhatTheServerLacks() {
     #expect(
       ServerRefusal.cause(state: "58P01", message: "could not access file \"wal2json\": No such file or directory")

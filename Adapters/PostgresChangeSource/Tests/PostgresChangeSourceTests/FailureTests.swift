@@ -59,6 +59,26 @@ struct FailureTests {
     try await replica.dropSlot()
   }
 
+  @Test func aPartitionedTableIsRefusedWhenTheReplicaStarts() async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.execute(
+      TestDatabase.tables(in: namespace).replacingOccurrences(
+        of: "CREATE TABLE \(namespace).company (id bigint PRIMARY KEY, name text NOT NULL, founded timestamptz);",
+        with: """
+          CREATE TABLE \(namespace).company (id bigint PRIMARY KEY, name text NOT NULL, founded timestamptz)
+            PARTITION BY RANGE (id);
+          CREATE TABLE \(namespace).company_low PARTITION OF \(namespace).company FOR VALUES FROM (0) TO (1000);
+          """))
+    let replica = try TestDatabase.replica(in: namespace)
+    let error = await #expect(throws: PostgresReplicaError.self) { try await replica.start() }
+    #expect(error?.code == .mappingMismatch)
+    #expect(
+      error?.message
+        == "the mapping does not match the database: Company: \(namespace).company is a partitioned table, whose"
+        + " changes wal2json reports under its partitions' names; map a table that is not partitioned")
+  }
+
   @Test func aDroppedTableIsReportedWhenTheReplicaStarts() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
