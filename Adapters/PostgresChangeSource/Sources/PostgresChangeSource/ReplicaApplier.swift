@@ -67,6 +67,13 @@ final class ReplicaApplier: @unchecked Sendable {
     primaryKeys[id] = key
   }
 
+  /// Removes a deleted object's key from the maps, from `keys` only while
+  /// the key still names the object.
+  private func forget(_ id: ObjectID, of entity: String) {
+    guard let key = primaryKeys.removeValue(forKey: id), keys[entity]?[key] == id else { return }
+    keys[entity]?[key] = nil
+  }
+
   /// Puts the maps back as they were before the transaction.
   private func undoKeys() {
     for (entity, key, id) in keyJournal.reversed() { keys[entity, default: [:]][key] = id }
@@ -79,6 +86,11 @@ final class ReplicaApplier: @unchecked Sendable {
     dispatchPrecondition(condition: .onQueue(context.queue))
     keyJournal.removeAll(keepingCapacity: true)
     primaryKeyJournal.removeAll(keepingCapacity: true)
+    // The objects the transaction's rows delete, by entity: their keys leave
+    // `keys` as the deletes are applied, so that a later change of the
+    // transaction may insert the key again or move another row onto it,
+    // and leave `primaryKeys` only after the save (see below).
+    var deleted: [(entity: String, id: ObjectID)] = []
     do {
       // Foreign keys are set once all rows are in, from each object's last
       // image: a row the transaction changes again (a referenced row deleted
@@ -118,9 +130,13 @@ final class ReplicaApplier: @unchecked Sendable {
           let key = try primaryKey(change.identity, table)
           let object = try existing(key, table, change.kind)
           if !object.isDeleted { try context.delete(object) }
+          setKey(table.entity, key, nil)
+          deleted.append((table.entity, object.objectID))
         case .truncate:
-          for id in (keys[table.entity] ?? [:]).values {
+          for (key, id) in keys[table.entity] ?? [:] {
             if let object = context.object(with: id), !object.isDeleted { try context.delete(object) }
+            setKey(table.entity, key, nil)
+            deleted.append((table.entity, id))
           }
         }
       }
@@ -131,15 +147,17 @@ final class ReplicaApplier: @unchecked Sendable {
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
-      // The keys of the transaction's rows are in place during the save,
-      // deleted rows' too, so that the context's observers can name every
-      // object of the save by its key.
+      // Every object of the save has its key in `primaryKeys` during the
+      // save, deleted ones too, so that the context's observers can name
+      // each by its key. Afterwards a deleted object's key goes; its entry
+      // in `keys` goes only if the key still names that object, not a row
+      // the transaction inserted or moved onto the key after the delete.
+      // The save's deletions include those of the context's delete rules;
+      // the rows' deletes include objects the transaction both inserted and
+      // deleted, which the save does not list.
       let save = try context.save(author: author(of: transaction))
-      for snapshot in save?.deleted ?? [] {
-        if let key = primaryKeys.removeValue(forKey: snapshot.objectID) {
-          keys[snapshot.entityName]?[key] = nil
-        }
-      }
+      for (entity, id) in deleted { forget(id, of: entity) }
+      for snapshot in save?.deleted ?? [] { forget(snapshot.objectID, of: snapshot.entityName) }
       return save
     } catch {
       context.rollback()

@@ -165,6 +165,54 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
+  /// Transactions that reuse a primary key, each followed by one that
+  /// changes the row under that key; `{person}` stands for the person table.
+  static let keyReuses: [[String]] = [
+    // A row deleted and inserted again under its key.
+    [
+      "BEGIN; DELETE FROM {person} WHERE id = 1; INSERT INTO {person} (id, name) VALUES (1, 'Ann again'); COMMIT",
+      "UPDATE {person} SET age = 40 WHERE id = 1",
+    ],
+    // A row inserted and deleted again, then its key inserted later.
+    [
+      "BEGIN; INSERT INTO {person} (id, name) VALUES (20, 'Brief'); DELETE FROM {person} WHERE id = 20; COMMIT",
+      "INSERT INTO {person} (id, name) VALUES (20, 'Later')",
+    ],
+    // A row deleted, and another moved onto its key.
+    [
+      "BEGIN; DELETE FROM {person} WHERE id = 2; UPDATE {person} SET id = 2, name = 'Eve moved' WHERE id = 5; COMMIT",
+      "UPDATE {person} SET age = 40 WHERE id = 2",
+    ],
+    // A table truncated, and a key it held inserted again.
+    [
+      "BEGIN; TRUNCATE {person}; INSERT INTO {person} (id, name, employer_id) VALUES (1, 'Ann anew', 1); COMMIT",
+      "UPDATE {person} SET age = 41 WHERE id = 1",
+    ],
+  ]
+
+  @Test(arguments: modes, keyReuses)
+  func transactionsThatReuseAKeyReplicate(_ mode: PostgresReplica.ReadMode, _ transactions: [String]) async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let person = "\(namespace).person"
+    try await TestDatabase.execute(
+      """
+      INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL);
+      INSERT INTO \(person) (id, name, employer_id) VALUES (1, 'Ann', 1), (2, 'Bob', 1), (5, 'Eve', NULL)
+      """)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
+    try await replica.start()
+    for transaction in transactions {
+      let sql = transaction.replacingOccurrences(of: "{person}", with: person)
+      try await TestDatabase.execute(sql)
+      #expect(try await replica.catchUp() == 1, "\(transaction)")
+      let expected = try await TestDatabase.databaseContent(namespace)
+      #expect(TestDatabase.replicaContent(replica) == expected, "\(transaction)")
+    }
+    try await replica.dropSlot()
+  }
+
   @Test func refusesAMappingThatDoesNotMatchTheCatalog() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }
