@@ -95,10 +95,14 @@ final class ReplicaApplier: @unchecked Sendable {
       // Foreign keys are set once all rows are in, from each object's last
       // image: a row the transaction changes again (a referenced row deleted
       // later sets it NULL) links as it was at commit.
-      var links: [ObjectID: (ManagedObject, ResolvedTable, [ColumnValue])] = [:]
+      // An update's before image goes with its row: the foreign key of a
+      // value wal2json leaves out (see `column`) reads from it.
+      var links: [ObjectID: (ManagedObject, ResolvedTable, [ColumnValue], before: [ColumnValue]?)] = [:]
       var linkOrder: [ObjectID] = []
-      func link(_ object: ManagedObject, _ table: ResolvedTable, _ columns: [ColumnValue]) {
-        if links.updateValue((object, table, columns), forKey: object.objectID) == nil {
+      func link(
+        _ object: ManagedObject, _ table: ResolvedTable, _ columns: [ColumnValue], before: [ColumnValue]? = nil
+      ) {
+        if links.updateValue((object, table, columns, before), forKey: object.objectID) == nil {
           linkOrder.append(object.objectID)
         }
       }
@@ -118,14 +122,14 @@ final class ReplicaApplier: @unchecked Sendable {
         case .update:
           let oldKey = try primaryKey(change.identity, table)
           let object = try existing(oldKey, table, change.kind)
-          try context.setValues(try values(change.columns, table), of: object)
-          let newKey = try primaryKey(change.columns, table)
+          try context.setValues(try values(change.columns, table, before: change.identity), of: object)
+          let newKey = try primaryKey(change.columns, table, before: change.identity)
           if newKey != oldKey {
             setKey(table.entity, oldKey, nil)
             setKey(table.entity, newKey, object.objectID)
             setPrimaryKey(object.objectID, newKey)
           }
-          link(object, table, change.columns)
+          link(object, table, change.columns, before: change.identity)
         case .delete:
           let key = try primaryKey(change.identity, table)
           let object = try existing(key, table, change.kind)
@@ -141,9 +145,9 @@ final class ReplicaApplier: @unchecked Sendable {
         }
       }
       for id in linkOrder {
-        guard let (object, table, columns) = links[id], !object.isDeleted else { continue }
+        guard let (object, table, columns, before) = links[id], !object.isDeleted else { continue }
         for foreignKey in table.foreignKeys {
-          let target = try destination(foreignKey, columns, table)
+          let target = try destination(foreignKey, columns, table, before: before)
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
@@ -222,12 +226,19 @@ final class ReplicaApplier: @unchecked Sendable {
     return object
   }
 
+  /// The column `name` of `row`.
+  ///
+  /// For an update, `before` is the row's before image. wal2json leaves
+  /// out of an update's row every value stored out of line (TOAST) that the
+  /// update did not change; the before image, whole under `REPLICA
+  /// IDENTITY FULL`, holds it, and the column reads from there. A column
+  /// that neither has is gone from the table.
   private func column(
-    _ name: String, _ row: [ColumnValue], _ table: ResolvedTable
+    _ name: String, _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError)
     -> ColumnValue
   {
-    guard let value = row.first(where: { $0.name == name }) else {
+    guard let value = row.first(where: { $0.name == name }) ?? before?.first(where: { $0.name == name }) else {
       throw PostgresReplicaError(
         .brokenRow, "\(table.qualifiedName).\(name): the row has no such column (was it dropped?)")
     }
@@ -240,20 +251,34 @@ final class ReplicaApplier: @unchecked Sendable {
     return value
   }
 
-  private func primaryKey(_ row: [ColumnValue], _ table: ResolvedTable) throws(PostgresReplicaError) -> String {
-    guard let text = try column(table.primaryKey, row, table).text else {
+  private func primaryKey(
+    _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
+  ) throws(PostgresReplicaError) -> String {
+    guard let text = try column(table.primaryKey, row, table, before: before).text else {
       throw PostgresReplicaError(.brokenRow, "\(table.qualifiedName).\(table.primaryKey): the primary key is NULL")
     }
     return text
   }
 
+  /// The values of a row's mapped attributes. For an update (`before` is
+  /// its before image), an attribute whose column the row leaves out, an
+  /// unchanged value stored out of line (see `column`), is left out too:
+  /// the object keeps its value.
   private func values(
-    _ row: [ColumnValue], _ table: ResolvedTable
+    _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError)
     -> [String: FilterValue]
   {
     var values: [String: FilterValue] = [:]
+    // Both images hold every column but the ones left out: only a row
+    // shorter than its before image needs the look-up.
+    let partial = before.map { row.count < $0.count } ?? false
     for attribute in table.attributes {
+      if partial, !row.contains(where: { $0.name == attribute.column }),
+        before?.contains(where: { $0.name == attribute.column }) == true
+      {
+        continue
+      }
       let value = try column(attribute.column, row, table)
       switch ColumnConversion.value(value.text, oid: value.typeOID, as: attribute.type) {
       case .success(let converted): values[attribute.name] = converted
@@ -268,9 +293,10 @@ final class ReplicaApplier: @unchecked Sendable {
   }
 
   private func destination(
-    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable
+    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable,
+    before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError) -> ManagedObject? {
-    guard let text = try column(foreignKey.column, row, table).text else { return nil }
+    guard let text = try column(foreignKey.column, row, table, before: before).text else { return nil }
     guard let id = keys[foreignKey.destination]?[text], let object = context.object(with: id) else {
       throw PostgresReplicaError(
         .brokenRow,
