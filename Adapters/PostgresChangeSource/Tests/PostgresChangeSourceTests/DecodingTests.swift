@@ -197,6 +197,17 @@ struct DecodingTests {
         + " Free one.)")
     #expect(
       ServerRefusal(state: "42704", message: "replication slot \"s\" does not exist", hint: nil).code == .slotMissing)
+    // A replication connection libpq reports refused, without a SQLSTATE.
+    for (message, advice) in [
+      ("password authentication failed for user \"app\"", "check PGUSER and PGPASSWORD"),
+      ("role \"app\" does not exist", "check PGUSER, and that the server's pg_hba.conf admits it from this host"),
+      ("database \"orders\" does not exist", "check PGDATABASE"),
+    ] {
+      let refused = ServerRefusal(state: "", message: message, hint: nil)
+      #expect(refused.code == .serverError)
+      #expect(refused.message == "the server said: \(message); \(advice)")
+    }
+    #expect(ServerRefusal.cause(state: "42704", message: "role \"app\" does not exist") == nil)
   }
 
   @Test func snapshotsTellWhichTransactionsTheySaw() throws {
