@@ -42,6 +42,15 @@ enum ConnectionFailure {
     }
   }
 
+  /// Whether the server refused the connection for a reason that trying
+  /// again cannot change: the password, the role or `pg_hba.conf`
+  /// (SQLSTATE class 28), or a database that does not exist (3D000). A
+  /// replica ends with such a refusal instead of connecting again.
+  static func isRefusal(_ error: any Error) -> Bool {
+    guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+    return state.hasPrefix("28") || state == "3D000"
+  }
+
   /// `connection refused`: the underlying error in a few words.
   private static func shortCause(_ error: any Error) -> String {
     let text = String(describing: error)

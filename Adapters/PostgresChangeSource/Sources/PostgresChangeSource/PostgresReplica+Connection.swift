@@ -2,6 +2,12 @@ import PostgresNIO
 
 extension PostgresReplica {
   /// The SQL connection, opened again when it was lost.
+  ///
+  /// - Throws: ``PostgresReplicaError/Code/serverError`` when the server
+  ///   refuses the connection (a wrong password, a role it does not know
+  ///   or admit, a database that does not exist), which trying again
+  ///   cannot change; ``PostgresReplicaError/Code/connectionLost`` when no
+  ///   connection could be made.
   func connect() async throws -> PostgresConnection {
     if let connection, !connection.isClosed { return connection }
     stream = nil
@@ -14,7 +20,8 @@ extension PostgresReplica {
       throw error
     } catch {
       throw PostgresReplicaError(
-        .connectionLost, ConnectionFailure.describe(error, configuration: configuration.connection))
+        ConnectionFailure.isRefusal(error) ? .serverError : .connectionLost,
+        ConnectionFailure.describe(error, configuration: configuration.connection))
     }
   }
 

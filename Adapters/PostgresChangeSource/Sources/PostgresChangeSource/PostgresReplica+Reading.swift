@@ -68,11 +68,18 @@ extension PostgresReplica {
 
   /// Streaming: takes what the server has pushed, applies it, and
   /// acknowledges it; a feed that ended is closed, and its end thrown once
-  /// every transaction it brought is applied.
+  /// every transaction it brought is applied, unless it is a lost
+  /// connection, which is opened again.
   private func takeFromFeed(wanting target: PostgresPosition?) async throws -> ReadRound {
-    // A feed whose connection was lost with nothing left to apply is
-    // replaced at once, as a poll opens a lost SQL connection again.
-    if let feed, feed.hasEndedEmpty { await closeFeed() }
+    // A feed that ended with nothing left to apply: a lost connection is
+    // replaced at once, as a poll opens a lost SQL connection again; any
+    // other end (the server's error, a record that is not wal2json's) is
+    // thrown, as polling throws it, since a new feed would meet it again.
+    if let ended = feed, ended.hasEndedEmpty {
+      let end = ended.take().failure
+      await closeFeed()
+      if let end { try throwUnlessLost(end) }
+    }
     let feed = try await openFeed()
     if let target { feed.want(target) }
     let batch = feed.take()
@@ -88,17 +95,23 @@ extension PostgresReplica {
     }
     if let end = batch.failure {
       await closeFeed()
-      guard end.code == .connectionLost else {
-        throw PostgresReplicaError(end.code, "streaming slot '\(configuration.slot)': \(end.message)")
-      }
+      try throwUnlessLost(end)
       // A lost connection is opened again at once; when that fails, the
       // caller hears of it.
-      logger.warning("streaming slot '\(configuration.slot)': \(end.message)")
       return ReadRound(
         saves: saves, transactions: transactions.count, received: batch.received, feed: try await openFeed())
     }
     return ReadRound(
       saves: saves, transactions: transactions.count, received: batch.received, feed: feed, version: batch.version)
+  }
+
+  /// Throws the end of a feed, naming the slot, unless the feed's
+  /// connection was lost, which is logged.
+  private func throwUnlessLost(_ end: PostgresReplicaError) throws(PostgresReplicaError) {
+    guard end.code == .connectionLost else {
+      throw PostgresReplicaError(end.code, "streaming slot '\(configuration.slot)': \(end.message)")
+    }
+    logger.warning("streaming slot '\(configuration.slot)': \(end.message)")
   }
 
   /// Applies transactions in commit order in one visit to the context's

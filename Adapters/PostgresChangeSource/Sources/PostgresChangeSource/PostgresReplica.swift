@@ -174,7 +174,8 @@ public actor PostgresReplica {
   ///   slot, ``PostgresReplicaError/Code/connectionLost``,
   ///   ``PostgresReplicaError/Code/serverError`` naming what the server
   ///   lacks (wal2json, `wal_level = logical`, the replication privilege, a
-  ///   free slot), a load's row errors, or `CancellationError` when the
+  ///   free slot) or why it refused the connection (a wrong password, a
+  ///   role or database it does not know), a load's row errors, or `CancellationError` when the
   ///   task is cancelled during the load.
   public func start(from position: PostgresPosition? = nil) async throws {
     precondition(!started, "PostgresReplica.start(from:) was called twice")
@@ -314,7 +315,8 @@ public actor PostgresReplica {
   /// that read transactions, otherwise after ``Configuration/pollInterval``
   /// or a notification on ``Configuration/notificationChannel``, whichever
   /// comes first. A lost connection is tried again every poll interval;
-  /// other errors end the run under ``FailurePolicy/stop``.
+  /// a connection the server refuses, the server's other errors and a
+  /// transaction that fails under ``FailurePolicy/stop`` end the run.
   public func run() async throws {
     precondition(started, "PostgresReplica.run() before start(from:)")
     let wakeUps = WakeUps()

@@ -34,8 +34,10 @@ public struct PostgresReplicaError: Error, Hashable, Sendable, CustomStringConve
     public static let connectionLost = Code("connectionLost")
     /// A setting is not valid: `PGPORT` is not a port number.
     public static let invalidSetting = Code("invalidSetting")
-    /// The server refused a statement of the replica's (its message says
-    /// why).
+    /// The server refused a statement of the replica's, or its connection
+    /// (a wrong password, a role or database it does not know); its
+    /// message says why. Trying again does not help until the cause is
+    /// fixed, so a running replica ends with it.
     public static let serverError = Code("serverError")
     /// The replica's context refused the changes of a transaction.
     public static let saveFailed = Code("saveFailed")

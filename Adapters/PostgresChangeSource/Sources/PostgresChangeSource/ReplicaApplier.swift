@@ -67,6 +67,13 @@ final class ReplicaApplier: @unchecked Sendable {
     primaryKeys[id] = key
   }
 
+  /// Removes a deleted object's key from the maps, from `keys` only while
+  /// the key still names the object.
+  private func forget(_ id: ObjectID, of entity: String) {
+    guard let key = primaryKeys.removeValue(forKey: id), keys[entity]?[key] == id else { return }
+    keys[entity]?[key] = nil
+  }
+
   /// Puts the maps back as they were before the transaction.
   private func undoKeys() {
     for (entity, key, id) in keyJournal.reversed() { keys[entity, default: [:]][key] = id }
@@ -79,14 +86,23 @@ final class ReplicaApplier: @unchecked Sendable {
     dispatchPrecondition(condition: .onQueue(context.queue))
     keyJournal.removeAll(keepingCapacity: true)
     primaryKeyJournal.removeAll(keepingCapacity: true)
+    // The objects the transaction's rows delete, by entity: their keys leave
+    // `keys` as the deletes are applied, so that a later change of the
+    // transaction may insert the key again or move another row onto it,
+    // and leave `primaryKeys` only after the save (see below).
+    var deleted: [(entity: String, id: ObjectID)] = []
     do {
       // Foreign keys are set once all rows are in, from each object's last
       // image: a row the transaction changes again (a referenced row deleted
       // later sets it NULL) links as it was at commit.
-      var links: [ObjectID: (ManagedObject, ResolvedTable, [ColumnValue])] = [:]
+      // An update's before image goes with its row: the foreign key of a
+      // value wal2json leaves out (see `column`) reads from it.
+      var links: [ObjectID: (ManagedObject, ResolvedTable, [ColumnValue], before: [ColumnValue]?)] = [:]
       var linkOrder: [ObjectID] = []
-      func link(_ object: ManagedObject, _ table: ResolvedTable, _ columns: [ColumnValue]) {
-        if links.updateValue((object, table, columns), forKey: object.objectID) == nil {
+      func link(
+        _ object: ManagedObject, _ table: ResolvedTable, _ columns: [ColumnValue], before: [ColumnValue]? = nil
+      ) {
+        if links.updateValue((object, table, columns, before), forKey: object.objectID) == nil {
           linkOrder.append(object.objectID)
         }
       }
@@ -106,40 +122,46 @@ final class ReplicaApplier: @unchecked Sendable {
         case .update:
           let oldKey = try primaryKey(change.identity, table)
           let object = try existing(oldKey, table, change.kind)
-          try context.setValues(try values(change.columns, table), of: object)
-          let newKey = try primaryKey(change.columns, table)
+          try context.setValues(try values(change.columns, table, before: change.identity), of: object)
+          let newKey = try primaryKey(change.columns, table, before: change.identity)
           if newKey != oldKey {
             setKey(table.entity, oldKey, nil)
             setKey(table.entity, newKey, object.objectID)
             setPrimaryKey(object.objectID, newKey)
           }
-          link(object, table, change.columns)
+          link(object, table, change.columns, before: change.identity)
         case .delete:
           let key = try primaryKey(change.identity, table)
           let object = try existing(key, table, change.kind)
           if !object.isDeleted { try context.delete(object) }
+          setKey(table.entity, key, nil)
+          deleted.append((table.entity, object.objectID))
         case .truncate:
-          for id in (keys[table.entity] ?? [:]).values {
+          for (key, id) in keys[table.entity] ?? [:] {
             if let object = context.object(with: id), !object.isDeleted { try context.delete(object) }
+            setKey(table.entity, key, nil)
+            deleted.append((table.entity, id))
           }
         }
       }
       for id in linkOrder {
-        guard let (object, table, columns) = links[id], !object.isDeleted else { continue }
+        guard let (object, table, columns, before) = links[id], !object.isDeleted else { continue }
         for foreignKey in table.foreignKeys {
-          let target = try destination(foreignKey, columns, table)
+          let target = try destination(foreignKey, columns, table, before: before)
           try context.setRelationship(foreignKey.relationship, of: object, to: target)
         }
       }
-      // The keys of the transaction's rows are in place during the save,
-      // deleted rows' too, so that the context's observers can name every
-      // object of the save by its key.
+      // Every object of the save has its key in `primaryKeys` during the
+      // save, deleted ones too, so that the context's observers can name
+      // each by its key. Afterwards a deleted object's key goes; its entry
+      // in `keys` goes only if the key still names that object, not a row
+      // the transaction inserted or moved onto the key after the delete.
+      // The save's deletions include those of the context's delete rules;
+      // the rows' deletes include objects the transaction both inserted and
+      // deleted, which the save does not list.
       let save = try context.save(author: author(of: transaction))
-      for snapshot in save?.deleted ?? [] {
-        if let key = primaryKeys.removeValue(forKey: snapshot.objectID) {
-          keys[snapshot.entityName]?[key] = nil
-        }
-      }
+      for (entity, id) in deleted { forget(id, of: entity) }
+      for snapshot in save?.deleted ?? [] { forget(snapshot.objectID, of: snapshot.entityName) }
       return save
     } catch {
       context.rollback()
@@ -204,12 +226,19 @@ final class ReplicaApplier: @unchecked Sendable {
     return object
   }
 
+  /// The column `name` of `row`.
+  ///
+  /// For an update, `before` is the row's before image. wal2json leaves
+  /// out of an update's row every value stored out of line (TOAST) that the
+  /// update did not change; the before image, whole under `REPLICA
+  /// IDENTITY FULL`, holds it, and the column reads from there. A column
+  /// that neither has is gone from the table.
   private func column(
-    _ name: String, _ row: [ColumnValue], _ table: ResolvedTable
+    _ name: String, _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError)
     -> ColumnValue
   {
-    guard let value = row.first(where: { $0.name == name }) else {
+    guard let value = row.first(where: { $0.name == name }) ?? before?.first(where: { $0.name == name }) else {
       throw PostgresReplicaError(
         .brokenRow, "\(table.qualifiedName).\(name): the row has no such column (was it dropped?)")
     }
@@ -222,20 +251,34 @@ final class ReplicaApplier: @unchecked Sendable {
     return value
   }
 
-  private func primaryKey(_ row: [ColumnValue], _ table: ResolvedTable) throws(PostgresReplicaError) -> String {
-    guard let text = try column(table.primaryKey, row, table).text else {
+  private func primaryKey(
+    _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
+  ) throws(PostgresReplicaError) -> String {
+    guard let text = try column(table.primaryKey, row, table, before: before).text else {
       throw PostgresReplicaError(.brokenRow, "\(table.qualifiedName).\(table.primaryKey): the primary key is NULL")
     }
     return text
   }
 
+  /// The values of a row's mapped attributes. For an update (`before` is
+  /// its before image), an attribute whose column the row leaves out, an
+  /// unchanged value stored out of line (see `column`), is left out too:
+  /// the object keeps its value.
   private func values(
-    _ row: [ColumnValue], _ table: ResolvedTable
+    _ row: [ColumnValue], _ table: ResolvedTable, before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError)
     -> [String: FilterValue]
   {
     var values: [String: FilterValue] = [:]
+    // Both images hold every column but the ones left out: only a row
+    // shorter than its before image needs the look-up.
+    let partial = before.map { row.count < $0.count } ?? false
     for attribute in table.attributes {
+      if partial, !row.contains(where: { $0.name == attribute.column }),
+        before?.contains(where: { $0.name == attribute.column }) == true
+      {
+        continue
+      }
       let value = try column(attribute.column, row, table)
       switch ColumnConversion.value(value.text, oid: value.typeOID, as: attribute.type) {
       case .success(let converted): values[attribute.name] = converted
@@ -250,9 +293,10 @@ final class ReplicaApplier: @unchecked Sendable {
   }
 
   private func destination(
-    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable
+    _ foreignKey: ResolvedTable.ForeignKey, _ row: [ColumnValue], _ table: ResolvedTable,
+    before: [ColumnValue]? = nil
   ) throws(PostgresReplicaError) -> ManagedObject? {
-    guard let text = try column(foreignKey.column, row, table).text else { return nil }
+    guard let text = try column(foreignKey.column, row, table, before: before).text else { return nil }
     guard let id = keys[foreignKey.destination]?[text], let object = context.object(with: id) else {
       throw PostgresReplicaError(
         .brokenRow,

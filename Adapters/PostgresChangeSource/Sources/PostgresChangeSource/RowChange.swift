@@ -19,7 +19,9 @@ public struct RowChange: Hashable, Sendable {
   public var schema: String
   /// The table's name.
   public var table: String
-  /// The row after the change (inserts and updates).
+  /// The row after the change (inserts and updates). An update's row
+  /// leaves out each value stored out of line (TOAST) that the update did
+  /// not change, as wal2json does; ``identity`` holds it.
   public var columns: [ColumnValue]
   /// The row before the change (updates and deletes): every column under
   /// `REPLICA IDENTITY FULL`.

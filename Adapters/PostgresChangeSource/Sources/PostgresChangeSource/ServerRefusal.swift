@@ -24,6 +24,9 @@ struct ServerRefusal {
 
   /// What the user can do about a refusal the replica knows.
   static func cause(state: String, message: String) -> String? {
+    // A refused replication connection: libpq gives its message without
+    // a SQLSTATE.
+    if state.isEmpty, let advice = connectionAdvice(message) { return advice }
     if message.contains("wal2json") && message.contains("may not be used as an output plugin") {
       return "the server does not trust wal2json as an output plugin: add it to output_plugin_libraries"
         + " in postgresql.conf (PostgreSQL 15.19 and later) and reload the server"
@@ -61,6 +64,20 @@ struct ServerRefusal {
       let table = message.dropFirst("permission denied for table ".count)
       return "the user may not read table \(table): GRANT SELECT on it to the user, or connect as one that may"
     }
+    return nil
+  }
+
+  /// What to check for a refused connection, by the server's message, as
+  /// `ConnectionFailure` says it by SQLSTATE.
+  private static func connectionAdvice(_ message: String) -> String? {
+    if message.hasPrefix("password authentication failed for user ") { return "check PGUSER and PGPASSWORD" }
+    if message.hasPrefix("role ") && message.hasSuffix(" does not exist") {
+      return "check PGUSER, and that the server's pg_hba.conf admits it from this host"
+    }
+    if message.hasPrefix("no pg_hba.conf entry ") {
+      return "check PGUSER, and that the server's pg_hba.conf admits it from this host"
+    }
+    if message.hasPrefix("database ") && message.hasSuffix(" does not exist") { return "check PGDATABASE" }
     return nil
   }
 }

@@ -7,7 +7,11 @@ struct TransactionSnapshot: Hashable, Sendable {
 
   init?(_ text: String) {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]) else { return nil }
+    // Full identifiers hold a 32-bit epoch, so they stay below 2^63, which
+    // `sees(_:)` counts on.
+    guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmax < 1 << 63 else {
+      return nil
+    }
     var inProgress: Set<UInt64> = []
     for part in parts[2].split(separator: ",") {
       guard let xid = UInt64(part) else { return nil }
@@ -19,12 +23,21 @@ struct TransactionSnapshot: Hashable, Sendable {
   }
 
   /// Whether a committed transaction, by its 32-bit identifier, was visible
-  /// to the snapshot. The identifier is widened with the epoch of `xmax`
-  /// (identifiers the stream brings are never far from it).
+  /// to the snapshot.
+  ///
+  /// The stream brings 32-bit identifiers; the snapshot's are 64-bit (the
+  /// epoch in the high half). An identifier is widened to the full one
+  /// nearest `xmax`, by its signed 32-bit distance from `xmax`'s low half,
+  /// as PostgreSQL itself compares identifiers: the transactions the stream
+  /// brings are never 2^31 away from the snapshot. One that widens to below
+  /// 0 or below `xmin` committed before the snapshot, which saw it; one at
+  /// or above `xmax`, or in progress at the snapshot, it did not see.
   func sees(_ xid: UInt32) -> Bool {
-    var full = (xmax & ~0xFFFF_FFFF) | UInt64(xid)
-    if full > xmax, full >= 1 << 32 { full -= 1 << 32 }
-    if full < xmin { return true }
-    return full < xmax && !inProgress.contains(full)
+    let distance = Int32(bitPattern: xid &- UInt32(truncatingIfNeeded: xmax))
+    let full = Int64(xmax) + Int64(distance)
+    if full < 0 { return true }
+    let wide = UInt64(full)
+    if wide < xmin { return true }
+    return wide < xmax && !inProgress.contains(wide)
   }
 }

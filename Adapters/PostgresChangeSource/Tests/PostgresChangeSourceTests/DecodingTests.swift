@@ -208,6 +208,17 @@ struct DecodingTests {
         + " Free one.)")
     #expect(
       ServerRefusal(state: "42704", message: "replication slot \"s\" does not exist", hint: nil).code == .slotMissing)
+    // A replication connection libpq reports refused, without a SQLSTATE.
+    for (message, advice) in [
+      ("password authentication failed for user \"app\"", "check PGUSER and PGPASSWORD"),
+      ("role \"app\" does not exist", "check PGUSER, and that the server's pg_hba.conf admits it from this host"),
+      ("database \"orders\" does not exist", "check PGDATABASE"),
+    ] {
+      let refused = ServerRefusal(state: "", message: message, hint: nil)
+      #expect(refused.code == .serverError)
+      #expect(refused.message == "the server said: \(message); \(advice)")
+    }
+    #expect(ServerRefusal.cause(state: "42704", message: "role \"app\" does not exist") == nil)
   }
 
   @Test func snapshotsTellWhichTransactionsTheySaw() throws {
@@ -217,5 +228,34 @@ struct DecodingTests {
     let wrapped = try #require(TransactionSnapshot("4294967290:4294967300:"))
     #expect(wrapped.sees(4_294_967_295) && wrapped.sees(2) && !wrapped.sees(4))
     #expect(TransactionSnapshot("1:2") == nil)
+  }
+
+  @Test func snapshotsOfALaterEpochSeeOnlyTransactionsBeforeThem() throws {
+    // Epoch 3: xmin 3·2^32 + 10, xmax 3·2^32 + 50, 3·2^32 + 20 in progress.
+    let epoch: UInt64 = 3 << 32
+    let snapshot = try #require(TransactionSnapshot("\(epoch + 10):\(epoch + 50):\(epoch + 20)"))
+    #expect(snapshot.sees(9) && snapshot.sees(10) && snapshot.sees(30) && snapshot.sees(49))
+    #expect(!snapshot.sees(50) && !snapshot.sees(51) && !snapshot.sees(1000) && !snapshot.sees(20))
+    // An identifier 2^31 - 1 ahead of xmax is a later transaction; 2^31
+    // behind, an earlier one of the same epoch.
+    #expect(!snapshot.sees(50 + 0x7FFF_FFFF))
+    #expect(snapshot.sees(50 &- 0x8000_0000))
+  }
+
+  @Test func snapshotsAcrossTheWrapOfIdentifiersWidenBothSides() throws {
+    // xmin in epoch 0 (2^32 - 10), xmax in epoch 1 (2^32 + 5); in progress:
+    // 2^32 - 2 and 2^32 + 1.
+    let snapshot = try #require(TransactionSnapshot("4294967286:4294967301:4294967294,4294967297"))
+    #expect(snapshot.sees(4_294_967_280) && snapshot.sees(4_294_967_286) && snapshot.sees(4_294_967_290))
+    #expect(snapshot.sees(4_294_967_295) && snapshot.sees(0) && snapshot.sees(3) && snapshot.sees(4))
+    #expect(!snapshot.sees(4_294_967_294) && !snapshot.sees(1))
+    #expect(!snapshot.sees(5) && !snapshot.sees(6) && !snapshot.sees(100_000))
+  }
+
+  @Test func snapshotsOfEpochZeroSeeIdentifiersThatWidenBelowZero() throws {
+    let snapshot = try #require(TransactionSnapshot("3:105:"))
+    #expect(snapshot.sees(4_294_967_000) && snapshot.sees(2) && snapshot.sees(104))
+    #expect(!snapshot.sees(105) && !snapshot.sees(106))
+    #expect(TransactionSnapshot("1:9223372036854775808:") == nil)
   }
 }

@@ -117,7 +117,7 @@ struct PgWatchLossTests {
       let serverPort = ProcessInfo.processInfo.environment["PGPORT"] ?? "5432"
       #expect(
         refused.errors
-          == "pg-watch: cannot start the replica on slot '\(namespace)': connectionLost: cannot connect to the"
+          == "pg-watch: cannot start the replica on slot '\(namespace)': serverError: cannot connect to the"
           + " database 'postgres' at \(host):\(serverPort) as 'nobody': role \"nobody\" does not exist; check PGUSER,"
           + " and that the server's pg_hba.conf admits it from this host\n")
     }

@@ -165,6 +165,91 @@ struct ReplicaTests {
     try await replica.dropSlot()
   }
 
+  @Test(arguments: modes)
+  func anUpdateKeepsAnUnchangedValueStoredOutOfLine(_ mode: PostgresReplica.ReadMode) async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let person = "\(namespace).person"
+    // 100 kB that does not compress, stored out of line (TOAST): an update
+    // that leaves it as it is does not write it again, and wal2json leaves
+    // it out of the update's row.
+    let big = "(SELECT string_agg(md5(i::text), '') FROM generate_series(1, 3200) i)"
+    try await TestDatabase.execute(
+      """
+      ALTER TABLE \(person) ALTER COLUMN name SET STORAGE EXTERNAL;
+      INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL);
+      INSERT INTO \(person) (id, name, age, employer_id) VALUES (10, \(big), 30, 1)
+      """)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
+    let saves = Recorder<ContextSave>()
+    let token = replica.context.addSaveObserver { saves.append($0) }
+    defer { token.cancel() }
+    try await replica.start()
+    try await TestDatabase.execute(
+      """
+      INSERT INTO \(person) (id, name, age) VALUES (11, 'x' || \(big), 40);
+      UPDATE \(person) SET age = 31 WHERE id = 10;
+      UPDATE \(person) SET age = 41, employer_id = 1 WHERE id = 11;
+      UPDATE \(person) SET id = 12 WHERE id = 11
+      """)
+    #expect(try await replica.catchUp() == 4)
+    let expected = try await TestDatabase.databaseContent(namespace)
+    #expect(expected.count == 3 && expected.allSatisfy { $0.count > 100_000 || $0.hasPrefix("Company") })
+    #expect(TestDatabase.replicaContent(replica) == expected)
+    let updates = saves.values.flatMap(\.updated).filter { $0.after.entityName == "Person" }
+    #expect(updates.map(\.changedKeys) == [["age"], ["age", "employer"]])
+    try await replica.dropSlot()
+  }
+
+  /// Transactions that reuse a primary key, each followed by one that
+  /// changes the row under that key; `{person}` stands for the person table.
+  static let keyReuses: [[String]] = [
+    // A row deleted and inserted again under its key.
+    [
+      "BEGIN; DELETE FROM {person} WHERE id = 1; INSERT INTO {person} (id, name) VALUES (1, 'Ann again'); COMMIT",
+      "UPDATE {person} SET age = 40 WHERE id = 1",
+    ],
+    // A row inserted and deleted again, then its key inserted later.
+    [
+      "BEGIN; INSERT INTO {person} (id, name) VALUES (20, 'Brief'); DELETE FROM {person} WHERE id = 20; COMMIT",
+      "INSERT INTO {person} (id, name) VALUES (20, 'Later')",
+    ],
+    // A row deleted, and another moved onto its key.
+    [
+      "BEGIN; DELETE FROM {person} WHERE id = 2; UPDATE {person} SET id = 2, name = 'Eve moved' WHERE id = 5; COMMIT",
+      "UPDATE {person} SET age = 40 WHERE id = 2",
+    ],
+    // A table truncated, and a key it held inserted again.
+    [
+      "BEGIN; TRUNCATE {person}; INSERT INTO {person} (id, name, employer_id) VALUES (1, 'Ann anew', 1); COMMIT",
+      "UPDATE {person} SET age = 41 WHERE id = 1",
+    ],
+  ]
+
+  @Test(arguments: modes, keyReuses)
+  func transactionsThatReuseAKeyReplicate(_ mode: PostgresReplica.ReadMode, _ transactions: [String]) async throws {
+    let namespace = TestDatabase.uniqueName()
+    defer { Task { await TestDatabase.cleanUp(namespace) } }
+    try await TestDatabase.createTables(in: namespace)
+    let person = "\(namespace).person"
+    try await TestDatabase.execute(
+      """
+      INSERT INTO \(namespace).company VALUES (1, 'Acme', NULL);
+      INSERT INTO \(person) (id, name, employer_id) VALUES (1, 'Ann', 1), (2, 'Bob', 1), (5, 'Eve', NULL)
+      """)
+    let replica = try TestDatabase.replica(in: namespace, readMode: mode)
+    try await replica.start()
+    for transaction in transactions {
+      let sql = transaction.replacingOccurrences(of: "{person}", with: person)
+      try await TestDatabase.execute(sql)
+      #expect(try await replica.catchUp() == 1, "\(transaction)")
+      let expected = try await TestDatabase.databaseContent(namespace)
+      #expect(TestDatabase.replicaContent(replica) == expected, "\(transaction)")
+    }
+    try await replica.dropSlot()
+  }
+
   @Test func refusesAMappingThatDoesNotMatchTheCatalog() async throws {
     let namespace = TestDatabase.uniqueName()
     defer { Task { await TestDatabase.cleanUp(namespace) } }

@@ -114,4 +114,64 @@ struct SetupRefusalTests {
           + " postgresql.conf and restart it")
     }
   }
+
+  /// A server that asks every role but `postgres` for a password on
+  /// loopback: the replica's role's password changes while it runs, and
+  /// the server drops its connections. Connecting again is refused, which
+  /// trying again cannot change: the run ends with the server's message
+  /// and what to check, in both read modes.
+  @Test func aPasswordChangedWhileRunningEndsTheReplica() async throws {
+    let hba = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "\(TestDatabase.uniqueName())_hba.conf")
+    try """
+    local all all trust
+    host all postgres 127.0.0.1/32 trust
+    host all all 127.0.0.1/32 scram-sha-256
+    """.write(to: hba, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: hba.path)
+    defer { try? FileManager.default.removeItem(at: hba) }
+    try await Self.withServer("hba_file = '\(hba.path)'") { server, _ in
+      for mode in [PostgresReplica.ReadMode.streaming, .polling] {
+        let role = "app_\(mode)"
+        try await server.execute("CREATE ROLE \(role) LOGIN SUPERUSER PASSWORD 'secret'")
+        var connection = server.configuration
+        connection.username = role
+        connection.password = "secret"
+        let replica = try TestDatabase.replica(
+          in: "t", slot: "t_\(mode)", readMode: mode, connection: connection)
+        try await replica.start()
+        let ended = Recorder<PostgresReplicaError>()
+        let running = Task {
+          do {
+            try await replica.run()
+          } catch let error as PostgresReplicaError {
+            ended.append(error)
+          }
+        }
+        try await server.execute(
+          """
+          ALTER ROLE \(role) PASSWORD 'changed';
+          SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '\(role)'
+          """)
+        let stopped = try await RunTests.eventually(20) { !ended.values.isEmpty }
+        running.cancel()
+        _ = try? await running.value
+        #expect(stopped, "\(mode): the replica goes on connecting")
+        let error = try #require(ended.values.first)
+        #expect(error.code == .serverError, "\(mode)")
+        let host = server.environment["PGHOST"] ?? "127.0.0.1"
+        let port = server.environment["PGPORT"] ?? "?"
+        let refusal =
+          "cannot connect to the database 'postgres' at \(host):\(port) as '\(role)': password authentication"
+          + " failed for user \"\(role)\"; check PGUSER and PGPASSWORD"
+        // Streaming, the replication connection may be the first to be
+        // refused, through libpq, which gives no SQLSTATE.
+        let streamingRefusal =
+          "streaming slot 't_\(mode)': the server said: password authentication failed for user \"\(role)\";"
+          + " check PGUSER and PGPASSWORD"
+        #expect(error.message == refusal || (mode == .streaming && error.message == streamingRefusal), "\(error)")
+        await replica.stop()
+      }
+    }
+  }
 }
