@@ -160,4 +160,42 @@ struct RecordTests {
       #expect(!context.hasChanges)
     }
   }
+  @Test func aRefusedRelationshipInsertsNothingAndTakesNothingAway() throws {
+    let schema = try ObjectSchema([
+      EntityDescription("Company", attributes: [.init("name", .string)]),
+      EntityDescription("Desk", relationships: [.toOne("owner", destination: "Person", inverse: "desk")]),
+      EntityDescription(
+        "Person", attributes: [.init("name", .string)],
+        relationships: [
+          .toOne("desk", destination: "Desk", inverse: "owner", deleteRule: .cascade),
+          .toOne("mentor", destination: "Person", inverse: "mentees"),
+          .toMany("mentees", destination: "Person", inverse: "mentor"),
+        ]),
+    ])
+    // The desk comes first (in declaration and in name order), so it would
+    // be linked, taken from Bo, before the mentor is refused.
+    struct Hire: Encodable {
+      var name = "Cy"
+      var desk: ObjectID?
+      var mentor: ObjectID?
+    }
+    let context = ObjectContext(schema: schema, notificationCenter: nil)
+    try context.performAndWait { context in
+      let bo = try context.insert("Person", values: ["name": "Bo"])
+      let desk = try context.insert("Desk", values: [:])
+      let acme = try context.insert("Company", values: ["name": "Acme"])
+      try bo.setRelationship("desk", to: desk)
+      _ = try context.save()
+      let before = context.registeredObjectCount
+      let refused = #expect(throws: ObjectGraphError.self) {
+        try context.insert(Hire(desk: desk.objectID, mentor: acme.objectID), as: "Person")
+      }
+      #expect(refused?.code == .typeMismatch)
+      #expect(refused?.message == "Person.mentor takes Person objects, not Company \(acme.objectID)")
+      #expect(context.registeredObjectCount == before)
+      #expect(!context.hasChanges)
+      #expect(!desk.isDeleted)
+      #expect(desk.targets(of: "owner") == .toOne(bo.objectID))
+    }
+  }
 }

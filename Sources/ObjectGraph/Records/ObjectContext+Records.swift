@@ -61,15 +61,6 @@ extension ObjectContext {
     try checkLive(object)
     let (values, targets) = try RecordEncoder.encode(record, layout: object.layout)
     let destinations = try liveDestinations(targets, in: object.layout)
-    for (key, objects) in destinations {
-      guard case .relationship(let slot) = object.layout.slot(key) else { continue }
-      let relationship = object.layout.relationships[slot]
-      for destination in objects { try checkDestination(destination, of: relationship, from: object) }
-      if !relationship.isToMany && objects.count > 1 {
-        throw ObjectGraphError(
-          .typeMismatch, "\(object.layout.name).\(key) is to-one, but \(objects.count) objects were given")
-      }
-    }
     try setValues(values, of: object)
     for (key, objects) in destinations { try setTargets(objects, forKey: key, of: object) }
   }
@@ -104,19 +95,33 @@ extension ObjectContext {
   }
 
   /// The live objects a record's relationship targets name, by key in
-  /// slot order.
+  /// slot order, each checked against its relationship (a live object of
+  /// the destination's entity, at most one for a to-one) before anything
+  /// changes: setting the first relationship can take a destination from
+  /// its holder, which a later refusal would leave done.
   private func liveDestinations(
     _ targets: [String: [ObjectID]], in layout: EntityLayout
   ) throws(ObjectGraphError) -> [(String, [ManagedObject])] {
     var destinations: [(String, [ManagedObject])] = []
     for relationship in layout.relationships where targets[relationship.name] != nil {
+      let expected = schema.layouts[relationship.destinationIndex]
       var objects: [ManagedObject] = []
       for id in targets[relationship.name] ?? [] {
         guard let object = object(with: id) else {
           throw ObjectGraphError(
             .invalidObject, "\(layout.name).\(relationship.name): \(id) is not a live object of this context")
         }
+        guard object.layout.isKind(of: expected) else {
+          throw ObjectGraphError(
+            .typeMismatch,
+            "\(layout.name).\(relationship.name) takes \(expected.name) objects, not "
+              + "\(object.layout.name) \(object.objectID)")
+        }
         objects.append(object)
+      }
+      if !relationship.isToMany && objects.count > 1 {
+        throw ObjectGraphError(
+          .typeMismatch, "\(layout.name).\(relationship.name) is to-one, but \(objects.count) objects were given")
       }
       destinations.append((relationship.name, objects))
     }
