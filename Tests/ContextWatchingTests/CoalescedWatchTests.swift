@@ -158,6 +158,26 @@ struct CoalescedWatchTests {
     withExtendedLifetime(token) {}
   }
 
+  @Test func aFailureEverySaveOfAWindowRaisesIsReportedOnce() throws {
+    let rig = CoalescingRig()
+    let received = LockedState<[WatchChanges]>([])
+    // A regex over its budget on this name: a failure, not a no-match.
+    let token = try rig.watcher.watch(
+      "Person", where: "name MATCHES '(a|a)*b|a*!'",
+      options: WatchOptions(delivery: .coalesced(every: .milliseconds(250))),
+      handler: .changes(on: .immediate) { changes in received.withLock { $0.append(changes) } })
+    let id = try rig.insert(String(repeating: "a", count: 30) + "!", age: 1)
+    rig.advance(to: 0.05)
+    try rig.set(id, ["age": 2])
+    rig.advance(to: 0.1)
+    try rig.set(id, ["age": 3])
+    rig.advance(to: 0.25)
+    let failures = received.withLock { $0.map(\.failures.count) }
+    #expect(failures == [1, 1])
+    #expect(received.withLock { $0.last?.coalesced } == 2...3)
+    withExtendedLifetime(token) {}
+  }
+
   @Test func aWindowWithNothingNetDeliversNothingAndCarriesOn() throws {
     let rig = CoalescingRig()
     let received = LockedState<[WatchChanges]>([])

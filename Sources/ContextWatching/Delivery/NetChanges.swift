@@ -55,6 +55,9 @@ struct NetChanges: CoalescedChanges {
   /// them and failures.
   private var visibleCount = 0
   private var failures: [WatchFailure] = []
+  /// The failures merged, so that each distinct one is reported once per
+  /// delivery however many of the window's saves raised it.
+  private var failureSet: Set<WatchFailure> = []
   private var watch: WatchID?
   private var sequenceNumbers: ClosedRange<Int>?
   private var author: String?
@@ -80,7 +83,7 @@ struct NetChanges: CoalescedChanges {
     for update in changes.entered { apply(.entered(update), to: update.objectID) }
     for update in changes.exited { apply(.exited(update), to: update.objectID) }
     for snapshot in changes.deleted { apply(.deleted(snapshot), to: snapshot.objectID) }
-    failures.append(contentsOf: changes.failures)
+    for failure in changes.failures where failureSet.insert(failure).inserted { failures.append(failure) }
   }
 
   /// Composes `event` after the object's pending change (see the table in
