@@ -132,6 +132,12 @@ struct RecordTests {
           == "Person.employer: a to-one relationship is read as ObjectID?, not String")
       // An optional key the entity does not have reads as nil.
       #expect(try ann.decode(Absent.self).nmae == nil)
+      // What a value's own init(from:) throws names the key.
+      let boss = try context.insert(Self.ann(employer: nil))
+      try boss.setValue("boss", forKey: "level")
+      #expect(
+        (#expect(throws: ObjectGraphError.self) { try boss.snapshot().decode(Person.self) })?.message
+          == "Person.level: Level's init(from:) threw: Cannot initialize Level from invalid String value boss")
     }
   }
 

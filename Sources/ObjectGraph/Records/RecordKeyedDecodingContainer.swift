@@ -197,7 +197,27 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     if RecordValue.isFoundationType(T.self) {
       do { return try RecordValue.foundationValue(T.self, from: stored) } catch { throw failure(key, error) }
     }
-    return try T(from: RecordValueDecoder(value: stored, place: place(key)))
+    do {
+      return try T(from: RecordValueDecoder(value: stored, place: place(key)))
+    } catch let error as ObjectGraphError {
+      throw error
+    } catch {
+      throw valueFailure(key, T.self, error)
+    }
+  }
+
+  /// What a value's own `init(from:)` threw (an enum's unknown raw value),
+  /// named after the key it read.
+  @inline(never)
+  private func valueFailure<T>(_ key: Key, _ type: T.Type, _ error: any Error) -> ObjectGraphError {
+    let reason =
+      switch error {
+      case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
+        DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):
+        context.debugDescription
+      default: "\(error)"
+      }
+    return RecordDecoder.error(place(key), "\(T.self)'s init(from:) threw: \(reason)")
   }
 
   // Optionals read their key once: nil for a nil value, an empty to-one
