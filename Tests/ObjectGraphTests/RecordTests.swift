@@ -105,6 +105,40 @@ struct RecordTests {
     }
   }
 
+  @Test func floatsAndWholeDoublesGoBackAsTheyWereRead() throws {
+    // A double attribute read as Float, an integer one as Double (and as
+    // optionals): written back unchanged, they change nothing.
+    struct Scores: Codable {
+      var name: String
+      var score2: Float
+      var score: Float?
+      var count: Double
+      var age: Double?
+    }
+    let context = ObjectContext(schema: Self.schema, notificationCenter: nil)
+    try context.performAndWait { context in
+      let ann = try context.insert(Self.ann(employer: nil))
+      try ann.setValue(.double(0.1), forKey: "score2")
+      try ann.setValue(.double(0.3), forKey: "score")
+      _ = try context.save()
+      var scores = try ann.decode(Scores.self)
+      #expect(scores.score2 == 0.1 && scores.score == 0.3 && scores.count == 200 && scores.age == 30)
+      try context.update(ann, from: scores)
+      #expect(!context.hasChanges)
+      scores.name = "Ann B"
+      scores.count = 201
+      try context.update(ann, from: scores)
+      let save = try #require(try context.save())
+      #expect(save.updated.map { $0.changedKeys.sorted() } == [["count", "name"]])
+      #expect(ann["score2"] == .double(0.1))
+      #expect(ann["count"] == .int(201))
+      // A double beyond Float's range is refused, not read as infinity.
+      try ann.setValue(.double(1e40), forKey: "score2")
+      let error = #expect(throws: ObjectGraphError.self) { try ann.decode(Scores.self) }
+      #expect(error?.message == "Person.score2: the number 1e+40 does not fit Float")
+    }
+  }
+
   @Test func aMismatchNamesTheEntityTheKeyTheStoredValueAndTheSwiftType() throws {
     struct Narrow: Decodable { var count: Int8 }
     struct Wrong: Decodable { var name: Int }

@@ -130,7 +130,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
   func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
     let stored = try value(key, as: Float.self)
-    do { return Float(try RecordValue.double(from: stored, as: Float.self)) } catch { throw failure(key, error) }
+    do { return try RecordValue.float(from: stored) } catch { throw failure(key, error) }
   }
 
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
@@ -251,7 +251,7 @@ struct RecordKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
   func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
     guard let stored = try optionalValue(key, as: Float.self) else { return nil }
-    do { return Float(try RecordValue.double(from: stored, as: Float.self)) } catch { throw failure(key, error) }
+    do { return try RecordValue.float(from: stored) } catch { throw failure(key, error) }
   }
 
   func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }

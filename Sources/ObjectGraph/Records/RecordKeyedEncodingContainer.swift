@@ -43,8 +43,18 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
 
   mutating func encode(_ value: Bool, forKey key: Key) { store(.bool(value), key) }
   mutating func encode(_ value: String, forKey key: Key) { store(.string(value), key) }
-  mutating func encode(_ value: Double, forKey key: Key) { store(.double(value), key) }
-  mutating func encode(_ value: Float, forKey key: Key) { store(.double(Double(value)), key) }
+  mutating func encode(_ value: Double, forKey key: Key) {
+    // A whole number for an integer attribute (a `Double` property reads
+    // one) goes back as the integer it was read from.
+    if let encoder, case .attribute(let index)? = encoder.layout.slot(key.stringValue),
+      encoder.layout.attributes[index].type == .integer, let whole = Int64(exactly: value)
+    {
+      store(.int(whole), key)
+    } else {
+      store(.double(value), key)
+    }
+  }
+  mutating func encode(_ value: Float, forKey key: Key) { encode(RecordValue.double(writing: value), forKey: key) }
   mutating func encode(_ value: Int, forKey key: Key) { integer(value, key) }
   mutating func encode(_ value: Int8, forKey key: Key) { integer(value, key) }
   mutating func encode(_ value: Int16, forKey key: Key) { integer(value, key) }
@@ -106,8 +116,12 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
   // Optionals write nil, so that updating from a record clears them.
   mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) { optional(value, key) }
   mutating func encodeIfPresent(_ value: String?, forKey key: Key) { optional(value, key) }
-  mutating func encodeIfPresent(_ value: Double?, forKey key: Key) { optional(value, key) }
-  mutating func encodeIfPresent(_ value: Float?, forKey key: Key) { optional(value, key) }
+  mutating func encodeIfPresent(_ value: Double?, forKey key: Key) {
+    if let value { encode(value, forKey: key) } else { encodeNil(forKey: key) }
+  }
+  mutating func encodeIfPresent(_ value: Float?, forKey key: Key) {
+    if let value { encode(value, forKey: key) } else { encodeNil(forKey: key) }
+  }
   mutating func encodeIfPresent(_ value: Int?, forKey key: Key) { optional(value, key) }
   mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) { optional(value, key) }
   mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) { optional(value, key) }

@@ -112,6 +112,24 @@ enum RecordValue {
     }
   }
 
+  /// A float read from a double or integer value, refused when the value
+  /// is beyond `Float`'s range (rather than read as an infinity).
+  @inline(__always)
+  static func float(from value: FilterValue) throws(Mismatch) -> Float {
+    let number = try double(from: value, as: Float.self)
+    let float = Float(number)
+    guard float.isFinite || !number.isFinite else { throw Mismatch("the number \(number) does not fit Float") }
+    return float
+  }
+
+  /// The double a `Float` is written as: the one nearest its shortest
+  /// decimal form (`0.1` for `Float(0.1)`, not `0.10000000149011612`), so
+  /// that a double read into a `Float` and written back unchanged is the
+  /// value it was, whenever a `Float` holds it.
+  static func double(writing value: Float) -> Double {
+    Double(value.description) ?? Double(value)
+  }
+
   /// A Boolean read from a Boolean value.
   @inline(__always)
   static func bool(from value: FilterValue) throws(Mismatch) -> Bool {

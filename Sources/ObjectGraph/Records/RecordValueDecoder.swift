@@ -43,7 +43,7 @@ struct RecordValueDecoder: Decoder, SingleValueDecodingContainer {
   }
 
   func decode(_ type: Float.Type) throws -> Float {
-    do { return Float(try RecordValue.double(from: value, as: Float.self)) } catch { throw failure(error) }
+    do { return try RecordValue.float(from: value) } catch { throw failure(error) }
   }
 
   func decode(_ type: Int.Type) throws -> Int { try integer() }

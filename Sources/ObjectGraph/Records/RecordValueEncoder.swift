@@ -43,7 +43,7 @@ final class RecordValueEncoder: Encoder, SingleValueEncodingContainer {
   func encode(_ value: Bool) { self.value = .bool(value) }
   func encode(_ value: String) { self.value = .string(value) }
   func encode(_ value: Double) { self.value = .double(value) }
-  func encode(_ value: Float) { self.value = .double(Double(value)) }
+  func encode(_ value: Float) { self.value = .double(RecordValue.double(writing: value)) }
   func encode(_ value: Int) { integer(value) }
   func encode(_ value: Int8) { integer(value) }
   func encode(_ value: Int16) { integer(value) }
