@@ -36,11 +36,11 @@ struct TimedRig {
   let clock: ManualWatchClock
   let watcher: ContextWatcher
 
-  init(now: Double = 0) {
+  init(now: Double = 0, ignoredAuthors: Set<String> = []) {
     clock = ManualWatchClock(now: now)
     watcher = ContextWatcher(
       context: context, target: .delegate(recorder, on: .queue(DispatchQueue(label: "deliveries"))),
-      options: WatcherOptions(clock: clock))
+      options: WatcherOptions(ignoredAuthors: ignoredAuthors, clock: clock))
   }
 
   /// Waits for the work queued on the context (crossings included) and for
@@ -50,12 +50,13 @@ struct TimedRig {
     watcher.flush()
   }
 
-  /// Runs `work` and saves on the context's queue, then settles.
+  /// Runs `work` and saves on the context's queue (as `author`), then
+  /// settles.
   @discardableResult
-  func save<T>(_ work: (ObjectContext) throws -> T) throws -> T {
+  func save<T>(author: String? = nil, _ work: (ObjectContext) throws -> T) throws -> T {
     let result = try context.run { context in
       let result = try work(context)
-      try context.save()
+      try context.save(author: author)
       return result
     }
     settle()
@@ -185,6 +186,50 @@ struct TimePredicateTests {
     #expect(rig.recorder.all.map(\.cause) == [.timePassed, .save])
     #expect(rig.recorder.all.first?.names(.entered) == ["A"])
     #expect(rig.recorder.all.last?.names(.updated) == ["A2"])
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aSaveByAnIgnoredAuthorMovesTheThresholdUndelivered() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    try rig.save(author: "sync") { try $0.setValue(date(1000), forKey: "dueDate", of: task) }
+    #expect(rig.recorder.all.isEmpty)
+    // Judged on the values the ignored save saved: due at 1000, not 60.
+    #expect(rig.advance(to: 61).isEmpty)
+    let passed = rig.advance(to: 1001)
+    #expect(passed.map(\.cause) == [.timePassed])
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(1000))
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aDeleteByAnIgnoredAuthorEndsTheObjectsCrossings() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    #expect(rig.clock.pendingAlarms == 1)
+    try rig.save(author: "sync") { try $0.delete(task) }
+    #expect(rig.clock.pendingAlarms == 0)
+    #expect(rig.advance(to: 61).isEmpty)
+    #expect(rig.recorder.all.isEmpty)
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aCrossingDueBeforeAnIgnoredSaveIsDeliveredOnItsOldValues() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    // The alarm's judgement waits behind the ignored save on the context's
+    // queue: the save delivers the crossing due before it first.
+    try rig.context.run { context in
+      rig.clock.advance(to: 61)
+      try context.setValue(date(1000), forKey: "dueDate", of: task)
+      try context.save(author: "sync")
+    }
+    rig.settle()
+    #expect(rig.recorder.all.map(\.cause) == [.timePassed])
+    #expect(rig.recorder.all.first?.entered.first?.after["dueDate"] == date(60))
     withExtendedLifetime(token) {}
   }
 

@@ -40,6 +40,25 @@ extension ContextWatcher {
     return changes
   }
 
+  /// Keeps the crossings of a save by an ignored author without
+  /// classifying or delivering the save: its objects' thresholds move, or
+  /// go with the objects it deleted, so that time passing judges the values
+  /// it saved. The crossings due before it are delivered first, as before
+  /// any save.
+  func trackIgnored(_ save: ContextSave, context: ObjectContext?) {
+    var routes: [RoutedChanges] = []
+    let changes: ContextChanges? = filter.withLock { filter in
+      // Most watchers have no timed watch: nothing to keep.
+      guard filter.hasTimedWatches else { return nil }
+      let now = options.clock.now
+      let changes = filter.classifyCrossings(at: now, context: context, delivers: delivers, routes: &routes)
+      filter.track(save, at: now)
+      setAlarm(for: filter.earliestCrossing)
+      return changes
+    }
+    deliver(TimePassed(changes: changes, routes: routes))
+  }
+
   /// Delivers what time passing changed.
   func deliver(_ passed: TimePassed) {
     if let changes = passed.changes { pipeline.deliver(changes) }

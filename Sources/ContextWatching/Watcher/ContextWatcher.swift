@@ -353,7 +353,12 @@ public final class ContextWatcher: Sendable {
   }
 
   private func process(_ save: ContextSave, context: ObjectContext?) {
-    if let author = save.author, options.ignoredAuthors.contains(author) { return }
+    if let author = save.author, options.ignoredAuthors.contains(author) {
+      // Not classified nor delivered, but its values are the saved ones
+      // that time passing judges next.
+      trackIgnored(save, context: context)
+      return
+    }
     // Filled only for watches with handlers of their own.
     var routes: [RoutedChanges] = []
     var passed: TimePassed?
