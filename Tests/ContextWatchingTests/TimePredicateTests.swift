@@ -330,6 +330,49 @@ struct TimeListMonitorTests {
   }
 }
 
+extension TimeListMonitorTests {
+  /// A context with one task, due at 60, saved.
+  static func contextWithATaskDueAt60() throws -> ObjectContext {
+    let context = ObjectContext(schema: TimedFixtures.schema, name: "list", notificationCenter: nil)
+    try context.run { context in
+      try context.insert("Task", values: ["name": "rent", "dueDate": date(60)])
+      try context.save()
+    }
+    return context
+  }
+
+  /// The names listed, read on the context's queue after the work queued
+  /// there (crossings included).
+  static func names(_ monitor: ListMonitor, _ context: ObjectContext) -> [FilterValue?] {
+    context.run { _ in (0..<monitor.count).map { monitor.object(at: $0)["name"] } }
+  }
+
+  @Test func aListFetchesAtItsClocksTimeAndGainsTheTaskWhenItFallsDue() throws {
+    let context = try Self.contextWithATaskDueAt60()
+    let clock = ManualWatchClock(now: 0)
+    let request = try ListRequest("Task", where: "dueDate < now()", sortedBy: [.init("dueDate")])
+    let monitor = try ListMonitor(
+      context: context, request: request, scheduler: .immediate, delivery: .everySave, clock: clock)
+    #expect(Self.names(monitor, context) == [])
+    clock.advance(to: 60)
+    #expect(Self.names(monitor, context) == [])
+    clock.advance(to: 61)
+    #expect(Self.names(monitor, context) == [.string("rent")])
+  }
+
+  @Test func aRefetchReadsNowOnTheListsClock() throws {
+    let context = try Self.contextWithATaskDueAt60()
+    let clock = ManualWatchClock(now: 0)
+    let monitor = try ListMonitor(
+      context: context, request: ListRequest("Task", where: "dueDate < now()", sortedBy: [.init("dueDate")]),
+      scheduler: .immediate, delivery: .everySave, clock: clock)
+    try monitor.setRequest(ListRequest("Task", where: "dueDate > now()", sortedBy: [.init("dueDate")]))
+    #expect(Self.names(monitor, context) == [.string("rent")])
+    clock.advance(to: 61)
+    #expect(Self.names(monitor, context) == [])
+  }
+}
+
 @Suite("Docs: time-relative predicates")
 struct TimeDocExampleTests {
   @Test func theOverdueExampleDeliversTheTask() throws {

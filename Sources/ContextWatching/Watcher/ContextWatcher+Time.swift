@@ -80,23 +80,33 @@ extension ContextWatcher {
   }
 
   /// Starts a watch just added on the objects that exist already, if it
-  /// compares with `now()`: on the context's queue, after the work queued
-  /// there before it.
-  func startTiming(_ id: WatchID) {
+  /// compares with `now()`: with `now`, at once and as of that time (the
+  /// caller is on the context's queue); else on the context's queue, after
+  /// the work queued there before it, at the clock's time then.
+  func startTiming(_ id: WatchID, at now: Double? = nil) {
     let entities = filter.withLock { $0.timedEntities(id) }
     guard !entities.isEmpty, let context = timing.withLock({ $0.context }) else { return }
-    context.perform { [weak self] context in
-      guard let self else { return }
-      var snapshots: [ObjectSnapshot] = []
-      for entity in Set(entities).sorted() {
-        guard let objects = try? context.objects(of: entity) else { continue }
-        snapshots.append(contentsOf: objects.map { $0.snapshot() })
+    guard let now else {
+      context.perform { [weak self] context in
+        guard let self else { return }
+        seed(id, entities: entities, from: context, at: options.clock.now)
       }
-      let now = options.clock.now
-      filter.withLock { filter in
-        filter.seed(id, with: snapshots, at: now)
-        setAlarm(for: filter.earliestCrossing)
-      }
+      return
+    }
+    seed(id, entities: entities, from: context, at: now)
+  }
+
+  /// Keeps the next crossings after `now` of the objects of `entities`
+  /// for the watch `id`, and sets the alarm. On the context's queue.
+  private func seed(_ id: WatchID, entities: [String], from context: ObjectContext, at now: Double) {
+    var snapshots: [ObjectSnapshot] = []
+    for entity in Set(entities).sorted() {
+      guard let objects = try? context.objects(of: entity) else { continue }
+      snapshots.append(contentsOf: objects.map { $0.snapshot() })
+    }
+    filter.withLock { filter in
+      filter.seed(id, with: snapshots, at: now)
+      setAlarm(for: filter.earliestCrossing)
     }
   }
 
