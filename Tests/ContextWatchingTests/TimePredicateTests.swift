@@ -233,6 +233,54 @@ struct TimePredicateTests {
     withExtendedLifetime(token) {}
   }
 
+  @Test func aWatchOfSavesCrossesOnSavedValuesWhilePendingChangesAreFollowed() throws {
+    let rig = TimedRig()
+    let overdue = try rig.watcher.watch("Task", where: "dueDate < now()")
+    // Another watch follows pending changes, so the watcher sees them.
+    let pending = try rig.watcher.watch("Task", options: WatchOptions(follows: .pending))
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    rig.context.run { context in _ = try? context.setValue(date(1000), forKey: "dueDate", of: task) }
+    rig.settle()
+    let passed = rig.advance(to: 61).filter { $0.cause == .timePassed }
+    #expect(passed.map { $0.objectIDs(for: overdue.id, .entered) } == [[task.objectID]])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(60))
+    withExtendedLifetime((overdue, pending)) {}
+  }
+
+  @Test func aWatchOfSavesStartsOnSavedValues() throws {
+    let rig = TimedRig()
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    let unsaved = try rig.context.run { context in
+      try context.setValue(date(1000), forKey: "dueDate", of: task)
+      return try context.insert("Task", values: ["name": "B", "dueDate": date(30)])
+    }
+    // Added while the changes are pending: it starts on the saved task A,
+    // due at 60, and knows nothing of B until B is saved.
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    rig.settle()
+    let passed = rig.advance(to: 61)
+    #expect(passed.map(\.cause) == [.timePassed])
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(60))
+    try rig.save { _ in }
+    #expect(rig.recorder.last?.names(.inserted) == ["B"])
+    #expect(rig.recorder.last?.names(.exited) == ["A"])
+    withExtendedLifetime((token, unsaved)) {}
+  }
+
+  @Test func aWatchOfPendingChangesCrossesOnThem() throws {
+    let rig = TimedRig()
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()", options: WatchOptions(follows: .pending))
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    rig.context.run { context in _ = try? context.setValue(date(1000), forKey: "dueDate", of: task) }
+    rig.settle()
+    #expect(rig.advance(to: 61).isEmpty)
+    let passed = rig.advance(to: 1001)
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(1000))
+    withExtendedLifetime(token) {}
+  }
+
   @Test func aWatchHandlerGetsTheCrossingsOfItsWatch() throws {
     let rig = TimedRig()
     let seen = LockedState<[(ChangeCause, [ObjectUpdate])]>([])

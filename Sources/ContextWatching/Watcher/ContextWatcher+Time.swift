@@ -97,15 +97,24 @@ extension ContextWatcher {
   }
 
   /// Keeps the next crossings after `now` of the objects of `entities`
-  /// for the watch `id`, and sets the alarm. On the context's queue.
-  private func seed(_ id: WatchID, entities: [String], from context: ObjectContext, at now: Double) {
-    var snapshots: [ObjectSnapshot] = []
-    for entity in Set(entities).sorted() {
+  /// for the watch `id`, and sets the alarm: as the objects are for a
+  /// watch that follows pending changes, as last saved for one that
+  /// follows saves alone. On the context's queue.
+  private func seed(
+    _ id: WatchID, entities: [(name: String, followsPending: Bool)], from context: ObjectContext, at now: Double
+  ) {
+    var live: [ObjectSnapshot] = []
+    var saved: [ObjectSnapshot] = []
+    for entity in Set(entities.filter(\.followsPending).map(\.name)).sorted() {
       guard let objects = try? context.objects(of: entity) else { continue }
-      snapshots.append(contentsOf: objects.map { $0.snapshot() })
+      live.append(contentsOf: objects.map { $0.snapshot() })
+    }
+    for entity in Set(entities.filter { !$0.followsPending }.map(\.name)).sorted() {
+      guard let snapshots = try? context.savedSnapshots(of: entity) else { continue }
+      saved.append(contentsOf: snapshots)
     }
     filter.withLock { filter in
-      filter.seed(id, with: snapshots, at: now)
+      filter.seed(id, live: live, saved: saved, at: now)
       setAlarm(for: filter.earliestCrossing)
     }
   }
