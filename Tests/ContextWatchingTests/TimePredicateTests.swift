@@ -36,11 +36,11 @@ struct TimedRig {
   let clock: ManualWatchClock
   let watcher: ContextWatcher
 
-  init(now: Double = 0) {
+  init(now: Double = 0, ignoredAuthors: Set<String> = []) {
     clock = ManualWatchClock(now: now)
     watcher = ContextWatcher(
       context: context, target: .delegate(recorder, on: .queue(DispatchQueue(label: "deliveries"))),
-      options: WatcherOptions(clock: clock))
+      options: WatcherOptions(ignoredAuthors: ignoredAuthors, clock: clock))
   }
 
   /// Waits for the work queued on the context (crossings included) and for
@@ -50,12 +50,13 @@ struct TimedRig {
     watcher.flush()
   }
 
-  /// Runs `work` and saves on the context's queue, then settles.
+  /// Runs `work` and saves on the context's queue (as `author`), then
+  /// settles.
   @discardableResult
-  func save<T>(_ work: (ObjectContext) throws -> T) throws -> T {
+  func save<T>(author: String? = nil, _ work: (ObjectContext) throws -> T) throws -> T {
     let result = try context.run { context in
       let result = try work(context)
-      try context.save()
+      try context.save(author: author)
       return result
     }
     settle()
@@ -188,6 +189,98 @@ struct TimePredicateTests {
     withExtendedLifetime(token) {}
   }
 
+  @Test func aSaveByAnIgnoredAuthorMovesTheThresholdUndelivered() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    try rig.save(author: "sync") { try $0.setValue(date(1000), forKey: "dueDate", of: task) }
+    #expect(rig.recorder.all.isEmpty)
+    // Judged on the values the ignored save saved: due at 1000, not 60.
+    #expect(rig.advance(to: 61).isEmpty)
+    let passed = rig.advance(to: 1001)
+    #expect(passed.map(\.cause) == [.timePassed])
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(1000))
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aDeleteByAnIgnoredAuthorEndsTheObjectsCrossings() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    #expect(rig.clock.pendingAlarms == 1)
+    try rig.save(author: "sync") { try $0.delete(task) }
+    #expect(rig.clock.pendingAlarms == 0)
+    #expect(rig.advance(to: 61).isEmpty)
+    #expect(rig.recorder.all.isEmpty)
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aCrossingDueBeforeAnIgnoredSaveIsDeliveredOnItsOldValues() throws {
+    let rig = TimedRig(ignoredAuthors: ["sync"])
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    // The alarm's judgement waits behind the ignored save on the context's
+    // queue: the save delivers the crossing due before it first.
+    try rig.context.run { context in
+      rig.clock.advance(to: 61)
+      try context.setValue(date(1000), forKey: "dueDate", of: task)
+      try context.save(author: "sync")
+    }
+    rig.settle()
+    #expect(rig.recorder.all.map(\.cause) == [.timePassed])
+    #expect(rig.recorder.all.first?.entered.first?.after["dueDate"] == date(60))
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func aWatchOfSavesCrossesOnSavedValuesWhilePendingChangesAreFollowed() throws {
+    let rig = TimedRig()
+    let overdue = try rig.watcher.watch("Task", where: "dueDate < now()")
+    // Another watch follows pending changes, so the watcher sees them.
+    let pending = try rig.watcher.watch("Task", options: WatchOptions(follows: .pending))
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    rig.context.run { context in _ = try? context.setValue(date(1000), forKey: "dueDate", of: task) }
+    rig.settle()
+    let passed = rig.advance(to: 61).filter { $0.cause == .timePassed }
+    #expect(passed.map { $0.objectIDs(for: overdue.id, .entered) } == [[task.objectID]])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(60))
+    withExtendedLifetime((overdue, pending)) {}
+  }
+
+  @Test func aWatchOfSavesStartsOnSavedValues() throws {
+    let rig = TimedRig()
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    let unsaved = try rig.context.run { context in
+      try context.setValue(date(1000), forKey: "dueDate", of: task)
+      return try context.insert("Task", values: ["name": "B", "dueDate": date(30)])
+    }
+    // Added while the changes are pending: it starts on the saved task A,
+    // due at 60, and knows nothing of B until B is saved.
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    rig.settle()
+    let passed = rig.advance(to: 61)
+    #expect(passed.map(\.cause) == [.timePassed])
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(60))
+    try rig.save { _ in }
+    #expect(rig.recorder.last?.names(.inserted) == ["B"])
+    #expect(rig.recorder.last?.names(.exited) == ["A"])
+    withExtendedLifetime((token, unsaved)) {}
+  }
+
+  @Test func aWatchOfPendingChangesCrossesOnThem() throws {
+    let rig = TimedRig()
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()", options: WatchOptions(follows: .pending))
+    let task = try rig.save { try $0.insert("Task", values: ["name": "A", "dueDate": date(60)]) }
+    rig.context.run { context in _ = try? context.setValue(date(1000), forKey: "dueDate", of: task) }
+    rig.settle()
+    #expect(rig.advance(to: 61).isEmpty)
+    let passed = rig.advance(to: 1001)
+    #expect(passed.first?.names(.entered) == ["A"])
+    #expect(passed.first?.entered.first?.after["dueDate"] == date(1000))
+    withExtendedLifetime(token) {}
+  }
+
   @Test func aWatchHandlerGetsTheCrossingsOfItsWatch() throws {
     let rig = TimedRig()
     let seen = LockedState<[(ChangeCause, [ObjectUpdate])]>([])
@@ -282,6 +375,49 @@ struct TimeListMonitorTests {
     #expect(listed() == 2)
     #expect(SystemWatchClock.shared.now >= start + 0.3)
     #expect(monitor.object(at: 1)["name"] == .string("soon"))
+  }
+}
+
+extension TimeListMonitorTests {
+  /// A context with one task, due at 60, saved.
+  static func contextWithATaskDueAt60() throws -> ObjectContext {
+    let context = ObjectContext(schema: TimedFixtures.schema, name: "list", notificationCenter: nil)
+    try context.run { context in
+      try context.insert("Task", values: ["name": "rent", "dueDate": date(60)])
+      try context.save()
+    }
+    return context
+  }
+
+  /// The names listed, read on the context's queue after the work queued
+  /// there (crossings included).
+  static func names(_ monitor: ListMonitor, _ context: ObjectContext) -> [FilterValue?] {
+    context.run { _ in (0..<monitor.count).map { monitor.object(at: $0)["name"] } }
+  }
+
+  @Test func aListFetchesAtItsClocksTimeAndGainsTheTaskWhenItFallsDue() throws {
+    let context = try Self.contextWithATaskDueAt60()
+    let clock = ManualWatchClock(now: 0)
+    let request = try ListRequest("Task", where: "dueDate < now()", sortedBy: [.init("dueDate")])
+    let monitor = try ListMonitor(
+      context: context, request: request, scheduler: .immediate, delivery: .everySave, clock: clock)
+    #expect(Self.names(monitor, context) == [])
+    clock.advance(to: 60)
+    #expect(Self.names(monitor, context) == [])
+    clock.advance(to: 61)
+    #expect(Self.names(monitor, context) == [.string("rent")])
+  }
+
+  @Test func aRefetchReadsNowOnTheListsClock() throws {
+    let context = try Self.contextWithATaskDueAt60()
+    let clock = ManualWatchClock(now: 0)
+    let monitor = try ListMonitor(
+      context: context, request: ListRequest("Task", where: "dueDate < now()", sortedBy: [.init("dueDate")]),
+      scheduler: .immediate, delivery: .everySave, clock: clock)
+    try monitor.setRequest(ListRequest("Task", where: "dueDate > now()", sortedBy: [.init("dueDate")]))
+    #expect(Self.names(monitor, context) == [.string("rent")])
+    clock.advance(to: 61)
+    #expect(Self.names(monitor, context) == [])
   }
 }
 

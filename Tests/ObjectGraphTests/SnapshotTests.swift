@@ -5,6 +5,25 @@ import Testing
 
 @Suite("Snapshots")
 struct SnapshotTests {
+  @Test func savedSnapshotsAreTheObjectsAsLastSaved() throws {
+    try Fixtures.context().run { context throws in
+      let ann = try context.insert("Person", values: ["name": "Ann", "age": 30])
+      let bob = try context.insert("Employee", values: ["name": "Bob", "age": 40])
+      try context.insert("Person", values: ["name": "Cat", "age": 50])
+      try context.save()
+      try ann.setValue(31, forKey: "age")
+      try context.setValue(41, forKey: "age", of: bob)
+      try context.delete(bob)
+      try context.insert("Person", values: ["name": "Dan", "age": 60])
+      // Ann and Bob (a sub-entity's, deleted since) with their saved ages,
+      // Cat unchanged; not Dan, inserted since.
+      let saved = try context.savedSnapshots(of: "Person")
+      #expect(saved.map { $0["name"] } == [.string("Ann"), .string("Bob"), .string("Cat")])
+      #expect(saved.map { $0["age"] } == [.int(30), .int(40), .int(50)])
+      #expect(try context.savedSnapshots(of: "Employee").map { $0["name"] } == [.string("Bob")])
+    }
+  }
+
   @Test func snapshotsAreImmutableCopies() throws {
     try Fixtures.context().run { context throws in
       let acme = try context.insert("Company", values: ["name": "Acme"])

@@ -30,21 +30,28 @@ extension MasterFilter {
     return timed[id.slot] != nil || entry.members.contains { timed[$0] != nil }
   }
 
-  /// The entities of a timed watch (or of its group's members).
-  func timedEntities(_ id: WatchID) -> [String] {
+  /// The entities of a timed watch (or of its group's members), each with
+  /// whether its watch follows pending changes (and so starts on the
+  /// objects as they are, not as last saved).
+  func timedEntities(_ id: WatchID) -> [(name: String, followsPending: Bool)] {
     // Most watchers have no timed watch: nothing to look up or allocate.
     guard !timed.isEmpty, let entry = entry(id) else { return [] }
-    return ([id.slot] + entry.members).compactMap { timed[$0] != nil ? entries[$0]?.entity.name : nil }
+    return ([id.slot] + entry.members).compactMap { slot in
+      guard timed[slot] != nil, let name = entries[slot]?.entity.name else { return nil }
+      return (name, slotInfo[slot].follows(.pending))
+    }
   }
 
-  /// Keeps the crossing times of the objects a save inserted, updated or
-  /// deleted, as of `now`.
+  /// Keeps the crossing times of the objects a change value inserted,
+  /// updated or deleted, as of `now`, for the timed watches that follow
+  /// its kind: a watch that follows saves alone judges its crossings on
+  /// saved values, never on pending ones.
   ///
   /// - Complexity: O(log n) per object of a timed watch's entity in the
   ///   save, n the objects with crossings ahead.
   mutating func track(_ save: ContextSave, at now: Double) {
     lastSequenceNumber = save.sequenceNumber
-    for slot in Array(timed.keys) {
+    for slot in Array(timed.keys) where slotInfo[slot].follows(save.kind) {
       guard let entity = entries[slot]?.entity else { continue }
       for snapshot in save.inserted where snapshot.layout.isKind(of: entity) { schedule(snapshot, slot, after: now) }
       for update in save.updated where update.after.layout.isKind(of: entity) {
@@ -57,11 +64,14 @@ extension MasterFilter {
   }
 
   /// Starts the timed watch `id` (and its group's members) on objects that
-  /// exist already, as of `now`.
-  mutating func seed(_ id: WatchID, with snapshots: [ObjectSnapshot], at now: Double) {
+  /// exist already, as of `now`: a watch that follows pending changes on
+  /// `live`, the objects as they are; one that follows saves alone on
+  /// `saved`, the objects as last saved.
+  mutating func seed(_ id: WatchID, live: [ObjectSnapshot], saved: [ObjectSnapshot], at now: Double) {
     guard let entry = entry(id) else { return }
     for slot in [id.slot] + entry.members where timed[slot] != nil {
       let entity = entries[slot]!.entity
+      let snapshots = slotInfo[slot].follows(.pending) ? live : saved
       for snapshot in snapshots where snapshot.layout.isKind(of: entity) { schedule(snapshot, slot, after: now) }
     }
   }

@@ -199,11 +199,14 @@ public final class ListMonitor: Sendable {
     // alive, and a released monitor's watches go with its tokens.
     let route = WatchRoute(saving: { [weak self] changes in self?.saw(changes) })
     // Registered and fetched in one turn of the context's queue, where
-    // saves run: no save falls between the fetch and the first edit.
+    // saves run: no save falls between the fetch and the first edit. The
+    // fetch reads `now()` on the watcher's clock, at the time the watch's
+    // crossings start from, so that no crossing falls between them either.
     try context.performAndWait { context throws(WatchError) in
+      let now = hub.watcher.options.clock.now
       let side = try Self.makeSaveSide(
-        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows)
-      let objects = try Self.fetch(request, order: side.order, context: context)
+        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows, now: now)
+      let objects = try Self.fetch(request, order: side.order, context: context, at: now)
       let sequenceNumber = context.sequenceNumber
       state.withLock { state in
         state.sequenceNumber = sequenceNumber
@@ -291,9 +294,10 @@ public final class ListMonitor: Sendable {
   private func replaceList(with request: ListRequest) throws(WatchError) {
     try context.performAndWait { context throws(WatchError) in
       guard let route = saving.withLock({ $0?.route }) else { return }
+      let now = hub.watcher.options.clock.now
       let side = try Self.makeSaveSide(
-        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows)
-      let objects = try Self.fetch(request, order: side.order, context: context)
+        request, route: route, watcher: hub.watcher, schema: context.schema, follows: follows, now: now)
+      let objects = try Self.fetch(request, order: side.order, context: context, at: now)
       guard
         let previous = saving.withLock({ saving in
           defer { saving = side }
@@ -497,14 +501,15 @@ public final class ListMonitor: Sendable {
   /// every change of a matching object; and one per step of each sort
   /// key's relationship path, on the key that step reads.
   private static func makeSaveSide(
-    _ request: ListRequest, route: WatchRoute, watcher: ContextWatcher, schema: ObjectSchema, follows: ChangeKinds
+    _ request: ListRequest, route: WatchRoute, watcher: ContextWatcher, schema: ObjectSchema, follows: ChangeKinds,
+    now: Double
   ) throws(WatchError) -> SaveSide {
     let order = try ListOrder(request, schema: schema)
     var options = WatchOptions(label: request.displayLabel, follows: follows)
     options.countsIgnoredKeys = true
     let list = try watcher.watch(
       request.entity, predicate: request.predicate ?? PredicateSyntax(.constant(true)), source: request.predicateSource,
-      options: options, route: route)
+      options: options, route: route, startingAt: now)
     var tokens = [list]
     var pathWatches: [WatchID: (Int, Int)] = [:]
     for (index, path) in order.paths.enumerated() {
@@ -520,8 +525,9 @@ public final class ListMonitor: Sendable {
       order: order, route: route, listWatch: list.id, pathWatches: pathWatches, tokens: tokens, request: request)
   }
 
-  /// The objects that match `request` now, and the derived values of each
-  /// (none when the order reads no relationship).
+  /// The objects that match `request` at `now` (what `now()` reads), and
+  /// the derived values of each (none when the order reads no
+  /// relationship).
   /// An object on which the predicate cannot be evaluated is not listed,
   /// as the watch judges it.
   ///
@@ -529,6 +535,15 @@ public final class ListMonitor: Sendable {
   /// attribute reads only the objects it selects; when it stops at an
   /// object the predicate cannot be evaluated on, every object is judged
   /// one by one instead.
+  private static func fetch(
+    _ request: ListRequest, order: ListOrder, context: ObjectContext, at now: Double
+  ) throws(WatchError) -> (objects: [ListedObject], derived: [ObjectID: [FilterValue]]) {
+    let fetched = EvaluationTime.$now.withValue(now) {
+      Result { () throws(WatchError) in try fetch(request, order: order, context: context) }
+    }
+    return try fetched.get()
+  }
+
   private static func fetch(
     _ request: ListRequest, order: ListOrder, context: ObjectContext
   ) throws(WatchError) -> (objects: [ListedObject], derived: [ObjectID: [FilterValue]]) {

@@ -40,6 +40,25 @@ extension ContextWatcher {
     return changes
   }
 
+  /// Keeps the crossings of a save by an ignored author without
+  /// classifying or delivering the save: its objects' thresholds move, or
+  /// go with the objects it deleted, so that time passing judges the values
+  /// it saved. The crossings due before it are delivered first, as before
+  /// any save.
+  func trackIgnored(_ save: ContextSave, context: ObjectContext?) {
+    var routes: [RoutedChanges] = []
+    let changes: ContextChanges? = filter.withLock { filter in
+      // Most watchers have no timed watch: nothing to keep.
+      guard filter.hasTimedWatches else { return nil }
+      let now = options.clock.now
+      let changes = filter.classifyCrossings(at: now, context: context, delivers: delivers, routes: &routes)
+      filter.track(save, at: now)
+      setAlarm(for: filter.earliestCrossing)
+      return changes
+    }
+    deliver(TimePassed(changes: changes, routes: routes))
+  }
+
   /// Delivers what time passing changed.
   func deliver(_ passed: TimePassed) {
     if let changes = passed.changes { pipeline.deliver(changes) }
@@ -61,23 +80,42 @@ extension ContextWatcher {
   }
 
   /// Starts a watch just added on the objects that exist already, if it
-  /// compares with `now()`: on the context's queue, after the work queued
-  /// there before it.
-  func startTiming(_ id: WatchID) {
+  /// compares with `now()`: with `now`, at once and as of that time (the
+  /// caller is on the context's queue); else on the context's queue, after
+  /// the work queued there before it, at the clock's time then.
+  func startTiming(_ id: WatchID, at now: Double? = nil) {
     let entities = filter.withLock { $0.timedEntities(id) }
     guard !entities.isEmpty, let context = timing.withLock({ $0.context }) else { return }
-    context.perform { [weak self] context in
-      guard let self else { return }
-      var snapshots: [ObjectSnapshot] = []
-      for entity in Set(entities).sorted() {
-        guard let objects = try? context.objects(of: entity) else { continue }
-        snapshots.append(contentsOf: objects.map { $0.snapshot() })
+    guard let now else {
+      context.perform { [weak self] context in
+        guard let self else { return }
+        seed(id, entities: entities, from: context, at: options.clock.now)
       }
-      let now = options.clock.now
-      filter.withLock { filter in
-        filter.seed(id, with: snapshots, at: now)
-        setAlarm(for: filter.earliestCrossing)
-      }
+      return
+    }
+    seed(id, entities: entities, from: context, at: now)
+  }
+
+  /// Keeps the next crossings after `now` of the objects of `entities`
+  /// for the watch `id`, and sets the alarm: as the objects are for a
+  /// watch that follows pending changes, as last saved for one that
+  /// follows saves alone. On the context's queue.
+  private func seed(
+    _ id: WatchID, entities: [(name: String, followsPending: Bool)], from context: ObjectContext, at now: Double
+  ) {
+    var live: [ObjectSnapshot] = []
+    var saved: [ObjectSnapshot] = []
+    for entity in Set(entities.filter(\.followsPending).map(\.name)).sorted() {
+      guard let objects = try? context.objects(of: entity) else { continue }
+      live.append(contentsOf: objects.map { $0.snapshot() })
+    }
+    for entity in Set(entities.filter { !$0.followsPending }.map(\.name)).sorted() {
+      guard let snapshots = try? context.savedSnapshots(of: entity) else { continue }
+      saved.append(contentsOf: snapshots)
+    }
+    filter.withLock { filter in
+      filter.seed(id, live: live, saved: saved, at: now)
+      setAlarm(for: filter.earliestCrossing)
     }
   }
 

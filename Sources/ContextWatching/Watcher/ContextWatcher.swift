@@ -260,16 +260,23 @@ public final class ContextWatcher: Sendable {
   }
 
   /// Adds a watch whose changes go to `route` (a monitor's).
+  ///
+  /// - Parameter now: For a caller on the context's queue that reads the
+  ///   objects as of `now` (`EvaluationTime`): a watch that compares with
+  ///   `now()` starts on them at once, as of the same time, so that no
+  ///   crossing falls between the read and the watch's start. Nil starts it
+  ///   later on the context's queue, at the clock's time then.
   func watch(
-    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions, route: WatchRoute
+    _ entity: String, predicate: PredicateSyntax, source: String? = nil, options: WatchOptions, route: WatchRoute,
+    startingAt now: Double? = nil
   ) throws(WatchError) -> WatchToken {
-    try add(entity, predicate: predicate, source: source, options: options, route: route)
+    try add(entity, predicate: predicate, source: source, options: options, route: route, startingAt: now)
   }
 
   /// Adds a watch, keeping `predicate` in its entry without copying it.
   private func add(
     _ entity: String, predicate: consuming PredicateSyntax, source: String?, options: WatchOptions,
-    route: WatchRoute?
+    route: WatchRoute?, startingAt now: Double? = nil
   ) throws(WatchError) -> WatchToken {
     // Moved into the closure through an optional: a closure cannot consume
     // what it captures.
@@ -279,7 +286,7 @@ public final class ContextWatcher: Sendable {
       return (id, filter.hasTimedWatches)
     }
     if options.follows.contains(.pending) { followPendingChanges() }
-    if timed { startTiming(id) }
+    if timed { startTiming(id, at: now) }
     return WatchToken(id: id, watches: filter)
   }
 
@@ -353,7 +360,12 @@ public final class ContextWatcher: Sendable {
   }
 
   private func process(_ save: ContextSave, context: ObjectContext?) {
-    if let author = save.author, options.ignoredAuthors.contains(author) { return }
+    if let author = save.author, options.ignoredAuthors.contains(author) {
+      // Not classified nor delivered, but its values are the saved ones
+      // that time passing judges next.
+      trackIgnored(save, context: context)
+      return
+    }
     // Filled only for watches with handlers of their own.
     var routes: [RoutedChanges] = []
     var passed: TimePassed?

@@ -300,6 +300,33 @@ public final class ObjectContext: @unchecked Sendable {
     return objects
   }
 
+  /// The objects of `entity` and its sub-entities as of the last save, in
+  /// identifier order: those saved and still live, with the values they
+  /// were saved with, and those deleted since; not those inserted since.
+  /// What a watch that follows saves alone has seen of them.
+  ///
+  /// - Throws: ``ObjectGraphError`` for an unknown entity.
+  /// - Important: Confined to ``queue``.
+  package func savedSnapshots(of entity: String) throws(ObjectGraphError) -> [ObjectSnapshot] {
+    let objects = try objects(of: entity)
+    let layout = schema.layout(named: entity)!
+    var snapshots: [ObjectSnapshot] = []
+    for object in objects where object.lifecycle == .registered { snapshots.append(Self.savedSnapshot(of: object)) }
+    for object in deletedObjects where object.lifecycle == .deleted && object.layout.isKind(of: layout) {
+      snapshots.append(Self.savedSnapshot(of: object))
+    }
+    snapshots.sort { $0.objectID < $1.objectID }
+    return snapshots
+  }
+
+  /// A saved object's values as last saved.
+  private static func savedSnapshot(of object: ManagedObject) -> ObjectSnapshot {
+    guard let committed = object.committed else { return object.snapshot() }
+    return ObjectSnapshot(
+      objectID: object.objectID, layout: object.layout, values: committed.values,
+      relationships: committed.relationships)
+  }
+
   /// The number of live objects.
   ///
   /// - Important: Confined to ``queue``.
