@@ -35,8 +35,10 @@ import PredicateDSL
 /// retain and release each time), and the decoder outlives every container
 /// it hands out. A container is used inside its record's `init(from:)`, on
 /// the thread reading the record; one kept past that traps when it reads
-/// (``current(_:)``), on the same thread or after the decoder went to
-/// another (its ``lease`` is then over).
+/// (``current(_:)``) between records, or after the decoder went to another
+/// thread (its ``lease`` is then over). Inside a later record's
+/// `init(from:)` on the same thread it reads that record: the decoder
+/// hands the same container (``kept``) to every record of a type.
 @usableFromInline
 final class RecordDecoder: Decoder {
   /// The snapshot being read, where the caller holds it, read in place (a
