@@ -281,6 +281,29 @@ struct CoalescedWatchTests {
     withExtendedLifetime(token) {}
   }
 
+  @Test func aDeletionRolledBackAfterAnUpdateIsNothing() throws {
+    let rig = CoalescingRig()
+    let received = LockedState<[WatchChanges]>([])
+    let token = try rig.watch(.coalesced(every: .seconds(10)), into: received, follows: .pending)
+    let (ann, bob) = try rig.insert("Ann", "Bob", age: 40)
+    #expect(received.withLock { $0.map(\.inserted.count) } == [2])
+    rig.context.run { context in
+      // Ann changes and is deleted; Bob leaves the watch and is deleted;
+      // the rollback brings both back as the consumer holds them.
+      try? context.setValues(["age": 45], of: context.object(with: ann)!)
+      try? context.setValues(["age": 20], of: context.object(with: bob)!)
+      context.processPendingChanges()
+      try? context.delete(context.object(with: ann)!)
+      try? context.delete(context.object(with: bob)!)
+      context.processPendingChanges()
+      context.rollback()
+    }
+    rig.advance(to: 10)
+    rig.watcher.flush()
+    #expect(received.withLock { $0.count } == 1, "\(received.withLock { Array($0.dropFirst()) })")
+    withExtendedLifetime(token) {}
+  }
+
   @Test func refusedOptionsSayWhy() throws {
     let rig = CoalescingRig()
     let received = LockedState<[WatchChanges]>([])

@@ -16,10 +16,15 @@ import ObjectGraph
 /// | entered    | deleted   | nothing                            |
 /// | updated    | updated   | updated, merged                    |
 /// | updated    | exited    | exited, merged                     |
-/// | updated    | deleted   | deleted                            |
+/// | updated    | deleted   | deleted (keeping the values the    |
+/// |            |           | window opened with)                |
 /// | exited     | entered   | updated, merged                    |
-/// | deleted    | inserted  | updated, merged (a rolled-back     |
-/// |            |           | deletion, in pending changes)      |
+/// | deleted    | inserted  | updated, merged from the values    |
+/// |            |           | the window opened with (a rolled-  |
+/// |            |           | back deletion, in pending changes) |
+/// | exited     | inserted  | updated, merged (the same, of an   |
+/// |            |           | object deleted while it did not    |
+/// |            |           | match)                             |
 ///
 /// Merged means the first old values and the last new ones, with the keys
 /// whose values differ between them, in schema order (when none does, as
@@ -34,7 +39,10 @@ struct NetChanges: CoalescedChanges {
     case updated(ObjectUpdate)
     case entered(ObjectUpdate)
     case exited(ObjectUpdate)
-    case deleted(ObjectSnapshot)
+    /// Deleted, with the values the consumer holds when they are not the
+    /// deleted ones (the object was updated earlier in the window): a
+    /// rolled-back deletion brings it back, merged from those.
+    case deleted(ObjectSnapshot, opening: ObjectSnapshot?)
     /// Matched at both ends of the window, with the same values: nothing
     /// to report unless it changes again.
     case unchanged(ObjectUpdate)
@@ -82,7 +90,7 @@ struct NetChanges: CoalescedChanges {
     for update in changes.updated { apply(.updated(update), to: update.objectID) }
     for update in changes.entered { apply(.entered(update), to: update.objectID) }
     for update in changes.exited { apply(.exited(update), to: update.objectID) }
-    for snapshot in changes.deleted { apply(.deleted(snapshot), to: snapshot.objectID) }
+    for snapshot in changes.deleted { apply(.deleted(snapshot, opening: nil), to: snapshot.objectID) }
     for failure in changes.failures where failureSet.insert(failure).inserted { failures.append(failure) }
   }
 
@@ -110,14 +118,14 @@ struct NetChanges: CoalescedChanges {
         Self.updated(Self.merge(first, second))
       case (.updated(let first), .exited(let second)), (.unchanged(let first), .exited(let second)):
         .exited(Self.merge(first, second).update)
-      case (.updated, .deleted), (.unchanged, .deleted): event
-      case (.deleted(let first), .inserted(let second)):
-        Self.updated(
-          Self.merge(
-            ObjectUpdate(before: first, after: first, changedKeys: []),
-            ObjectUpdate(before: second, after: second, changedKeys: [])))
+      case (.updated(let first), .deleted(let last, _)), (.unchanged(let first), .deleted(let last, _)):
+        .deleted(last, opening: first.before)
+      case (.deleted(let first, let opening), .inserted(let second)):
+        Self.updated(Self.merge(Self.unchanged(opening ?? first), Self.unchanged(second)))
+      case (.exited(let first), .inserted(let second)): Self.updated(Self.merge(first, Self.unchanged(second)))
       case (.hidden(nil), .entered(let update)): .inserted(update.after)
       case (.hidden(let first?), .entered(let second)): .entered(Self.merge(first, second).update)
+      case (.hidden(let first?), .inserted(let second)): .entered(Self.merge(first, Self.unchanged(second)).update)
       // A pair no watch reports (an object deleted twice, or updated while
       // it does not match): the later event stands.
       default: event
@@ -146,6 +154,11 @@ struct NetChanges: CoalescedChanges {
       for key in second.changedKeys where !keys.contains(key) { keys.append(key) }
     }
     return (ObjectUpdate(before: before, after: after, changedKeys: keys), differs)
+  }
+
+  /// An object's values as an update that changes nothing, to merge with.
+  private static func unchanged(_ snapshot: ObjectSnapshot) -> ObjectUpdate {
+    ObjectUpdate(before: snapshot, after: snapshot, changedKeys: [])
   }
 
   /// A merged update: reported when values differ, else nothing unless it
@@ -181,7 +194,7 @@ struct NetChanges: CoalescedChanges {
       case .updated(let update): changes.updated.append(update)
       case .entered(let update): changes.entered.append(update)
       case .exited(let update): changes.exited.append(update)
-      case .deleted(let snapshot): changes.deleted.append(snapshot)
+      case .deleted(let snapshot, _): changes.deleted.append(snapshot)
       case .hidden, .unchanged: continue
       }
     }
