@@ -5,8 +5,11 @@ import WatchFormats
 /// Output for the commands: standard output is buffered and flushed at exit
 /// (answers are written in order); standard error is written at once.
 enum Console {
+  /// Writes `text` and a newline to standard error; a standard error that
+  /// cannot be written (closed, or a full device) loses the text rather
+  /// than ending the command.
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
   }
 
   static func flush() {

@@ -16,6 +16,14 @@ struct WatchValidationTests {
     #expect(rig.watcher.watchCount == 0)
   }
 
+  @Test func everyEntityOfAnEmptySchemaIsRefused() throws {
+    let watcher = ContextWatcher(schema: try ObjectSchema([]), target: .handler(on: .immediate) { _ in })
+    let error = try #require(throws: WatchError.self) { try watcher.watchEveryEntity(where: "TRUEPREDICATE") }
+    #expect(error.code == .invalidOptions)
+    #expect(error.description == "watch 'every entity TRUEPREDICATE': the schema has no entities to watch")
+    #expect(watcher.watchCount == 0)
+  }
+
   @Test func unknownKeysAreRefusedWithThePosition() throws {
     let rig = Rig()
     var options = WatchOptions()

@@ -235,6 +235,11 @@ struct MasterFilter: ~Copyable {
       }
     } else {
       names = schema.layouts.filter { $0.parentIndex == nil }.map(\.name)
+      guard !names.isEmpty else {
+        throw WatchError(
+          .invalidOptions, watch: options.label ?? "\(groupName) \(source ?? predicate.description)", entity: "",
+          message: "the schema has no entities to watch")
+      }
     }
     if names.count == 1 {
       return try add(entity: names[0], predicate: predicate, source: source, options: options, route: route)

@@ -51,18 +51,22 @@ public struct WatchError: Error, Hashable, Sendable, CustomStringConvertible {
     rendering = error.detailedDescription()
   }
 
-  /// `watch 'seniors' on Person: Person has no key 'agee' (did you mean 'age'?) at 1:1`.
+  /// `watch 'seniors' on Person: Person has no key 'agee' (did you mean 'age'?) at 1:1`;
+  /// without ` on …` when the refusal is of no one entity.
   public var description: String {
     let place = location.map { " at \($0.line):\($0.column)" } ?? ""
-    return "watch '\(watch)' on \(entity): \(message)\(place)"
+    return "\(subject): \(message)\(place)"
   }
 
   /// The description, then the predicate with a caret under the spot when
   /// the error is the predicate's.
   public func detailedDescription() -> String {
     guard let rendering else { return description }
-    return "watch '\(watch)' on \(entity):\n" + rendering
+    return "\(subject):\n" + rendering
   }
+
+  /// `watch 'seniors' on Person`, or `watch 'seniors'` without an entity.
+  private var subject: String { entity.isEmpty ? "watch '\(watch)'" : "watch '\(watch)' on \(entity)" }
 
   /// The kinds of error. New codes may be added; switch with a default.
   public struct Code: Hashable, Sendable, CustomStringConvertible {

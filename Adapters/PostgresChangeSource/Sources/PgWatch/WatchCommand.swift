@@ -68,8 +68,8 @@ enum WatchCommand {
     guard !slot.isEmpty, slot.count <= 63,
       slot.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
     else {
-      Output.error("pg-watch: watch: --slot '\(slot)' is not a slot name (up to 63 of a-z, 0-9 and _)")
-      return 1
+      Output.error("pg-watch: watch: --slot '\(slot)' is not a slot name (up to 63 of a-z, 0-9 and _)\n\(usage)")
+      return 64
     }
 
     let mapping: ReplicaMapping
@@ -202,15 +202,24 @@ final class StopSignal: @unchecked Sendable {
   private var sources: [any DispatchSourceSignal] = []
 
   init() {
-    signal(SIGTERM, SIG_IGN)
     signal(SIGPIPE, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-    source.setEventHandler { [weak self] in self?.finish(failed: false) }
-    source.resume()
-    sources.append(source)
+    // SIGTERM and SIGINT (Ctrl-C) stop the watch as the end of input does:
+    // with the position line, for --from.
+    for number in [SIGTERM, SIGINT] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { [weak self] in self?.finish(failed: false) }
+      source.resume()
+      sources.append(source)
+    }
     Thread { [weak self] in
-      // Input is read and dropped; its end is the signal.
-      _ = FileHandle.standardInput.readDataToEndOfFile()
+      // Input is read and dropped, a block at a time (none of it is kept);
+      // its end, or a read that fails, is the signal.
+      var block = [UInt8](repeating: 0, count: 65_536)
+      while true {
+        let count = block.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count == 0 || (count < 0 && errno != EINTR) { break }
+      }
       self?.finish(failed: false)
     }.start()
   }

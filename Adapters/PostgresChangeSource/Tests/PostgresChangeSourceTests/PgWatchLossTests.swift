@@ -91,7 +91,7 @@ struct PgWatchLossTests {
       let watch = try PgWatchProcess(PgWatchTests.watchArguments(namespace, files))
       try await Task.sleep(for: .seconds(1))
       #expect(watch.lines.isEmpty, "the load ended before the signal")
-      watch.terminate()
+      watch.send(SIGTERM)
       let result = try await watch.finish(timeout: .seconds(20))
       _ = try await locker.query("ROLLBACK", logger: TestDatabase.logger).collect()
       #expect(result.status == 0, "\(result.errors)")

@@ -88,8 +88,8 @@ final class PgWatchProcess {
     try input.fileHandleForWriting.close()
   }
 
-  /// Sends SIGTERM.
-  func terminate() { process.terminate() }
+  /// Sends `signal` (SIGTERM, SIGINT).
+  func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
   /// Waits for the process to exit, at most `timeout`: its status and
   /// every line it printed, and its standard error.

@@ -86,14 +86,14 @@ struct PgWatchTests {
     return watch
   }
 
-  /// Waits for pg-watch to exit, after closing its input (or after SIGTERM,
-  /// with `terminate`), and expects exit status 0: every line it printed,
+  /// Waits for pg-watch to exit, after closing its input (or after
+  /// `signal`), and expects exit status 0: every line it printed,
   /// and each line with its position taken out (see ``split(_:)``).
   static func stopCleanly(
-    _ process: PgWatchProcess, terminate: Bool = false
+    _ process: PgWatchProcess, signal: Int32? = nil
   ) async throws -> (lines: [String], split: [(line: String, position: PostgresPosition?)]) {
-    if terminate {
-      process.terminate()
+    if let signal {
+      process.send(signal)
     } else {
       try process.closeInput()
     }
@@ -212,12 +212,13 @@ struct PgWatchTests {
     }
   }
 
-  @Test func stopsOnSIGTERMWithThePosition() async throws {
+  @Test(arguments: [SIGTERM, SIGINT])
+  func stopsOnASignalWithThePosition(_ signal: Int32) async throws {
     try await Self.withNamespace { namespace, files in
       let watch = try await Self.startWatching(namespace, files)
       try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
       _ = try await watch.waitForLines(3)
-      let (lines, split) = try await Self.stopCleanly(watch, terminate: true)
+      let (lines, split) = try await Self.stopCleanly(watch, signal: signal)
       #expect(split.map(\.line).last == #"{"position":"P"}"#, "\(lines)")
       #expect(split.count == 4, "\(lines)")
       // The save's position, or a later one the watch passed over (other
@@ -341,6 +342,16 @@ struct PgWatchTests {
       (status, lines, errors) = try await run(["--schema", files.schema, "--watches", files.watches, "--read", "push"])
       #expect(status == 64)
       #expect(errors.hasPrefix("pg-watch: watch: --read 'push' is not a read mode: stream or poll\n"), "\(errors)")
+
+      let badSlot = try await PgWatchProcess([
+        "watch", "--schema", files.schema, "--watches", files.watches, "--slot", "Bad",
+      ])
+      .finish()
+      (status, errors) = (badSlot.status, badSlot.errors)
+      #expect(status == 64)
+      #expect(
+        errors.hasPrefix("pg-watch: watch: --slot 'Bad' is not a slot name (up to 63 of a-z, 0-9 and _)\nusage:"),
+        "\(errors)")
     }
   }
 
