@@ -96,6 +96,18 @@ struct TimePredicateTests {
     withExtendedLifetime(token) {}
   }
 
+  @Test func explainJudgesAtTheWatchersClock() throws {
+    let rig = TimedRig()
+    let token = try rig.watcher.watch("Task", where: "dueDate < now()")
+    let task = try rig.save { try $0.insert("Task", values: ["name": "Pay rent", "dueDate": date(60)]) }
+    let before = rig.context.run { _ in rig.watcher.explain(task, for: token.id)?.matches }
+    #expect(before == false)
+    _ = rig.advance(to: 61)
+    let after = rig.context.run { _ in rig.watcher.explain(task, for: token.id)?.matches }
+    #expect(after == true)
+    withExtendedLifetime(token) {}
+  }
+
   @Test func anInclusiveComparisonEntersAtTheThresholdItself() throws {
     let rig = TimedRig()
     let token = try rig.watcher.watch("Task", where: "dueDate <= now()")

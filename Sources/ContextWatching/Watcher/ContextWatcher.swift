@@ -464,6 +464,8 @@ public final class ContextWatcher: Sendable {
 
   private func explain(_ snapshot: ObjectSnapshot, for watch: WatchID, graph: SaveGraph) -> WatchExplanation? {
     guard let entry = filter.withLock({ $0.entry(watch, for: snapshot.layout) }) else { return nil }
-    return WatchExplanation(entry: entry, image: WatchImage(snapshot: snapshot, graph: graph), schema: schema)
+    return WatchExplanation(
+      entry: entry, image: WatchImage(snapshot: snapshot, graph: graph), schema: schema,
+      limits: options.predicateLimits, now: options.clock.now)
   }
 }

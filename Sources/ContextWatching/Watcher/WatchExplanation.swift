@@ -45,7 +45,16 @@ public struct WatchExplanation: Sendable, CustomStringConvertible {
     var holds: Bool { self == .value(true) }
   }
 
-  init(entry: WatchEntry, image: WatchImage, schema: ObjectSchema) {
+  /// Explains `entry` on `image` with the watcher's predicate limits, at
+  /// the time its clock gives (a `now()` reads it), as the watch itself
+  /// would judge the object.
+  init(entry: WatchEntry, image: WatchImage, schema: ObjectSchema, limits: PredicateLimits, now: Double) {
+    self = EvaluationTime.$now.withValue(now) {
+      WatchExplanation(entry: entry, image: image, schema: schema, limits: limits)
+    }
+  }
+
+  private init(entry: WatchEntry, image: WatchImage, schema: ObjectSchema, limits: PredicateLimits) {
     watch = entry.head ?? entry.id
     label = entry.label
     objectID = image.snapshot.objectID
@@ -59,18 +68,19 @@ public struct WatchExplanation: Sendable, CustomStringConvertible {
     if kind {
       let top: [PredicateSyntax] =
         if case .and(let operands) = entry.predicate.kind { operands } else { [entry.predicate] }
-      clauses += top.map { Self.clause($0, image: image, resolver: resolver, source: entry.source) }
+      clauses += top.map { Self.clause($0, image: image, resolver: resolver, source: entry.source, limits: limits) }
     }
     self.clauses = clauses
     matches = clauses.allSatisfy(\.outcome.holds)
   }
 
   private static func clause(
-    _ predicate: PredicateSyntax, image: WatchImage, resolver: ObjectKeyResolver<WatchImage>, source: String?
+    _ predicate: PredicateSyntax, image: WatchImage, resolver: ObjectKeyResolver<WatchImage>, source: String?,
+    limits: PredicateLimits
   ) -> Clause {
     let outcome: Outcome
     do {
-      let filter = try CompiledFilter(predicate, source: source, resolver: resolver)
+      let filter = try CompiledFilter(predicate, source: source, limits: limits, resolver: resolver)
       outcome = .value(try filter.evaluate(image))
     } catch let error as PredicateEvaluationError {
       outcome = .failed(error.message)
@@ -80,9 +90,9 @@ public struct WatchExplanation: Sendable, CustomStringConvertible {
     var operands: [Clause] = []
     switch predicate.kind {
     case .and(let parts), .or(let parts):
-      operands = parts.map { clause($0, image: image, resolver: resolver, source: source) }
+      operands = parts.map { clause($0, image: image, resolver: resolver, source: source, limits: limits) }
     case .not(let part):
-      operands = [clause(part, image: image, resolver: resolver, source: source)]
+      operands = [clause(part, image: image, resolver: resolver, source: source, limits: limits)]
     case .comparison, .constant:
       break
     }
