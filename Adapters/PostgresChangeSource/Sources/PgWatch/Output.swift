@@ -6,11 +6,12 @@ import Synchronization
 enum Output {
   private static let lock = Mutex(())
 
-  /// Writes `text` and a newline to standard output.
-  static func line(_ text: String) {
+  /// Writes `text` and a newline to standard output; false when standard
+  /// output takes nothing (its reader went away).
+  @discardableResult
+  static func line(_ text: String) -> Bool {
     lock.withLock { _ in
-      // A reader that went away is no reason to stop watching.
-      try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))
+      (try? FileHandle.standardOutput.write(contentsOf: Data((text + "\n").utf8))) != nil
     }
   }
 

@@ -1,5 +1,6 @@
 import ContextWatching
 import Dispatch
+import Foundation
 import ObjectGraph
 import PostgresChangeSource
 import WatchFormats
@@ -10,6 +11,11 @@ import WatchFormats
 /// line per watch that saw something, in watch order. Objects are named by
 /// their primary key as text.
 ///
+/// A line that cannot be written (the reader went away) ends the process
+/// with status 1 at once, during the save, so that the replica never
+/// acknowledges a transaction whose lines were not written: the slot keeps
+/// it for the next start, from the position the message names.
+///
 /// `@unchecked Sendable`: `isPrinting` is touched only on the context's
 /// queue: by the save observer, which runs there during each save, and by
 /// ``start()``, which hops onto it. The other properties are set once, in
@@ -17,7 +23,7 @@ import WatchFormats
 final class WatchPrinter: @unchecked Sendable {
   private let replica: PostgresReplica
   private let context: ObjectContext
-  private let write: @Sendable (String) -> Void
+  private let write: @Sendable (String) -> Bool
   private let watchLines: WatchLines
   private var observer: SaveObserverToken?
   private var isPrinting = false
@@ -26,13 +32,14 @@ final class WatchPrinter: @unchecked Sendable {
   /// before ``start()``.
   ///
   /// - Parameters:
-  ///   - write: Writes one line (without its newline) and flushes it;
-  ///     called on the context's queue, during the save, so before the
-  ///     replica acknowledges the transaction.
+  ///   - write: Writes one line (without its newline) and flushes it, or
+  ///     returns false when it cannot; called on the context's queue,
+  ///     during the save, so before the replica acknowledges the
+  ///     transaction.
   /// - Throws: ``WatchesFile/Problems`` with every watch that does not
   ///   validate.
   init(
-    replica: PostgresReplica, watches: [WatchesFile.Watch], write: @escaping @Sendable (String) -> Void
+    replica: PostgresReplica, watches: [WatchesFile.Watch], write: @escaping @Sendable (String) -> Bool
   ) throws(WatchesFile.Problems) {
     self.replica = replica
     context = replica.context
@@ -55,8 +62,20 @@ final class WatchPrinter: @unchecked Sendable {
     }
     let lines = watchLines.take(ref: ref)
     guard !lines.isEmpty else { return }
-    write(JSONValue(save: save, position: position.description, ref: ref).serialized)
-    for line in lines { write(line.serialized) }
+    let texts = [JSONValue(save: save, position: position.description, ref: ref).serialized] + lines.map(\.serialized)
+    for text in texts where !write(text) { readerWentAway(at: position) }
+  }
+
+  /// Ends the process before the replica acknowledges the transaction at
+  /// `position`, saying where to start again: just before it (a start
+  /// `--from` a position takes the transactions past it), which is at or
+  /// past everything acknowledged, since each transaction before it was.
+  private func readerWentAway(at position: PostgresPosition) -> Never {
+    Output.error(
+      "pg-watch: standard output is closed (its reader went away): stopped before acknowledging the"
+        + " transaction at \(position); start again with --from"
+        + " \(PostgresPosition(rawValue: position.rawValue - 1))")
+    exit(1)
   }
 
   /// An object's name in the lines: its primary key as text.

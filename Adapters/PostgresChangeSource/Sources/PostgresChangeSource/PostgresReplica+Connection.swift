@@ -114,13 +114,15 @@ extension PostgresReplica {
   /// forgets a connection that is no longer usable.
   func connectionError(_ error: any Error, _ doing: String) async -> any Error {
     if error is PostgresReplicaError || error is CancellationError { return error }
-    if let psql = error as? PSQLError, let refusal = ServerRefusal(psql) {
+    let refusal = (error as? PSQLError).flatMap(ServerRefusal.init)
+    if let refusal, refusal.code != .connectionLost {
       return PostgresReplicaError(refusal.code, "\(doing): \(refusal.message)")
     }
     try? await connection?.close()
     connection = nil
     stream = nil
     return PostgresReplicaError(
-      .connectionLost, "\(doing): \(ConnectionFailure.describe(error, configuration: configuration.connection))")
+      .connectionLost,
+      "\(doing): \(refusal?.message ?? ConnectionFailure.describe(error, configuration: configuration.connection))")
   }
 }

@@ -15,7 +15,16 @@ struct ServerRefusal {
 
   /// The refusal of a server's error fields: SQLSTATE, message and hint.
   init(state: String, message serverMessage: String, hint: String?) {
-    code = state == "42704" ? .slotMissing : .serverError
+    code =
+      switch state {
+      case "42704": .slotMissing
+      // The connection ended, not the statement: an administrator ended
+      // the session (pg_terminate_backend), the server crashed or is
+      // restarting, or the connection broke. The next call opens another.
+      case "57P01", "57P02", "57P03": .connectionLost
+      case _ where state.hasPrefix("08"): .connectionLost
+      default: .serverError
+      }
     var text = "the server said: \(serverMessage)" + (state.isEmpty ? "" : " (SQLSTATE \(state))")
     if let cause = Self.cause(state: state, message: serverMessage) { text += "; \(cause)" }
     if let hint, !hint.isEmpty { text += " (the server's hint: \(hint))" }

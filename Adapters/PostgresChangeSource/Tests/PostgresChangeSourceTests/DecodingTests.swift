@@ -208,6 +208,12 @@ struct DecodingTests {
         + " Free one.)")
     #expect(
       ServerRefusal(state: "42704", message: "replication slot \"s\" does not exist", hint: nil).code == .slotMissing)
+    // A session an administrator ended, or a server going down, is a lost
+    // connection (the next call opens another), not a refused statement.
+    for state in ["57P01", "57P02", "57P03", "08006"] {
+      #expect(ServerRefusal(state: state, message: "terminating connection", hint: nil).code == .connectionLost)
+    }
+    #expect(ServerRefusal(state: "57P04", message: "database dropped", hint: nil).code == .serverError)
     // A replication connection libpq reports refused, without a SQLSTATE.
     for (message, advice) in [
       ("password authentication failed for user \"app\"", "check PGUSER and PGPASSWORD"),

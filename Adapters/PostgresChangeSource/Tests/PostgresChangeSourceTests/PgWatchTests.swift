@@ -157,6 +157,56 @@ struct PgWatchTests {
     }
   }
 
+  @Test func aReaderThatGoesAwayStopsItBeforeTheTransactionIsAcknowledged() async throws {
+    try await Self.withNamespace { namespace, files in
+      let first = try await Self.startWatching(namespace, files)
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('b2', 'bolt', 20, NULL)")
+      _ = try await first.waitForLines(3)
+      let (_, split) = try await Self.stopCleanly(first)
+      let from = try #require(split.compactMap(\.position).last)
+      // Its standard output a pipe whose reader is gone.
+      let process = Process()
+      process.executableURL = PgWatchProcess.executable
+      process.arguments = Self.watchArguments(namespace, files) + ["--from", from.description]
+      let output = Pipe()
+      let errors = Pipe()
+      process.standardOutput = output
+      process.standardError = errors
+      process.standardInput = Pipe()
+      try process.run()
+      try output.fileHandleForReading.close()
+      // The anvil's transaction is seen, its lines cannot be written.
+      try await Task.sleep(for: .seconds(2))
+      try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 50, NULL)")
+      let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 1)
+      #expect(
+        message.hasPrefix(
+          "pg-watch: standard output is closed (its reader went away): stopped before acknowledging the transaction at "
+        ), "\(message)")
+      // Where to start again: just before the transaction, past whatever
+      // the replica passed over meanwhile (other tests write too).
+      let restart = try #require(message.split(separator: " ").last.flatMap { PostgresPosition($0.dropLast()) })
+      #expect(restart >= from)
+      // The slot kept it: a reader from there gets it, once the server has
+      // seen the first one's connection end.
+      var lines: [String] = []
+      for _ in 0..<50 {
+        let again = try PgWatchProcess(Self.watchArguments(namespace, files) + ["--from", restart.description])
+        lines = try await again.waitForLines(3)
+        if lines.count >= 3 {
+          _ = try await Self.stopCleanly(again)
+          break
+        }
+        let refused = try await again.finish()
+        #expect(refused.errors.contains("slotInUse"), "\(refused.errors)")
+        try await Task.sleep(for: .milliseconds(200))
+      }
+      #expect(lines.dropFirst().first?.contains(#""inserted":[{"ref":"a1""#) == true, "\(lines)")
+    }
+  }
+
   @Test func resumesFromThePositionItPrintedDeliveringEachLaterTransactionOnce() async throws {
     try await Self.withNamespace { namespace, files in
       let first = try await Self.startWatching(namespace, files)
