@@ -13,6 +13,7 @@
 #   Scripts/live-query-load-postgres.sh 10000 100 500   # S C W
 #   LOAD_MODES=live Scripts/live-query-load-postgres.sh 10000 100 500
 set -euo pipefail
+source "$(dirname "$0")/live-query-load-common.sh"
 if [[ -z ${PGPORT:-} ]]; then
   exec "$(dirname "$0")/postgres-test-server.sh" "$0" "$@"
 fi
@@ -57,16 +58,6 @@ cat >"$work/write.sql" <<SQL
 UPDATE load_tasks SET priority = :priority, updated_at = clock_timestamp() WHERE id = :id;
 SQL
 
-# The server's CPU seconds so far, from its /metrics.
-cpu_seconds() { # port
-  local reply
-  exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
-  reply=$(cat <&3)
-  exec 3<&-
-  sed -n 's/^process_cpu_seconds_total \([0-9.e+-]*\).*/\1/p' <<<"$reply"
-}
-
 run() { # mode
   local mode=$1 out slot="load_$1"
   out=$(mktemp)
@@ -86,12 +77,7 @@ run() { # mode
   "$pgbench" -n -c 2 -j 1 -R "$rate" -T 3600 -f "$work/write.sql" >/dev/null 2>&1 &
   local writer=$!
   if [[ $mode == writer ]]; then
-    local start end
-    sleep 2
-    start=$(cpu_seconds "$port")
-    sleep "$seconds"
-    end=$(cpu_seconds "$port")
-    echo "{\"label\":\"postgres writer alone W=$rate\",\"server_cpu_cores\":$(awk -v a="$start" -v b="$end" -v s="$seconds" 'BEGIN { printf "%.2f", (b - a) / s }')}"
+    print_idle_cores "postgres writer alone W=$rate" "$port" "$seconds"
   else
     "$bin/live-query-load" --port "$port" --connections "$connections" --subscriptions "$subscriptions" \
       --owners "$connections" --priorities "$priorities" --seconds "$seconds" \

@@ -10,22 +10,13 @@
 #   Scripts/live-query-load.sh 10000 100 500   # one size: S C W
 #   LOAD_MODES=live Scripts/live-query-load.sh 100000 1000 500   # some of live, poll, writer
 set -euo pipefail
+source "$(dirname "$0")/live-query-load-common.sh"
 cd "$(dirname "$0")/../Adapters/LiveQueryServer"
 swift build -c release --product live-query-server >&2
 swift build -c release --product live-query-load >&2
 bin=$(swift build -c release --show-bin-path)
 export LIVE_QUERY_SECRET="load-test secret: $(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 seconds=${LOAD_SECONDS:-10}
-
-# The server's CPU seconds so far, from its /metrics.
-cpu_seconds() { # port
-  local reply
-  exec 3<>"/dev/tcp/127.0.0.1/$1"
-  printf 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3
-  reply=$(cat <&3)
-  exec 3<&-
-  sed -n 's/^process_cpu_seconds_total \([0-9.e+-]*\).*/\1/p' <<<"$reply"
-}
 
 run() { # subscriptions connections rate mode
   local subscriptions=$1 connections=$2 rate=$3 mode=$4 out
@@ -46,12 +37,7 @@ run() { # subscriptions connections rate mode
   done
   if [[ $mode == writer ]]; then
     # No clients: the writer's commits, saved and observed by no one.
-    local start end
-    sleep 2
-    start=$(cpu_seconds "$port")
-    sleep "$seconds"
-    end=$(cpu_seconds "$port")
-    echo "{\"label\":\"writer alone W=$rate\",\"server_cpu_cores\":$(awk -v a="$start" -v b="$end" -v s="$seconds" 'BEGIN { printf "%.2f", (b - a) / s }')}"
+    print_idle_cores "writer alone W=$rate" "$port" "$seconds"
   else
     "$bin/live-query-load" --port "$port" --connections "$connections" --subscriptions "$subscriptions" \
       --owners "$owners" --priorities "$priorities" --seconds "$seconds" --label "$mode S=$subscriptions C=$connections W=$rate" \
