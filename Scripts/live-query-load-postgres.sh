@@ -2,9 +2,10 @@
 # Measures the live-query server over PostgreSQL (release builds), printing one JSON line per
 # run, as Scripts/live-query-load.sh does for the embedded source: S subscriptions over C
 # connections, each connection one user, each subscription its own priority window, while
-# pgbench makes W single-row commits a second (a task's priority and its updated_at, the commit
-# time the load tool measures from). The server follows the table through its replica
-# (`--postgres`), so the latencies include the replica's: commit, WAL, wal2json, decode, apply.
+# pgbench makes W single-row commits a second (a task's priority and its updated_at, the time
+# inside the transaction, just before its commit, that the load tool measures from). The server
+# follows the table through its replica (`--postgres`), so the latencies include the replica's:
+# commit, WAL, wal2json, decode, apply.
 # It runs live, then with no clients (what following the writes costs the server alone); the
 # polling baseline is measured on the embedded source (Scripts/live-query-load.sh). The
 # database's own CPU is not the server's, and is not counted.
@@ -88,7 +89,11 @@ run() { # mode
   wait "$writer" 2>/dev/null || true
   kill -TERM "$server"
   wait "$server" || true
-  psql -q -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null
+  # The server's WAL sender may outlive the server by a moment.
+  for _ in $(seq 50); do
+    psql -q -c "SELECT pg_drop_replication_slot('$slot')" >/dev/null 2>&1 && break
+    sleep 0.2
+  done
   rm -f "$out"
 }
 

@@ -136,6 +136,12 @@ struct RecordTests {
       try ann.setValue(.double(1e40), forKey: "score2")
       let error = #expect(throws: ObjectGraphError.self) { try ann.decode(Scores.self) }
       #expect(error?.message == "Person.score2: the number 1e+40 does not fit Float")
+      // An integer a Double would round is refused, not rounded and then
+      // written back changed.
+      try ann.setValue(.double(0.5), forKey: "score2")
+      try ann.setValue(.int(9_007_199_254_740_993), forKey: "count")
+      let rounded = #expect(throws: ObjectGraphError.self) { try ann.decode(Scores.self) }
+      #expect(rounded?.message == "Person.count: the integer 9007199254740993 does not fit Double exactly")
     }
   }
 

@@ -102,12 +102,18 @@ enum RecordValue {
     return fitted
   }
 
-  /// A double read from a double or integer value.
+  /// A double read from a double value, or from an integer value it holds
+  /// exactly (a whole `Double` is written back to an integer attribute as
+  /// the integer, so a rounded one would change it).
   @inline(__always)
   static func double<T>(from value: FilterValue, as type: T.Type) throws(Mismatch) -> Double {
     switch value {
     case .double(let number): return number
-    case .int(let number): return Double(number)
+    case .int(let number):
+      guard let exact = Double(exactly: number) else {
+        throw Mismatch("the integer \(number) does not fit \(T.self) exactly")
+      }
+      return exact
     default: throw mismatch(value, T.self)
     }
   }
@@ -116,6 +122,9 @@ enum RecordValue {
   /// is beyond `Float`'s range (rather than read as an infinity).
   @inline(__always)
   static func float(from value: FilterValue) throws(Mismatch) -> Float {
+    if case .int(let number) = value, Float(exactly: number) == nil {
+      throw Mismatch("the integer \(number) does not fit Float exactly")
+    }
     let number = try double(from: value, as: Float.self)
     let float = Float(number)
     guard float.isFinite || !number.isFinite else { throw Mismatch("the number \(number) does not fit Float") }
@@ -125,7 +134,8 @@ enum RecordValue {
   /// The double a `Float` is written as: the one nearest its shortest
   /// decimal form (`0.1` for `Float(0.1)`, not `0.10000000149011612`), so
   /// that a double read into a `Float` and written back unchanged is the
-  /// value it was, whenever a `Float` holds it.
+  /// value it was when it is the double nearest a `Float`'s shortest
+  /// decimal form, as decimal values and the values this writes are.
   static func double(writing value: Float) -> Double {
     Double(value.description) ?? Double(value)
   }

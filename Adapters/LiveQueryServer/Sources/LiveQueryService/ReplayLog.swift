@@ -20,11 +20,18 @@ final class ReplayLog: Sendable {
     var text: String
   }
 
+  /// The last position let go of a subscription, and how many of its
+  /// frames carried it (two share one when an `update` answers).
+  private struct Trimmed {
+    var position: Int
+    var frames: Int
+  }
+
   private struct State {
     var entries: [Entry] = []
     var first = 0
     var bytes = 0
-    var trimmed: [String: Int] = [:]
+    var trimmed: [String: Trimmed] = [:]
     /// Positions at or below this were let go for subscriptions no longer
     /// in `trimmed`.
     var trimmedFloor = -1
@@ -57,14 +64,19 @@ final class ReplayLog: Sendable {
     while state.bytes > limit, state.first < state.entries.count {
       let gone = state.entries[state.first]
       state.bytes -= gone.text.utf8.count
-      state.trimmed[gone.subscription] = max(state.trimmed[gone.subscription] ?? gone.position, gone.position)
+      switch state.trimmed[gone.subscription] {
+      case let last? where last.position == gone.position:
+        state.trimmed[gone.subscription]!.frames += 1
+      case let last? where last.position > gone.position: break
+      default: state.trimmed[gone.subscription] = Trimmed(position: gone.position, frames: 1)
+      }
       state.first += 1
     }
     if state.trimmed.count > Self.trimmedLimit {
-      let oldest = state.trimmed.sorted { $0.value < $1.value }.prefix(state.trimmed.count / 2)
-      for (subscription, position) in oldest {
+      let oldest = state.trimmed.sorted { $0.value.position < $1.value.position }.prefix(state.trimmed.count / 2)
+      for (subscription, last) in oldest {
         state.trimmed[subscription] = nil
-        state.trimmedFloor = max(state.trimmedFloor, position)
+        state.trimmedFloor = max(state.trimmedFloor, last.position)
       }
     }
     // Compact once the dead prefix is as long as what is kept.
@@ -94,8 +106,12 @@ final class ReplayLog: Sendable {
       }
       for id in live {
         let seen = positions[id] ?? -1
-        let trimmed = max(state.trimmed[id] ?? -1, state.trimmedFloor)
-        let atSeen = framesAtSeen[id, default: 0] + (trimmed == seen ? 1 : 0)
+        let own = state.trimmed[id]
+        var atSeen = framesAtSeen[id, default: 0]
+        if let own, own.position == seen { atSeen += own.frames }
+        // How many frames a folded position carried is not known.
+        if state.trimmedFloor >= 0, state.trimmedFloor == seen { atSeen += 2 }
+        let trimmed = max(own?.position ?? -1, state.trimmedFloor)
         if trimmed > seen || atSeen > 1 { resynchronize[id] = seen }
       }
       var resend: [String] = []

@@ -37,6 +37,15 @@ import Testing
     #expect(plan.resynchronize == ["b": 42])
   }
 
+  @Test func aPositionTwoTrimmedFramesSharedGetsASnapshot() {
+    let log = ReplayLog(limit: 10)
+    log.record([
+      Self.frame("b", 42, "changes 42"), Self.frame("b", 42, "answer  42"), Self.frame("b", 43, "changes 43"),
+    ])
+    let plan = log.plan(positions: ["b": 42], live: ["b"])
+    #expect(plan.resynchronize == ["b": 42])
+  }
+
   @Test func anEventsDroppedNoteIsSentAgainWithTheEventsAfterIt() {
     let log = ReplayLog(limit: 1 << 20)
     let note = #"{"op":"error","id":"w","code":"eventsDropped"}"#

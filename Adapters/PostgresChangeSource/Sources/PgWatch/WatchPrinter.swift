@@ -75,7 +75,10 @@ final class WatchPrinter: @unchecked Sendable {
       "pg-watch: standard output is closed (its reader went away): stopped before acknowledging the"
         + " transaction at \(position); start again with --from"
         + " \(PostgresPosition(rawValue: position.rawValue - 1))")
-    exit(1)
+    // At once, without the process's exit handlers: other threads (the
+    // replica's connections) are still running, and standard error is
+    // written unbuffered.
+    _exit(1)
   }
 
   /// An object's name in the lines: its primary key as text.

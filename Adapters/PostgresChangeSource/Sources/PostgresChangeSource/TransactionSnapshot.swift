@@ -7,9 +7,12 @@ struct TransactionSnapshot: Hashable, Sendable {
 
   init?(_ text: String) {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    // Full identifiers hold a 32-bit epoch, so they stay below 2^63, which
-    // `sees(_:)` counts on.
-    guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]), xmax < 1 << 63 else {
+    // `sees(_:)` widens identifiers in 64-bit signed arithmetic around
+    // `xmax`: refused past where that could overflow (an epoch of 2^31 - 1,
+    // which no server reaches).
+    guard parts.count == 3, let xmin = UInt64(parts[0]), let xmax = UInt64(parts[1]),
+      xmax <= UInt64(Int64.max) - UInt64(UInt32.max)
+    else {
       return nil
     }
     var inProgress: Set<UInt64> = []

@@ -263,5 +263,10 @@ struct DecodingTests {
     #expect(snapshot.sees(4_294_967_000) && snapshot.sees(2) && snapshot.sees(104))
     #expect(!snapshot.sees(105) && !snapshot.sees(106))
     #expect(TransactionSnapshot("1:9223372036854775808:") == nil)
+    // Past where widening could overflow: refused, not a trap in `sees`.
+    let limit = UInt64(Int64.max) - UInt64(UInt32.max)
+    #expect(TransactionSnapshot("1:\(limit + 1):") == nil)
+    let highest = try #require(TransactionSnapshot("1:\(limit):"))
+    #expect(!highest.sees(UInt32(truncatingIfNeeded: limit) &+ 0x7FFF_FFFF))
   }
 }

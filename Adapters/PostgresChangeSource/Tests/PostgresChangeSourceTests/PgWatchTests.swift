@@ -178,8 +178,14 @@ struct PgWatchTests {
       // The anvil's transaction is seen, its lines cannot be written.
       try await Task.sleep(for: .seconds(2))
       try await TestDatabase.execute("INSERT INTO \(namespace).item VALUES ('a1', 'anvil', 50, NULL)")
+      let deadline = ContinuousClock.now + .seconds(60)
+      while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+      if process.isRunning {
+        process.terminate()
+        Issue.record("pg-watch did not stop when its reader went away")
+        return
+      }
       let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
       #expect(process.terminationStatus == 1)
       #expect(
         message.hasPrefix(
