@@ -22,15 +22,19 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     return slot
   }
 
-  private func store(_ value: FilterValue, _ key: Key) {
+  private func store(_ value: FilterValue, _ key: Key) { store(key) { _ in value } }
+
+  /// Stores the value `value` makes for the key's attribute (given its
+  /// description), after one lookup of the key.
+  private func store(_ key: Key, _ value: (AttributeDescription) -> FilterValue) {
     guard let encoder, let slot = slot(key) else { return }
-    guard case .attribute = slot else {
+    guard case .attribute(let index) = slot else {
       encoder.fail(
         RecordDecoder.error(
           place(key), "a relationship is written as ObjectID? (to-one) or [ObjectID] (to-many), not a value"))
       return
     }
-    encoder.values[key.stringValue] = value
+    encoder.values[key.stringValue] = value(encoder.layout.attributes[index])
   }
 
   mutating func encodeNil(forKey key: Key) {
@@ -46,12 +50,9 @@ struct RecordKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
   mutating func encode(_ value: Double, forKey key: Key) {
     // A whole number for an integer attribute (a `Double` property reads
     // one) goes back as the integer it was read from.
-    if let encoder, case .attribute(let index)? = encoder.layout.slot(key.stringValue),
-      encoder.layout.attributes[index].type == .integer, let whole = Int64(exactly: value)
-    {
-      store(.int(whole), key)
-    } else {
-      store(.double(value), key)
+    store(key) { attribute in
+      guard attribute.type == .integer, let whole = Int64(exactly: value) else { return .double(value) }
+      return .int(whole)
     }
   }
   mutating func encode(_ value: Float, forKey key: Key) { encode(RecordValue.double(writing: value), forKey: key) }
